@@ -1,0 +1,5 @@
+"""Run piview with ``python -m piview``."""
+
+from piview.cli import main
+
+raise SystemExit(main())

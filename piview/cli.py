@@ -1,0 +1,135 @@
+"""Provides the ``piview`` command line: the viewer and its scriptable subcommands.
+
+Textual is imported only when the viewer starts, so ``piview info`` and friends stay fast.
+Errors the user can fix (a missing file, an unknown id) are one line on stderr and exit
+status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from piview import __version__
+
+__all__ = ["main"]
+
+SUBCOMMANDS = ("info", "print", "tools", "export")
+
+
+class CliError(Exception):
+    """An error to report as one line on stderr."""
+
+
+def _fail(message: str) -> int:
+    print(f"piview: {message}", file=sys.stderr)
+    return 2
+
+
+def _load(path: str) -> Any:
+    from piview.model import SessionOpenError, load_session
+
+    try:
+        return load_session(path)
+    except SessionOpenError as exc:
+        raise CliError(str(exc)) from None
+
+
+# --------------------------------------------------------------------------- info
+
+
+def _info_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="piview info",
+        description="Summarise a session file: entries, tree, tool calls and usage.",
+    )
+    p.add_argument("file", help="a Pi session file (.jsonl)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (for scripts)")
+    return p
+
+
+def cmd_info(argv: Sequence[str]) -> int:
+    """``piview info FILE [--json]``."""
+    args = _info_parser().parse_args(argv)
+    from piview.model import session_info
+
+    session = _load(args.file)
+    info = session_info(session)
+    if args.json:
+        sys.stdout.write(json.dumps(info, ensure_ascii=False) + "\n")
+        return 0
+    from piview.render.info import print_info
+
+    print_info(info, path=args.file)
+    return 0
+
+
+# --------------------------------------------------------------------------- main
+
+
+def _viewer_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="piview",
+        description="A terminal viewer for Pi coding-agent session files.",
+        epilog=(
+            "subcommands: piview info FILE [--json] | piview print FILE | "
+            "piview tools FILE | piview export FILE  (each has --help)"
+        ),
+    )
+    p.add_argument("file", nargs="?", help="a Pi session file (.jsonl)")
+    p.add_argument("--leaf", metavar="ID", help="open the branch through this entry (id prefix)")
+    p.add_argument("--demo", action="store_true", help="open the bundled demo session")
+    p.add_argument("--version", action="version", version=f"piview {__version__}")
+    return p
+
+
+def cmd_view(argv: Sequence[str]) -> int:
+    """``piview FILE`` (the viewer)."""
+    args = _viewer_parser().parse_args(argv)
+    if args.demo:
+        from piview.demo import demo_path
+
+        path = str(demo_path())
+    elif args.file:
+        path = args.file
+    else:
+        raise CliError("give a session file to open (or try: piview --demo)")
+    session = _load(path)
+    leaf = None
+    if args.leaf:
+        leaf = session.find(args.leaf)
+        if leaf is None:
+            matches = session.find_all(args.leaf)
+            if matches:
+                raise CliError(
+                    f"--leaf {args.leaf} is ambiguous: {', '.join(matches[:8])}"
+                    + (" …" if len(matches) > 8 else "")
+                )
+            raise CliError(f"no entry with id {args.leaf!r} in {path}")
+    try:
+        from piview.app import run_app
+    except ImportError as exc:  # pragma: no cover - only without the viewer's dependencies
+        raise CliError(f"the viewer is not available: {exc}") from None
+    return run_app(session, leaf=leaf)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``piview`` command."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if args and args[0] in SUBCOMMANDS:
+            name = args.pop(0)
+            handler = {"info": cmd_info}.get(name)
+            if handler is None:
+                raise CliError(f"'piview {name}' is not available yet")
+            return handler(args)
+        return cmd_view(args)
+    except CliError as exc:
+        return _fail(str(exc))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0

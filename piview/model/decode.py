@@ -1,0 +1,398 @@
+"""Provides tolerant line decoding: strict typed Structs first, repair second, never a crash.
+
+Two decoders work on one line of a session file:
+
+* :func:`decode_skeleton` is the fast path used when a file is loaded. It reads only what the
+  tree, pairing and usage need (ids, types, roles, tool-call ids, usage) and lets msgspec skip
+  every large string (text, tool output, base64 image data) without allocating it.
+* :func:`decode_entry` gives the complete typed entry, on demand, when an entry is shown.
+
+Both try a strict typed decode first. When that fails validation, the line is decoded to plain
+JSON and repaired step by step from msgspec's error path: an unknown entry type, role or content
+block is wrapped as ``Unknown*`` (the raw value is kept whole); a field of the wrong type is
+dropped so that its default applies, and the repair is noted. Only text that is not a JSON
+object at all is a bad line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from piview.model.types import (
+    UNKNOWN_TAG,
+    AssistantMessage,
+    Entry,
+    Line,
+    MessageEntry,
+    SessionHeader,
+    ToolCall,
+    ToolResultMessage,
+    UnknownEntry,
+    Usage,
+)
+
+__all__ = [
+    "BadLineError",
+    "SkBlock",
+    "SkEntry",
+    "SkMessage",
+    "decode_entry",
+    "decode_skeleton",
+    "decode_json",
+]
+
+
+class BadLineError(ValueError):
+    """A line that cannot be read as a JSON object; the message is a short reason."""
+
+
+# --------------------------------------------------------------------------- skeleton
+
+
+class SkBlock(msgspec.Struct, gc=False):
+    """The parts of a content block the index needs: its type and, for tool calls, id and name."""
+
+    type: Any = None
+    id: Any = None
+    name: Any = None
+
+
+class SkMessage(msgspec.Struct, rename="camel", gc=False):
+    """The parts of a message the index needs; text and data are skipped by msgspec."""
+
+    role: Any = None
+    content: str | list[SkBlock] | None = None
+    usage: Usage | None = None
+    stop_reason: str | None = None
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    is_error: bool | None = None
+    provider: str | None = None
+    model: str | None = None
+    custom_type: str | None = None
+    display: bool | None = None
+    exclude_from_context: bool | None = None
+    exit_code: int | float | None = None
+    timestamp: int | float | None = None
+
+
+class SkEntry(msgspec.Struct, rename="camel", gc=False):
+    """One entry of the index: what the tree, pairing, usage and context need, nothing big."""
+
+    type: Any = None
+    id: Any = None
+    parent_id: Any = None
+    timestamp: Any = None
+    message: SkMessage | None = None
+    custom_type: str | None = None
+    display: bool | None = None
+    first_kept_entry_id: str | None = None
+    first_kept_entry_index: int | None = None
+    tokens_before: int | float | None = None
+    from_id: str | None = None
+    summary: str | None = None
+    """Compaction and branch summaries (a few KB at most): needed to build the context."""
+    target_id: str | None = None
+    label: str | None = None
+    name: str | None = None
+    provider: str | None = None
+    model_id: str | None = None
+    thinking_level: str | None = None
+    usage: Usage | None = None
+    has_retained_tail: bool = False
+    """Set from the full entry: a compaction carrying ``retainedTail`` (newer Pi)."""
+
+    @property
+    def role(self) -> str | None:
+        """The message role, for ``message`` entries."""
+        return self.message.role if self.message is not None else None
+
+
+_sk_decoder = msgspec.json.Decoder(SkEntry)
+_line_decoder = msgspec.json.Decoder(Line)
+_any_decoder = msgspec.json.Decoder()
+
+
+def decode_json(data: bytes | memoryview) -> Any:
+    """Decode one line to plain JSON values, raising :class:`BadLineError` with a short reason.
+
+    Bytes that are not UTF-8 are replaced (U+FFFD) rather than rejected: one bad byte in a
+    tool's output should not hide the whole entry.
+    """
+    try:
+        return _any_decoder.decode(data)
+    except msgspec.DecodeError as exc:
+        if "UTF-8" not in str(exc):
+            raise BadLineError(_short_reason(exc)) from None
+    try:
+        return _any_decoder.decode(bytes(data).decode("utf-8", "replace").encode())
+    except msgspec.DecodeError as exc:
+        raise BadLineError(_short_reason(exc)) from None
+
+
+def _short_reason(exc: Exception) -> str:
+    text = str(exc)
+    if "truncated" in text or "Input data was truncated" in text:
+        return "invalid JSON: truncated"
+    return f"invalid JSON: {text.removeprefix('JSON is malformed: ')}"
+
+
+def decode_skeleton(data: bytes | memoryview, *, legacy: bool = False) -> SkEntry | SessionHeader:
+    """Decode the index view of one line.
+
+    Args:
+        data: the line, without its newline.
+        legacy: the file is older than version 3, so role ``hookMessage`` means ``custom``.
+
+    Returns:
+        The header of the file, or the skeleton of an entry.
+
+    Raises:
+        BadLineError: the line is not a JSON object.
+    """
+    try:
+        sk = _sk_decoder.decode(data)
+    except msgspec.ValidationError:
+        # Wrong types somewhere: take the full tolerant path and derive the skeleton from it.
+        entry, _notes = decode_entry(data, legacy=legacy)
+        return entry if isinstance(entry, SessionHeader) else skeleton_of(entry)
+    except msgspec.DecodeError as exc:
+        if "UTF-8" not in str(exc):
+            raise BadLineError(_short_reason(exc)) from None
+        entry, _notes = decode_entry(data, legacy=legacy)
+        return entry if isinstance(entry, SessionHeader) else skeleton_of(entry)
+    if sk.type == "session":
+        entry, _notes = decode_entry(data, legacy=legacy)
+        if isinstance(entry, SessionHeader):
+            return entry
+        return skeleton_of(entry)
+    if not isinstance(sk.type, str) or not _valid_ref(sk.id) or not _valid_ref(sk.parent_id):
+        entry, _notes = decode_entry(data, legacy=legacy)
+        return entry if isinstance(entry, SessionHeader) else skeleton_of(entry)
+    msg = sk.message
+    if msg is not None:
+        if not isinstance(msg.role, str):
+            msg.role = None
+        elif legacy and msg.role == "hookMessage":
+            msg.role = "custom"
+        if isinstance(msg.content, list) and msg.role == "assistant":
+            for block in msg.content:
+                if block.type == "toolCall" and not isinstance(block.id, str):
+                    block.id = None
+    return sk
+
+
+def _valid_ref(value: Any) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def skeleton_of(entry: Any) -> SkEntry:
+    """Build the index view of a fully decoded entry (used on the slow, repaired path)."""
+    sk = SkEntry(
+        type=getattr(entry, "entry_type", None) or _tag(entry),
+        id=entry.id if isinstance(entry.id, str) else None,
+        parent_id=entry.parent_id if isinstance(entry.parent_id, str) else None,
+        timestamp=entry.timestamp if isinstance(entry.timestamp, str) else None,
+    )
+    for name in (
+        "custom_type",
+        "display",
+        "first_kept_entry_id",
+        "first_kept_entry_index",
+        "tokens_before",
+        "from_id",
+        "summary",
+        "target_id",
+        "label",
+        "name",
+        "provider",
+        "model_id",
+        "thinking_level",
+        "usage",
+    ):
+        if hasattr(entry, name):
+            setattr(sk, name, getattr(entry, name))
+    if getattr(entry, "retained_tail", None):
+        sk.has_retained_tail = True
+    if isinstance(entry, MessageEntry) and entry.message is not None:
+        m = entry.message
+        role = getattr(m, "unknown_role", None) or _tag(m)
+        sm = SkMessage(role=role)
+        for name in (
+            "usage",
+            "stop_reason",
+            "tool_call_id",
+            "tool_name",
+            "is_error",
+            "provider",
+            "model",
+            "custom_type",
+            "display",
+            "exclude_from_context",
+            "exit_code",
+            "timestamp",
+        ):
+            if hasattr(m, name):
+                setattr(sm, name, getattr(m, name))
+        if isinstance(m, AssistantMessage):
+            sm.content = [
+                SkBlock(type="toolCall", id=b.id, name=b.name)
+                if isinstance(b, ToolCall)
+                else SkBlock(type=_tag(b))
+                for b in m.content
+            ]
+        elif isinstance(m, ToolResultMessage):
+            sm.content = [SkBlock(type=_tag(b)) for b in m.content]
+        sk.message = sm
+    return sk
+
+
+def _tag(obj: Any) -> str:
+    cfg = obj.__struct_config__
+    return str(cfg.tag)
+
+
+# --------------------------------------------------------------------------- full entries
+
+_PATH_RE = re.compile(r" - at `\$(?P<path>[^`]*)`$")
+_STEP_RE = re.compile(r"\.([A-Za-z0-9_]+)|\[(\d+)\]")
+_MAX_REPAIRS = 200
+_LINE_TAGS = frozenset(
+    t.__struct_config__.tag for t in (SessionHeader, *Entry.__args__) if t is not UnknownEntry
+)
+
+
+def decode_entry(data: bytes | memoryview, *, legacy: bool = False) -> tuple[Any, list[str]]:
+    """Decode one line completely, repairing what the strict types reject.
+
+    Args:
+        data: the line, without its newline.
+        legacy: the file is older than version 3 (``hookMessage`` is ``custom``).
+
+    Returns:
+        ``(value, notes)``: a :data:`~piview.model.types.Line` value (header or entry) and the
+        repairs made, one short note each (empty for a clean line).
+
+    Raises:
+        BadLineError: the line is not a JSON object.
+    """
+    try:
+        return _line_decoder.decode(data), []
+    except msgspec.ValidationError:
+        pass
+    except msgspec.DecodeError as exc:
+        if "UTF-8" not in str(exc):
+            raise BadLineError(_short_reason(exc)) from None
+    obj = decode_json(data)
+    try:
+        return repair(obj, legacy=legacy)
+    except RecursionError:
+        return _unknown_entry(obj), ["nested too deeply to repair; kept as raw JSON"]
+
+
+def repair(obj: Any, *, legacy: bool = False) -> tuple[Any, list[str]]:
+    """Convert a plain JSON value to a typed line, repairing it from validation errors."""
+    if not isinstance(obj, dict):
+        raise BadLineError(f"not a JSON object ({_json_kind(obj)})")
+    etype = obj.get("type")
+    if not isinstance(etype, str) or etype not in _LINE_TAGS:
+        return _unknown_entry(obj), []
+    notes: list[str] = []
+    work = _copy(obj)
+    for _ in range(_MAX_REPAIRS):
+        try:
+            return msgspec.convert(work, Line), notes
+        except msgspec.ValidationError as exc:
+            if not _apply_fix(work, str(exc), notes, legacy=legacy):
+                break
+    notes.append("could not repair; kept as raw JSON")
+    return _unknown_entry(obj), notes
+
+
+def _unknown_entry(obj: dict[str, Any]) -> UnknownEntry:
+    def s(key: str) -> str | None:
+        v = obj.get(key)
+        return v if isinstance(v, str) else None
+
+    return UnknownEntry(id=s("id"), parent_id=s("parentId"), timestamp=s("timestamp"), raw=obj)
+
+
+def _json_kind(obj: Any) -> str:
+    if isinstance(obj, list):
+        return "array"
+    if isinstance(obj, str):
+        return "string"
+    if obj is None:
+        return "null"
+    if isinstance(obj, bool):
+        return "boolean"
+    return "number"
+
+
+def _copy(value: Any) -> Any:
+    # Repairs mutate containers; copy them so the caller's object (the raw value) stays intact.
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def _apply_fix(work: dict[str, Any], error: str, notes: list[str], *, legacy: bool) -> bool:
+    m = _PATH_RE.search(error)
+    path = m.group("path") if m else ""
+    reason = error[: m.start()] if m else error
+    steps: list[str | int] = [
+        s.group(1) if s.group(1) is not None else int(s.group(2)) for s in _STEP_RE.finditer(path)
+    ]
+    missing = re.match(r"Object missing required field `(\w+)`", reason)
+    if missing:
+        # Only tags are required (every other field has a default): a tagless object.
+        steps.append(missing.group(1))
+    if not steps:
+        return False
+    parent: Any = work
+    for step in steps[:-1]:
+        try:
+            parent = parent[step]
+        except (KeyError, IndexError, TypeError):
+            return False
+    last = steps[-1]
+    where = "$" + path
+    if (
+        last in ("type", "role")
+        and isinstance(parent, dict)
+        and (reason.startswith("Invalid value") or missing)
+    ):
+        if last == "type" and len(steps) == 1:
+            return False  # unknown entry type: the caller keeps it as an UnknownEntry
+        if last == "role" and legacy and parent.get("role") == "hookMessage":
+            parent["role"] = "custom"
+            return True
+        original = dict(parent)
+        parent.clear()
+        parent[last] = UNKNOWN_TAG
+        parent["raw"] = original
+        return True
+    try:
+        target = parent[last]
+    except (KeyError, IndexError, TypeError):
+        return False
+    if isinstance(parent, list) and isinstance(last, int):
+        container = steps[-2] if len(steps) >= 2 else None
+        if container == "content" and not isinstance(target, dict):
+            parent[last] = {"type": UNKNOWN_TAG, "raw": target}
+        elif container == "content":
+            parent[last] = {"type": UNKNOWN_TAG, "raw": dict(target)}
+        else:
+            del parent[last]
+            notes.append(f"dropped {where}: {reason}")
+        return True
+    if isinstance(parent, dict):
+        del parent[last]
+        notes.append(f"dropped {where}: {reason}")
+        return True
+    return False

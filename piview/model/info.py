@@ -1,0 +1,67 @@
+"""Provides the facts behind ``piview info``: one plain dict, the scripting contract."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from piview.model.session import Session
+from piview.model.usage import UsageTotals, sum_usage
+
+__all__ = ["session_info"]
+
+
+def session_info(session: Session) -> dict[str, Any]:
+    """Summarise a loaded session with exactly the keys of ``piview info --json``.
+
+    Id lists (``leaves``, ``branch_points``, ``roots``, ``path``) are in file order, except
+    ``path``, which runs from the root down to the leaf. Version 1 files have no ids of their
+    own: their lists hold the synthetic ids ``L<line>`` and ``leaf`` is null.
+    """
+    tree = session.tree
+    nodes = session.nodes
+    ids = session.ids
+    header = session.header
+    entry_types: Counter[str] = Counter()
+    roles: Counter[str] = Counter()
+    for n in nodes:
+        entry_types[n.type if isinstance(n.type, str) else "?"] += 1
+        if n.type == "message":
+            role = n.message.role if n.message is not None else None
+            roles[role if isinstance(role, str) else "?"] += 1
+    leaf = tree.leaf
+    path = tree.path(leaf) if leaf is not None else []
+    pairing = session.pairing
+    tools = UsageTotals()
+    for i in pairing.results:
+        msg = nodes[i].message
+        if msg is not None:
+            tools.add(msg.usage)
+    return {
+        "version": session.version,
+        "session_id": header.id if header is not None and isinstance(header.id, str) else None,
+        "name": session.name,
+        "cwd": header.cwd if header is not None and isinstance(header.cwd, str) else None,
+        "entries": len(nodes),
+        "bad_lines": [{"line": b.line, "reason": b.reason} for b in session.bad_lines],
+        "entry_types": dict(sorted(entry_types.items())),
+        "roles": dict(sorted(roles.items())),
+        "leaf": None if leaf is None or session.legacy_ids else ids[leaf],
+        "leaves": [ids[i] for i in tree.leaves()],
+        "branch_points": [ids[i] for i in tree.branch_points()],
+        "roots": [ids[i] for i in tree.roots],
+        "path": [ids[i] for i in path],
+        "tool_calls": {
+            "calls": len(pairing.calls),
+            "results": len(pairing.results),
+            "paired": len(pairing.paired),
+            "unanswered": len(pairing.unanswered),
+            "orphan_results": len(pairing.orphan_results),
+            "errors": len(pairing.errors),
+        },
+        "usage": {
+            "path": sum_usage(nodes, path).as_json(),
+            "all": sum_usage(nodes, range(len(nodes))).as_json(),
+            "tools": tools.as_json(),
+        },
+    }

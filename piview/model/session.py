@@ -1,0 +1,366 @@
+"""Provides :class:`Session`: a session file loaded read-only into an index and a tree.
+
+Loading reads the file in chunks (never the whole file at once), finds each line, and decodes
+its skeleton (:mod:`piview.model.decode`). Full entries are decoded only when asked for, by
+reading the line back from the file at its byte offset, and kept in a small LRU cache. The file
+is opened read-only and never written, renamed, locked or truncated.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from array import array
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from piview.model.decode import (
+    BadLineError,
+    SkEntry,
+    decode_entry,
+    decode_json,
+    decode_skeleton,
+)
+from piview.model.labels import resolve_labels, session_name
+from piview.model.pairing import Pairing, pair_tool_calls
+from piview.model.tree import Tree, build_tree
+from piview.model.types import CompactionEntry, Entry, SessionHeader, UnknownEntry
+
+__all__ = ["BadLine", "Session", "SessionOpenError", "load_session"]
+
+_CHUNK = 8 * 1024 * 1024
+_BOM = b"\xef\xbb\xbf"
+
+
+class SessionOpenError(OSError):
+    """The file could not be opened or read; ``str()`` is one clear line for the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    """A line that was skipped: its 1-based number and a short reason."""
+
+    line: int
+    reason: str
+
+
+@dataclass(slots=True)
+class _Index:
+    """Byte positions and decoded skeletons of every entry, in file order."""
+
+    nodes: list[SkEntry] = field(default_factory=list)
+    lines: array[int] = field(default_factory=lambda: array("q"))
+    offsets: array[int] = field(default_factory=lambda: array("q"))
+    lengths: array[int] = field(default_factory=lambda: array("q"))
+
+
+class Session:
+    """One session file: header, entries (as skeletons, full on demand), bad lines and tree.
+
+    Entries are addressed by their index in file order (``0 .. len(session) - 1``); ids are not
+    unique in every file, indices are. ``ids[i]`` is the id of entry ``i`` after migration
+    (``L<line>`` for version 1 files, which have none).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.header: SessionHeader | None = None
+        self.header_line: int | None = None
+        self.bad_lines: list[BadLine] = []
+        self.index = _Index()
+        self.ids: list[str] = []
+        self.tree: Tree = build_tree([], [], [])
+        self.size = 0
+        """Bytes of the file that were read (up to the end of the last complete line)."""
+        self.repairs: dict[int, list[str]] = {}
+        """Per entry index: fields dropped or wrapped while decoding it fully."""
+        self._fd: int | None = None
+        self._cache: OrderedDict[int, Entry] = OrderedDict()
+        self._cache_size = 256
+        self._pairing: Pairing | None = None
+        self._labels: dict[int, str] | None = None
+
+    # ----------------------------------------------------------------- basic facts
+
+    def __len__(self) -> int:
+        return len(self.index.nodes)
+
+    @property
+    def nodes(self) -> list[SkEntry]:
+        """Skeletons of every entry, in file order."""
+        return self.index.nodes
+
+    @property
+    def version(self) -> int:
+        """The header's version; 1 when absent (as Pi reads it)."""
+        v = self.header.version if self.header is not None else None
+        return v if isinstance(v, int) else 1
+
+    @property
+    def legacy_ids(self) -> bool:
+        """True when the entries had no ids and were given synthetic ones (version 1)."""
+        return self._legacy_ids
+
+    @property
+    def pairing(self) -> Pairing:
+        """Tool calls and results of the whole file, paired (computed once)."""
+        if self._pairing is None:
+            self._pairing = pair_tool_calls(self.nodes, self.tree)
+        return self._pairing
+
+    @property
+    def labels(self) -> dict[int, str]:
+        """Label of each labelled entry (computed once)."""
+        if self._labels is None:
+            self._labels = resolve_labels(self.nodes, self.tree, self.ids)
+        return self._labels
+
+    @property
+    def name(self) -> str | None:
+        """The session name from the latest ``session_info`` entry."""
+        return session_name(self.nodes)
+
+    def line_of(self, i: int) -> int:
+        """The 1-based line number of entry ``i``."""
+        return self.index.lines[i]
+
+    def find(self, ref: str) -> int | None:
+        """Resolve an id, or a unique id prefix, to an entry index (the last one in the file)."""
+        exact = self.tree.id_index.get(ref)
+        if exact is not None:
+            return exact
+        hits = {self.tree.id_index[k] for k in self.tree.id_index if k.startswith(ref)}
+        return hits.pop() if len(hits) == 1 else None
+
+    def find_all(self, prefix: str) -> list[str]:
+        """Every id starting with ``prefix``."""
+        return sorted(k for k in self.tree.id_index if k.startswith(prefix))
+
+    # ----------------------------------------------------------------- full entries
+
+    def read_line(self, i: int) -> bytes:
+        """The raw bytes of entry ``i``'s line (no newline)."""
+        off, n = self.index.offsets[i], self.index.lengths[i]
+        fd = self._ensure_fd()
+        data = os.pread(fd, n, off)
+        return data
+
+    def raw(self, i: int) -> Any:
+        """Entry ``i`` as plain JSON values, exactly as written: unknown fields included.
+
+        ``None`` if the line changed on disk since it was indexed and no longer decodes.
+        """
+        try:
+            return decode_json(self.read_line(i))
+        except (BadLineError, RecursionError):
+            return None
+
+    def entry(self, i: int) -> Entry:
+        """Entry ``i`` fully decoded and migrated (ids, roles), from a small LRU cache."""
+        hit = self._cache.get(i)
+        if hit is not None:
+            self._cache.move_to_end(i)
+            return hit
+        try:
+            value, notes = decode_entry(self.read_line(i), legacy=self.version < 3)
+        except (BadLineError, RecursionError) as exc:
+            # The line decoded when indexed; it can only fail now if the file was rewritten.
+            value, notes = UnknownEntry(raw=None), [f"cannot decode: {exc}"]
+        if notes:
+            self.repairs[i] = notes
+        entry: Entry = value
+        entry.id = self.ids[i]
+        p = self.tree.parents[i]
+        entry.parent_id = self.ids[p] if p >= 0 else None
+        if isinstance(entry, CompactionEntry):
+            entry.first_kept_entry_id = self.nodes[i].first_kept_entry_id
+        self._cache[i] = entry
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return entry
+
+    def _ensure_fd(self) -> int:
+        if self._fd is None:
+            self._fd = _open_readonly(self.path)
+        return self._fd
+
+    def close(self) -> None:
+        """Close the file descriptor (reopened on demand)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - nothing useful to do at interpreter exit
+            pass
+
+    # ----------------------------------------------------------------- loading
+
+    _legacy_ids = False
+
+    def _load(self) -> None:
+        fd = _open_readonly(self.path)
+        self._fd = fd
+        was_enabled = gc.isenabled()
+        gc.disable()  # many small objects: collections during the load only cost time
+        try:
+            self._scan(fd)
+        finally:
+            if was_enabled:
+                gc.enable()
+        self._finish()
+
+    def _scan(self, fd: int) -> None:
+        base = 0
+        carry = b""
+        line_no = 0
+        first = True
+        while True:
+            chunk = os.pread(fd, _CHUNK, base + len(carry))
+            if not chunk:
+                break
+            buf = carry + chunk if carry else chunk
+            view = memoryview(buf)
+            pos = 0
+            end_all = len(buf)
+            while True:
+                nl = buf.find(b"\n", pos)
+                if nl < 0:
+                    break
+                line_no += 1
+                start = pos
+                if first:
+                    first = False
+                    if buf.startswith(_BOM, start):
+                        start += 3
+                self._take(view, start, nl, base, line_no, torn=False)
+                pos = nl + 1
+            view.release()
+            carry = buf[pos:end_all]
+            base += pos
+        self.size = base
+        if carry:
+            line_no += 1
+            start = 3 if first and carry.startswith(_BOM) else 0
+            view = memoryview(carry)
+            self._take(view, start, len(carry), base, line_no, torn=True)
+            view.release()
+
+    def _take(
+        self, view: memoryview, start: int, end: int, base: int, line_no: int, *, torn: bool
+    ) -> None:
+        # Trim ASCII whitespace (CRLF, blank lines) without copying the line.
+        while start < end and view[start] in b" \t\r":
+            start += 1
+        while end > start and view[end - 1] in b" \t\r":
+            end -= 1
+        if start == end:
+            return
+        data = view[start:end]
+        try:
+            value = decode_skeleton(data, legacy=self._legacy_hint())
+        except BadLineError as exc:
+            reason = str(exc)
+            if torn:
+                reason = f"incomplete last line ({reason})"
+            self.bad_lines.append(BadLine(line_no, reason))
+            return
+        except RecursionError:
+            self.bad_lines.append(BadLine(line_no, "JSON nested too deeply"))
+            return
+        if isinstance(value, SessionHeader):
+            if self.header is None and not self.index.nodes:
+                self.header = value
+                self.header_line = line_no
+            else:
+                self.bad_lines.append(BadLine(line_no, "extra session header (ignored)"))
+            return
+        idx = self.index
+        idx.nodes.append(value)
+        idx.lines.append(line_no)
+        idx.offsets.append(base + start)
+        idx.lengths.append(end - start)
+
+    def _legacy_hint(self) -> bool:
+        return self.version < 3 if self.header is not None else False
+
+    def _finish(self) -> None:
+        nodes = self.nodes
+        if (
+            self.header is None
+            and nodes
+            and all(n.id is None for n in nodes[:50])
+            or self.header is not None
+            and self.version < 2
+        ):
+            self._legacy_ids = True
+        if self.header is None or self.version < 3:
+            for n in nodes:
+                if n.message is not None and n.message.role == "hookMessage":
+                    n.message.role = "custom"
+        ids: list[str] = []
+        parent_refs: list[str | None] = []
+        if self._legacy_ids:
+            # As Pi's migrateV1ToV2, with deterministic ids: a linear chain in file order.
+            prev: str | None = None
+            for i in range(len(nodes)):
+                new_id = f"L{self.index.lines[i]}"
+                ids.append(new_id)
+                parent_refs.append(prev)
+                prev = new_id
+            for n in nodes:
+                k = n.first_kept_entry_index
+                if n.type == "compaction" and isinstance(k, int) and 1 <= k <= len(nodes):
+                    # The index counts the header as entry 0 of the parsed lines.
+                    n.first_kept_entry_id = ids[k - 1]
+        else:
+            for i, n in enumerate(nodes):
+                ids.append(n.id if isinstance(n.id, str) else f"L{self.index.lines[i]}")
+                parent_refs.append(n.parent_id if isinstance(n.parent_id, str) else None)
+        self.ids = ids
+        self.tree = build_tree(ids, parent_refs, [n.timestamp for n in nodes])
+
+
+def _open_readonly(path: Path) -> int:
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise SessionOpenError(f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise SessionOpenError(f"is a directory, not a session file: {path}") from None
+    except PermissionError:
+        raise SessionOpenError(f"permission denied: {path}") from None
+    except OSError as exc:
+        raise SessionOpenError(f"cannot open {path}: {exc.strerror or exc}") from None
+    try:
+        import stat
+
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise SessionOpenError(f"is a directory, not a session file: {path}")
+    except SessionOpenError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def load_session(path: str | os.PathLike[str]) -> Session:
+    """Load a session file read-only.
+
+    Bad lines are recorded in :attr:`Session.bad_lines` and skipped; they never stop the load.
+
+    Raises:
+        SessionOpenError: the file does not exist or cannot be read.
+    """
+    session = Session(Path(path))
+    try:
+        session._load()
+    except SessionOpenError:
+        raise
+    except OSError as exc:
+        raise SessionOpenError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return session

@@ -1,0 +1,243 @@
+"""Provides the session tree: parents, ordered children, roots, leaves and paths.
+
+Entries are addressed by their index in file order. Ids come from a moving, hand-editable
+format, so the tree never trusts them blindly:
+
+* a ``parentId`` resolves to the nearest *preceding* entry with that id (the entry that existed
+  when the child was appended), else to the first later one, else the entry is a root (orphan);
+* an entry that is its own parent is a root;
+* cycles (possible only through forward references) are broken and reported;
+* siblings are ordered by timestamp, file order breaking ties; entries without a valid
+  timestamp sort after their siblings that have one.
+
+No walk here recurses, so a chain 100,000 entries deep is fine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+__all__ = ["Tree", "build_tree", "parse_iso_ms"]
+
+
+def parse_iso_ms(value: object) -> float | None:
+    """Milliseconds since the epoch of an ISO-8601 timestamp, or ``None`` when invalid."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        dt = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if dt.tzinfo is None:
+        return None if dt.year < 1 else _naive_ms(dt)
+    try:
+        return dt.timestamp() * 1000.0
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _naive_ms(dt: datetime) -> float | None:
+    try:
+        return (dt - datetime(1970, 1, 1)).total_seconds() * 1000.0
+    except OverflowError:
+        return None
+
+
+@dataclass(slots=True)
+class Tree:
+    """The entry tree of one file. Indices are entry indices in file order."""
+
+    parents: list[int]
+    """Parent index of each entry, ``-1`` for a root."""
+    children: list[list[int]]
+    """Children of each entry, oldest first (timestamp, then file order)."""
+    roots: list[int]
+    """Entries whose parent is null, missing from the file, themselves, or cut from a cycle."""
+    id_index: dict[str, int]
+    """Id to entry index; with duplicate ids the last entry in the file wins (as in Pi)."""
+    orphans: list[int] = field(default_factory=list)
+    """Entries whose ``parentId`` names no entry in the file."""
+    self_parents: list[int] = field(default_factory=list)
+    """Entries whose ``parentId`` is their own id."""
+    cycles: list[int] = field(default_factory=list)
+    """Entries made roots to break a parent cycle."""
+    duplicate_ids: dict[str, list[int]] = field(default_factory=dict)
+    """Ids used by more than one entry, with every entry using them."""
+
+    def __len__(self) -> int:
+        return len(self.parents)
+
+    @property
+    def leaf(self) -> int | None:
+        """The current leaf: the last entry in file order (as Pi decides it)."""
+        return len(self.parents) - 1 if self.parents else None
+
+    def leaves(self) -> list[int]:
+        """Entries with no children, in file order."""
+        return [i for i, c in enumerate(self.children) if not c]
+
+    def branch_points(self) -> list[int]:
+        """Entries with two or more children, in file order."""
+        return [i for i, c in enumerate(self.children) if len(c) > 1]
+
+    def path(self, i: int) -> list[int]:
+        """Entries from the root down to ``i``, inclusive."""
+        out: list[int] = []
+        parents = self.parents
+        while i >= 0:
+            out.append(i)
+            i = parents[i]
+        out.reverse()
+        return out
+
+    def depth(self, i: int) -> int:
+        """Number of ancestors of ``i``."""
+        d = 0
+        parents = self.parents
+        i = parents[i]
+        while i >= 0:
+            d += 1
+            i = parents[i]
+        return d
+
+    def newest_leaf(self, i: int) -> int:
+        """The leaf reached from ``i`` by always following the newest child (Pi's export rule)."""
+        children = self.children
+        while children[i]:
+            i = children[i][-1]
+        return i
+
+    def latest_leaf_under(self, i: int) -> int:
+        """The leaf under ``i`` (or ``i``) that comes last in file order: the freshest branch."""
+        best = i
+        stack = [i]
+        children = self.children
+        while stack:
+            j = stack.pop()
+            if j > best and not children[j]:
+                best = j
+            stack.extend(children[j])
+        return best if not children[best] else self.newest_leaf(best)
+
+    def is_ancestor(self, a: int, b: int) -> bool:
+        """True when ``a`` is ``b`` or one of its ancestors."""
+        parents = self.parents
+        while b >= 0:
+            if b == a:
+                return True
+            b = parents[b]
+        return False
+
+    def subtree(self, i: int) -> list[int]:
+        """``i`` and all its descendants, depth first in child order."""
+        out: list[int] = []
+        stack = [i]
+        children = self.children
+        while stack:
+            j = stack.pop()
+            out.append(j)
+            stack.extend(reversed(children[j]))
+        return out
+
+
+def build_tree(
+    ids: Sequence[str], parent_refs: Sequence[str | None], timestamps: Sequence[object]
+) -> Tree:
+    """Build the tree of a file's entries.
+
+    Args:
+        ids: the id of each entry, in file order (possibly repeated).
+        parent_refs: the ``parentId`` of each entry (``None`` for a root).
+        timestamps: the ISO timestamp of each entry (anything invalid is tolerated).
+    """
+    n = len(ids)
+    parents = [-1] * n
+    id_index: dict[str, int] = {}
+    first_index: dict[str, int] = {}
+    pending: list[int] = []
+    self_parents: list[int] = []
+    duplicates: dict[str, list[int]] = {}
+    for i in range(n):
+        ref = parent_refs[i]
+        own = ids[i]
+        if ref is not None:
+            p = id_index.get(ref)
+            if p is not None:
+                parents[i] = p
+            elif ref == own:
+                self_parents.append(i)
+            else:
+                pending.append(i)
+        prev = id_index.get(own)
+        if prev is not None:
+            duplicates.setdefault(own, [prev]).append(i)
+        else:
+            first_index[own] = i
+        id_index[own] = i
+    orphans: list[int] = []
+    for i in pending:
+        p = first_index.get(parent_refs[i])  # type: ignore[arg-type]
+        if p is None or p == i:
+            orphans.append(i)
+        else:
+            parents[i] = p
+    cycles = _break_cycles(parents) if pending else []
+    children: list[list[int]] = [[] for _ in range(n)]
+    roots: list[int] = []
+    for i, p in enumerate(parents):
+        if p < 0:
+            roots.append(i)
+        else:
+            children[p].append(i)
+    # Children were appended in file order; only siblings need the timestamp sort.
+    keys: dict[int, float] = {}
+
+    def key(j: int) -> tuple[float, int]:
+        k = keys.get(j)
+        if k is None:
+            ms = parse_iso_ms(timestamps[j])
+            k = keys[j] = float("inf") if ms is None else ms
+        return (k, j)
+
+    for c in children:
+        if len(c) > 1:
+            c.sort(key=key)
+    if len(roots) > 1:
+        roots.sort(key=key)
+    return Tree(
+        parents=parents,
+        children=children,
+        roots=roots,
+        id_index=id_index,
+        orphans=orphans,
+        self_parents=self_parents,
+        cycles=cycles,
+        duplicate_ids=duplicates,
+    )
+
+
+def _break_cycles(parents: list[int]) -> list[int]:
+    """Cut every parent cycle at its first forward reference; return the entries cut loose."""
+    n = len(parents)
+    state = bytearray(n)  # 0 unseen, 1 on the current walk, 2 done
+    cut: list[int] = []
+    for start in range(n):
+        if state[start]:
+            continue
+        walk: list[int] = []
+        i = start
+        while i >= 0 and state[i] == 0:
+            state[i] = 1
+            walk.append(i)
+            i = parents[i]
+        if i >= 0 and state[i] == 1:
+            ring = walk[walk.index(i) :]
+            forward = [j for j in ring if parents[j] > j]
+            victim = min(forward) if forward else min(ring)
+            parents[victim] = -1
+            cut.append(victim)
+        for j in walk:
+            state[j] = 2
+    return sorted(cut)

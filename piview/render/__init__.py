@@ -1,0 +1,1 @@
+"""Provides Rich renderables built from the model (Rich allowed, Textual not)."""

@@ -1,0 +1,65 @@
+"""Provides number, size and time formatting used everywhere in piview."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+__all__ = ["fmt_bytes", "fmt_cost", "fmt_duration_ms", "fmt_tokens", "fmt_iso_short"]
+
+
+def fmt_tokens(n: float) -> str:
+    """Compact token count: 950, 12.3k, 4.56M."""
+    n = float(n)
+    if abs(n) < 1000:
+        return f"{n:.0f}"
+    if abs(n) < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.2f}M"
+
+
+def fmt_cost(c: float) -> str:
+    """Dollars with sensible precision."""
+    if c == 0:
+        return "$0"
+    if abs(c) < 0.01:
+        return f"${c:.4f}"
+    return f"${c:,.2f}"
+
+
+def fmt_bytes(n: float) -> str:
+    """Human byte size."""
+    n = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if abs(n) < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GB"
+
+
+def fmt_duration_ms(ms: float | None) -> str:
+    """Latency: 850ms, 3.2s, 4m05s."""
+    if ms is None:
+        return "–"
+    if ms < 1000:
+        return f"{ms:.0f}ms"
+    s = ms / 1000
+    if s < 60:
+        return f"{s:.1f}s"
+    m, s = divmod(int(s), 60)
+    if m < 60:
+        return f"{m}m{s:02d}s"
+    h, m = divmod(m, 60)
+    return f"{h}h{m:02d}m"
+
+
+def fmt_iso_short(value: object) -> str:
+    """``2026-05-12 13:40`` (UTC) from an ISO timestamp; the input itself when unparsable."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        dt = datetime.fromisoformat(value)
+    except ValueError:
+        return value[:19]
+    if dt.tzinfo is not None:
+        dt = dt.astimezone(UTC)
+    return dt.strftime("%Y-%m-%d %H:%M")

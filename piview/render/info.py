@@ -1,0 +1,69 @@
+"""Provides the human-readable form of ``piview info``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from piview.render.format import fmt_cost, fmt_tokens
+
+__all__ = ["print_info"]
+
+
+def print_info(info: dict[str, Any], *, path: str, console: Console | None = None) -> None:
+    """Print the summary of ``piview info`` as tables."""
+    console = console or Console()
+    head = Table.grid(padding=(0, 2))
+    head.add_column(style="bold")
+    head.add_column()
+    head.add_row("file", path)
+    head.add_row("session", str(info["session_id"] or "–"))
+    head.add_row("name", str(info["name"] or "–"))
+    head.add_row("cwd", str(info["cwd"] or "–"))
+    head.add_row("version", str(info["version"]))
+    head.add_row("entries", str(info["entries"]))
+    head.add_row(
+        "tree",
+        f"{len(info['roots'])} root(s), {len(info['leaves'])} leaves, "
+        f"{len(info['branch_points'])} branch point(s), path of {len(info['path'])} entries",
+    )
+    head.add_row("leaf", str(info["leaf"] or "–"))
+    console.print(head)
+    counts = Table(title="entries", title_justify="left", show_edge=False)
+    counts.add_column("type")
+    counts.add_column("count", justify="right")
+    for k, v in info["entry_types"].items():
+        counts.add_row(k, str(v))
+    for k, v in info["roles"].items():
+        counts.add_row(f"  role {k}", str(v))
+    console.print(counts)
+    tc = info["tool_calls"]
+    console.print(
+        f"[bold]tool calls[/] {tc['calls']} calls, {tc['results']} results, {tc['paired']} paired, "
+        f"{tc['unanswered']} unanswered, {tc['orphan_results']} orphan results, "
+        f"{tc['errors']} errors"
+    )
+    usage = Table(title="usage", title_justify="left", show_edge=False)
+    for col in ("", "input", "output", "cache read", "cache write", "(1h)", "reasoning", "cost"):
+        usage.add_column(col, justify="right" if col else "left")
+    for label, key in (("branch", "path"), ("whole file", "all"), ("tool results", "tools")):
+        u = info["usage"][key]
+        usage.add_row(
+            label,
+            fmt_tokens(u["input"]),
+            fmt_tokens(u["output"]),
+            fmt_tokens(u["cacheRead"]),
+            fmt_tokens(u["cacheWrite"]),
+            fmt_tokens(u["cacheWrite1h"]),
+            fmt_tokens(u["reasoning"]),
+            fmt_cost(u["cost"]),
+        )
+    console.print(usage)
+    if info["bad_lines"]:
+        console.print(f"[bold yellow]{len(info['bad_lines'])} bad line(s) skipped:[/]")
+        for b in info["bad_lines"][:20]:
+            console.print(f"  line {b['line']}: {b['reason']}", markup=False, highlight=False)
+        if len(info["bad_lines"]) > 20:
+            console.print(f"  … and {len(info['bad_lines']) - 20} more")

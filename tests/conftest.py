@@ -1,0 +1,46 @@
+"""Shared fixtures: fixture paths, the optional real corpus, and a deterministic environment."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sessions"
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+# Snapshots must not depend on the environment's colour settings or theme.
+for var in ("NO_COLOR", "TEXTUAL_THEME", "FORCE_COLOR", "COLORTERM"):
+    os.environ.pop(var, None)
+os.environ["TEXTUAL_ANIMATIONS"] = "none"
+os.environ.setdefault("TZ", "UTC")
+
+
+def fixture(name: str) -> Path:
+    """Path of a hand-written fixture session in tests/fixtures/sessions."""
+    return FIXTURES / name
+
+
+def corpus_files() -> list[Path]:
+    """The real Pi session files in ../shared/corpus, or none where it is absent."""
+    if not CORPUS.is_dir():
+        return []
+    return sorted(CORPUS.glob("*/*.jsonl"))
+
+
+@pytest.fixture
+def write_session(tmp_path: Path):
+    """Write lines (str or bytes) to a temporary .jsonl file and return its path."""
+
+    def _write(lines: list[str | bytes] | bytes, name: str = "s.jsonl") -> Path:
+        path = tmp_path / name
+        if isinstance(lines, bytes):
+            path.write_bytes(lines)
+        else:
+            data = b"".join((x if isinstance(x, bytes) else x.encode()) + b"\n" for x in lines)
+            path.write_bytes(data)
+        return path
+
+    return _write

@@ -1,0 +1,139 @@
+"""Loading: bad lines with numbers, torn lines, BOM, CRLF, headers, versions, read-only."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from piview.model import SessionOpenError, load_session
+from tests.conftest import fixture
+
+HEADER = (
+    '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}'
+)
+
+
+def entry(i: str, parent: str | None, ts: str = "2026-01-01T00:00:00.000Z", **extra: object) -> str:
+    e = {
+        "type": "message",
+        "id": i,
+        "parentId": parent,
+        "timestamp": ts,
+        "message": {"role": "user", "content": f"msg {i}", "timestamp": 1},
+    }
+    e.update(extra)
+    return json.dumps(e)
+
+
+def test_bad_lines_are_reported_and_skipped(write_session) -> None:
+    path = write_session(
+        [HEADER, entry("a", None), "{not json", "[1,2]", '"str"', "", "   ", entry("b", "a")],
+        name="bad.jsonl",
+    )
+    s = load_session(path)
+    assert [n.id for n in s.nodes] == ["a", "b"]
+    assert [(b.line, b.reason.split(" ")[0]) for b in s.bad_lines] == [
+        (3, "invalid"),
+        (4, "not"),
+        (5, "not"),
+    ]
+    assert s.tree.parents == [-1, 0]
+
+
+def test_torn_last_line(write_session) -> None:
+    data = (HEADER + "\n" + entry("a", None) + "\n" + entry("b", "a")[:40]).encode()
+    s = load_session(write_session(data))
+    assert [n.id for n in s.nodes] == ["a"]
+    assert s.bad_lines[0].line == 3 and "incomplete last line" in s.bad_lines[0].reason
+    assert s.size == len((HEADER + "\n" + entry("a", None) + "\n").encode())
+
+
+def test_complete_last_line_without_newline_is_fine(write_session) -> None:
+    data = (HEADER + "\n" + entry("a", None)).encode()
+    s = load_session(write_session(data))
+    assert len(s) == 1 and s.bad_lines == []
+
+
+def test_bom_and_crlf() -> None:
+    s = load_session(fixture("crlf_bom.jsonl"))
+    assert s.header is not None and s.header.id
+    assert s.bad_lines == [] and len(s) == 5
+    assert all("\r" not in s.ids[i] for i in range(len(s)))
+
+
+def test_bad_lines_fixture() -> None:
+    s = load_session(fixture("bad_lines.jsonl"))
+    lines = [b.line for b in s.bad_lines]
+    assert lines == [4, 5, 6, 10]
+    assert s.bad_lines[-1].reason.startswith("incomplete last line")
+    assert len(s) == 4
+
+
+def test_missing_header_still_loads() -> None:
+    s = load_session(fixture("no_header.jsonl"))
+    assert s.header is None and len(s) == 4 and s.version == 1
+    assert not s.legacy_ids  # entries carry their own ids: nothing to migrate
+
+
+def test_v1_migration_is_deterministic() -> None:
+    s = load_session(fixture("v1.jsonl"))
+    assert s.version == 1 and s.legacy_ids
+    assert s.ids == [f"L{s.line_of(i)}" for i in range(len(s))]
+    assert s.tree.parents == [-1] + list(range(len(s) - 1))
+    # firstKeptEntryIndex counts the header as 0
+    comp = [i for i, n in enumerate(s.nodes) if n.type == "compaction"][0]
+    k = s.nodes[comp].first_kept_entry_index
+    assert s.nodes[comp].first_kept_entry_id == s.ids[k - 1]
+    assert s.entry(comp).first_kept_entry_id == s.ids[k - 1]
+    assert load_session(fixture("v1.jsonl")).ids == s.ids
+
+
+def test_future_version_is_not_migrated(write_session) -> None:
+    head = HEADER.replace('"version":3', '"version":7')
+    s = load_session(write_session([head, entry("a", None), entry("b", "a")]))
+    assert s.version == 7 and s.ids == ["a", "b"]
+
+
+def test_missing_and_unreadable_files(tmp_path: Path) -> None:
+    with pytest.raises(SessionOpenError, match="no such file"):
+        load_session(tmp_path / "nope.jsonl")
+    with pytest.raises(SessionOpenError, match="directory"):
+        load_session(tmp_path)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can read anything")
+def test_permission_denied(tmp_path: Path) -> None:  # pragma: no cover - CI runs as root
+    p = tmp_path / "x.jsonl"
+    p.write_text(HEADER)
+    p.chmod(0)
+    with pytest.raises(SessionOpenError, match="permission"):
+        load_session(p)
+
+
+def test_empty_file(write_session) -> None:
+    s = load_session(write_session(b""))
+    assert len(s) == 0 and s.tree.leaf is None and s.bad_lines == []
+
+
+def test_file_is_never_written(write_session) -> None:
+    path = write_session([HEADER, entry("a", None), entry("b", "a"), "{torn"])
+    before = (path.read_bytes(), path.stat().st_mtime_ns)
+    s = load_session(path)
+    for i in range(len(s)):
+        s.entry(i)
+        s.raw(i)
+    s.close()
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+
+
+def test_long_lines_across_chunks(write_session, monkeypatch: pytest.MonkeyPatch) -> None:
+    import piview.model.session as sess
+
+    monkeypatch.setattr(sess, "_CHUNK", 64)
+    big = entry("b", "a", message={"role": "user", "content": "y" * 1000, "timestamp": 1})
+    s = load_session(write_session([HEADER, entry("a", None), big, entry("c", "b")]))
+    assert s.ids == ["a", "b", "c"]
+    assert s.entry(1).message.content == "y" * 1000
