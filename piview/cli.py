@@ -67,6 +67,12 @@ def cmd_info(argv: Sequence[str]) -> int:
     return 0
 
 
+def _cmd_print(argv: Sequence[str]) -> int:
+    from piview.printer import cmd_print
+
+    return cmd_print(argv)
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -122,7 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args and args[0] in SUBCOMMANDS:
             name = args.pop(0)
-            handler = {"info": cmd_info}.get(name)
+            handler = {"info": cmd_info, "print": _cmd_print}.get(name)
             if handler is None:
                 raise CliError(f"'piview {name}' is not available yet")
             return handler(args)

@@ -19,9 +19,12 @@ __all__ = ["UsageTotals", "UsageReport", "usage_report", "sum_usage"]
 
 def _num(value: object) -> float:
     # Files are hand-editable: ignore NaN, infinities, booleans and anything not a number.
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0.0
-    return float(value) if math.isfinite(value) else 0.0
+    t = type(value)
+    if t is int:
+        return value  # type: ignore[return-value]
+    if t is float:
+        return value if math.isfinite(value) else 0.0  # type: ignore[arg-type,return-value]
+    return 0.0
 
 
 @dataclass(slots=True)
