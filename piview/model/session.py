@@ -44,6 +44,8 @@ class BadLine:
 
     line: int
     reason: str
+    torn: bool = False
+    """The last line of the file, without a newline: Pi may still be writing it."""
 
 
 @dataclass(slots=True)
@@ -81,6 +83,11 @@ class Session:
         self._cache_size = 256
         self._pairing: Pairing | None = None
         self._labels: dict[int, str] | None = None
+        self._line_no = 0
+        self._tail: BadLine | None = None
+        self._tail_entry = False
+        self._seen = 0
+        self._identity: tuple[int, int] = (0, 0)
 
     # ----------------------------------------------------------------- basic facts
 
@@ -205,20 +212,36 @@ class Session:
     def _load(self) -> None:
         fd = _open_readonly(self.path)
         self._fd = fd
+        st = os.fstat(fd)
+        self._identity = (st.st_dev, st.st_ino)
         was_enabled = gc.isenabled()
         gc.disable()  # many small objects: collections during the load only cost time
         try:
-            self._scan(fd)
+            self._consume(fd, final=True)
         finally:
             if was_enabled:
                 gc.enable()
         self._finish()
 
-    def _scan(self, fd: int) -> None:
-        base = 0
+    def _consume(self, fd: int, *, final: bool) -> int:
+        """Index the complete lines after :attr:`size`; return how many entries were added.
+
+        A last line without a newline is kept pending (Pi may be writing it right now): with
+        ``final`` it is still decoded, as an entry if it parses, else as a torn bad line; it is
+        read again on the next call either way.
+        """
+        before = len(self.index.nodes)
+        # The pending last line of the previous call is read again, now maybe complete.
+        if self._tail is not None:
+            self.bad_lines.remove(self._tail)
+            self._tail = None
+        if self._tail_entry:
+            self._drop_last_entry()
+            self._tail_entry = False
+            before -= 1
+        base = self.size
+        line_no = self._line_no
         carry = b""
-        line_no = 0
-        first = True
         while True:
             chunk = os.pread(fd, _CHUNK, base + len(carry))
             if not chunk:
@@ -226,40 +249,74 @@ class Session:
             buf = carry + chunk if carry else chunk
             view = memoryview(buf)
             pos = 0
-            end_all = len(buf)
             while True:
                 nl = buf.find(b"\n", pos)
                 if nl < 0:
                     break
                 line_no += 1
                 start = pos
-                if first:
-                    first = False
-                    if buf.startswith(_BOM, start):
-                        start += 3
-                self._take(view, start, nl, base, line_no, torn=False)
+                if base == 0 and start == 0 and buf.startswith(_BOM):
+                    start += 3
+                self._take(view, start, nl, base, line_no)
                 pos = nl + 1
             view.release()
-            carry = buf[pos:end_all]
+            carry = buf[pos:]
             base += pos
         self.size = base
-        if carry:
-            line_no += 1
-            start = 3 if first and carry.startswith(_BOM) else 0
+        self._line_no = line_no
+        self._seen = base + len(carry)
+        if carry and final:
+            start = 3 if base == 0 and carry.startswith(_BOM) else 0
             view = memoryview(carry)
-            self._take(view, start, len(carry), base, line_no, torn=True)
+            count = len(self.index.nodes)
+            self._tail = self._take(view, start, len(carry), base, line_no + 1, torn=True)
+            # A complete but unterminated object is an entry; re-read when the file grows.
+            self._tail_entry = len(self.index.nodes) > count
             view.release()
+        return len(self.index.nodes) - before
+
+    def _drop_last_entry(self) -> None:
+        idx = self.index
+        idx.nodes.pop()
+        idx.lines.pop()
+        idx.offsets.pop()
+        idx.lengths.pop()
+
+    def poll(self) -> str:
+        """Look for changes on disk: ``"none"``, ``"appended"`` (the new complete lines were
+        indexed and the tree rebuilt) or ``"replaced"`` (truncated or a different file: the
+        caller should load it again). Never writes."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return "none"
+        if (st.st_dev, st.st_ino) != self._identity or st.st_size < self.size:
+            return "replaced"
+        if st.st_size == self._seen:
+            return "none"
+        had_tail_entry = self._tail_entry
+        added = self._consume(self._ensure_fd(), final=False)
+        if added or had_tail_entry:
+            self._finish()
+        return "appended" if added > 0 else "none"
 
     def _take(
-        self, view: memoryview, start: int, end: int, base: int, line_no: int, *, torn: bool
-    ) -> None:
+        self,
+        view: memoryview,
+        start: int,
+        end: int,
+        base: int,
+        line_no: int,
+        *,
+        torn: bool = False,
+    ) -> BadLine | None:
         # Trim ASCII whitespace (CRLF, blank lines) without copying the line.
         while start < end and view[start] in b" \t\r":
             start += 1
         while end > start and view[end - 1] in b" \t\r":
             end -= 1
         if start == end:
-            return
+            return None
         data = view[start:end]
         try:
             value = decode_skeleton(data, legacy=self._legacy_hint())
@@ -267,23 +324,26 @@ class Session:
             reason = str(exc)
             if torn:
                 reason = f"incomplete last line ({reason})"
-            self.bad_lines.append(BadLine(line_no, reason))
-            return
+            bad = BadLine(line_no, reason, torn=torn)
+            self.bad_lines.append(bad)
+            return bad
         except RecursionError:
-            self.bad_lines.append(BadLine(line_no, "JSON nested too deeply"))
-            return
+            bad = BadLine(line_no, "JSON nested too deeply", torn=torn)
+            self.bad_lines.append(bad)
+            return bad
         if isinstance(value, SessionHeader):
             if self.header is None and not self.index.nodes:
                 self.header = value
                 self.header_line = line_no
             else:
                 self.bad_lines.append(BadLine(line_no, "extra session header (ignored)"))
-            return
+            return None
         idx = self.index
         idx.nodes.append(value)
         idx.lines.append(line_no)
         idx.offsets.append(base + start)
         idx.lengths.append(end - start)
+        return None
 
     def _legacy_hint(self) -> bool:
         return self.version < 3 if self.header is not None else False
@@ -323,6 +383,8 @@ class Session:
                 parent_refs.append(n.parent_id if isinstance(n.parent_id, str) else None)
         self.ids = ids
         self.tree = build_tree(ids, parent_refs, [n.timestamp for n in nodes])
+        self._pairing = None
+        self._labels = None
 
 
 def _open_readonly(path: Path) -> int:

@@ -137,3 +137,50 @@ def test_long_lines_across_chunks(write_session, monkeypatch: pytest.MonkeyPatch
     s = load_session(write_session([HEADER, entry("a", None), big, entry("c", "b")]))
     assert s.ids == ["a", "b", "c"]
     assert s.entry(1).message.content == "y" * 1000
+
+
+def test_poll_reads_only_new_complete_lines(write_session) -> None:
+    path = write_session([HEADER, entry("a", None)])
+    s = load_session(path)
+    assert s.poll() == "none"
+    line = entry("b", "a")
+    with open(path, "ab") as f:
+        f.write(line[:30].encode())
+    assert s.poll() == "none" and len(s) == 1 and s.bad_lines == []
+    with open(path, "ab") as f:
+        f.write(line[30:].encode() + b"\n" + entry("c", "b").encode() + b"\n")
+    assert s.poll() == "appended"
+    assert s.ids == ["a", "b", "c"] and s.tree.path(2) == [0, 1, 2]
+    assert s.pairing is not None and s.bad_lines == []
+
+
+def test_poll_torn_line_at_load_is_completed_later(write_session) -> None:
+    line = entry("b", "a")
+    path = write_session((HEADER + "\n" + entry("a", None) + "\n" + line[:25]).encode())
+    s = load_session(path)
+    assert len(s) == 1 and s.bad_lines and s.bad_lines[0].torn
+    with open(path, "ab") as f:
+        f.write(line[25:].encode() + b"\n")
+    assert s.poll() == "appended"
+    assert s.ids == ["a", "b"] and s.bad_lines == []
+
+
+def test_poll_unterminated_complete_line_is_not_doubled(write_session) -> None:
+    path = write_session((HEADER + "\n" + entry("a", None)).encode())
+    s = load_session(path)
+    assert s.ids == ["a"]
+    with open(path, "ab") as f:
+        f.write(b"\n" + entry("b", "a").encode() + b"\n")
+    assert s.poll() == "appended" and s.ids == ["a", "b"]
+
+
+def test_poll_detects_truncation_and_replacement(write_session, tmp_path: Path) -> None:
+    path = write_session([HEADER, entry("a", None), entry("b", "a")])
+    s = load_session(path)
+    path.write_bytes((HEADER + "\n").encode())
+    assert s.poll() == "replaced"
+    other = tmp_path / "other.jsonl"
+    other.write_bytes((HEADER + "\n" + entry("z", None) + "\n" * 50).encode())
+    s2 = load_session(path)
+    os.replace(other, path)
+    assert s2.poll() == "replaced"
