@@ -67,6 +67,47 @@ def cmd_info(argv: Sequence[str]) -> int:
     return 0
 
 
+def resolve_branch(session: Any, ref: str | None, path: str) -> tuple[int | None, int | None]:
+    """``(leaf, entry)`` for ``--leaf ref``: the branch through ``entry`` down to its newest
+    leaf. Without a ref: the current leaf. Raises :class:`CliError` when ``ref`` is unknown."""
+    if not ref:
+        return session.tree.leaf, None
+    entry = session.find(ref)
+    if entry is None:
+        matches = session.find_all(ref)
+        if matches:
+            shown = ", ".join(matches[:8]) + (" …" if len(matches) > 8 else "")
+            raise CliError(f"--leaf {ref} is ambiguous: {shown}")
+        raise CliError(f"no entry with id {ref!r} in {path}")
+    return session.tree.newest_leaf(entry), entry
+
+
+def cmd_tools(argv: Sequence[str]) -> int:
+    """``piview tools FILE [--leaf ID] [--json]``."""
+    p = argparse.ArgumentParser(
+        prog="piview tools", description="List every tool call on a branch, with its result."
+    )
+    p.add_argument("file", help="a Pi session file (.jsonl)")
+    p.add_argument("--leaf", metavar="ID", help="the branch through this entry (id prefix)")
+    p.add_argument("--json", action="store_true", help="print a JSON list (for scripts)")
+    args = p.parse_args(argv)
+    from piview.model.tools import tool_rows
+
+    session = _load(args.file)
+    leaf, _entry = resolve_branch(session, args.leaf, args.file)
+    rows = tool_rows(session, session.tree.path(leaf) if leaf is not None else [])
+    if args.json:
+        out = [r.as_json(session) for r in rows]
+        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+        return 0
+    from rich.console import Console
+
+    from piview.render.tooltable import tools_table
+
+    Console().print(tools_table(session, rows))
+    return 0
+
+
 def _cmd_print(argv: Sequence[str]) -> int:
     from piview.printer import cmd_print
 
@@ -104,17 +145,7 @@ def cmd_view(argv: Sequence[str]) -> int:
     else:
         raise CliError("give a session file to open (or try: piview --demo)")
     session = _load(path)
-    leaf = None
-    if args.leaf:
-        leaf = session.find(args.leaf)
-        if leaf is None:
-            matches = session.find_all(args.leaf)
-            if matches:
-                raise CliError(
-                    f"--leaf {args.leaf} is ambiguous: {', '.join(matches[:8])}"
-                    + (" …" if len(matches) > 8 else "")
-                )
-            raise CliError(f"no entry with id {args.leaf!r} in {path}")
+    _leaf, leaf = resolve_branch(session, args.leaf, path)
     try:
         from piview.app import run_app
     except ImportError as exc:  # pragma: no cover - only without the viewer's dependencies
@@ -128,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args and args[0] in SUBCOMMANDS:
             name = args.pop(0)
-            handler = {"info": cmd_info, "print": _cmd_print}.get(name)
+            handler = {"info": cmd_info, "print": _cmd_print, "tools": cmd_tools}.get(name)
             if handler is None:
                 raise CliError(f"'piview {name}' is not available yet")
             return handler(args)

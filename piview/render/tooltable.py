@@ -1,0 +1,87 @@
+"""Provides the table of ``piview tools``: every tool call of a branch, and totals per tool."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from piview.model.tools import ToolRow, tool_stats
+from piview.render.format import fmt_duration_ms
+
+if TYPE_CHECKING:
+    from piview.model import Session
+
+__all__ = ["STATUS_STYLE", "argument_summary", "tools_table"]
+
+STATUS_STYLE = {
+    "ok": "green",
+    "error": "bold red",
+    "no_result": "yellow",
+    "orphan_result": "magenta",
+}
+"""How each status is coloured."""
+
+
+def argument_summary(name: str, args: Any, limit: int = 60) -> str:
+    """A one-line summary of a call's arguments: the path, command or pattern when known."""
+    if not isinstance(args, dict):
+        text = "" if args is None else json.dumps(args, ensure_ascii=False)
+    else:
+        path = args.get("path") or args.get("file_path")
+        if name == "bash" and isinstance(args.get("command"), str):
+            text = "$ " + args["command"]
+        elif name == "grep" and isinstance(args.get("pattern"), str):
+            text = f"/{args['pattern']}/" + (f" in {path}" if path else "")
+        elif name == "find" and isinstance(args.get("pattern"), str):
+            text = args["pattern"] + (f" in {path}" if path else "")
+        elif isinstance(path, str):
+            text = path
+            if name == "read" and (args.get("offset") or args.get("limit")):
+                text += f":{args.get('offset', 1)}" + (
+                    f"+{args['limit']}" if args.get("limit") else ""
+                )
+        else:
+            text = json.dumps(args, ensure_ascii=False, sort_keys=True)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def tools_table(session: Session, rows: list[ToolRow]) -> Group:
+    """The calls table and the per-tool totals table."""
+    calls = Table(title=f"{len(rows)} tool call(s) on this branch", title_justify="left")
+    for col, just in (
+        ("#", "right"),
+        ("entry", "left"),
+        ("tool", "left"),
+        ("arguments", "left"),
+        ("status", "left"),
+        ("latency", "right"),
+        ("chars out", "right"),
+    ):
+        calls.add_column(col, justify=just, no_wrap=col != "arguments")  # type: ignore[arg-type]
+    for n, r in enumerate(rows, 1):
+        calls.add_row(
+            str(n),
+            session.ids[r.entry][:8],
+            r.name,
+            Text(argument_summary(r.name, r.arguments)),
+            Text(r.status, style=STATUS_STYLE[r.status]),
+            fmt_duration_ms(r.latency_ms),
+            f"{r.output_chars:,}" if r.output_chars is not None else "–",
+        )
+    totals = Table(title="per tool", title_justify="left")
+    for col in ("tool", "calls", "errors", "median", "max"):
+        totals.add_column(col, justify="left" if col == "tool" else "right")
+    for st in tool_stats(rows):
+        totals.add_row(
+            st.name,
+            str(st.count),
+            str(st.errors),
+            fmt_duration_ms(st.median_ms),
+            fmt_duration_ms(st.max_ms),
+        )
+    return Group(calls, totals)
