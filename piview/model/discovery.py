@@ -1,0 +1,246 @@
+"""Provides session discovery: where Pi keeps sessions, and a cached summary of each file.
+
+Pi writes ``~/.pi/agent/sessions/--<cwd>--/<timestamp>_<id>.jsonl`` (``$PI_CODING_AGENT_DIR``
+moves the agent directory). A *quick* summary reads only the head and the tail of a file (the
+header, the first user message, a recent name); a *full* one indexes the file (entry count,
+cost, the exact name). Full summaries are cached under the user cache directory, keyed by path,
+size and modification time, so a second start is instant. Session files are only ever read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from piview.model.usage import sum_usage
+
+__all__ = [
+    "SessionSummary",
+    "SummaryCache",
+    "cache_dir",
+    "find_session_files",
+    "full_summary",
+    "quick_summary",
+    "resolve_session_id",
+    "sessions_dir",
+]
+
+_HEAD = 64 * 1024
+_TAIL = 64 * 1024
+
+
+def sessions_dir(override: str | os.PathLike[str] | None = None) -> Path:
+    """``override``, else ``$PI_CODING_AGENT_DIR/sessions``, else ``~/.pi/agent/sessions``."""
+    if override:
+        return Path(override).expanduser()
+    agent = os.environ.get("PI_CODING_AGENT_DIR")
+    if agent:
+        return Path(agent).expanduser() / "sessions"
+    return Path.home() / ".pi" / "agent" / "sessions"
+
+
+def cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/piview`` (``~/.cache/piview`` by default)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "piview"
+
+
+def find_session_files(root: Path) -> list[Path]:
+    """Every ``.jsonl`` file in ``root`` and its project folders, newest modified first."""
+    if not root.is_dir():
+        return []
+    files: list[tuple[float, Path]] = []
+    for path in _walk(root, depth=2):
+        try:
+            files.append((path.stat().st_mtime, path))
+        except OSError:
+            continue
+    return [p for _, p in sorted(files, key=lambda t: (-t[0], str(t[1])))]
+
+
+def _walk(root: Path, depth: int) -> Iterator[Path]:
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return
+    for e in entries:
+        try:
+            if e.is_file() and e.name.endswith(".jsonl"):
+                yield Path(e.path)
+            elif depth > 1 and e.is_dir():
+                yield from _walk(Path(e.path), depth - 1)
+        except OSError:
+            continue
+
+
+@dataclass(slots=True)
+class SessionSummary:
+    """What the picker shows of one session file."""
+
+    path: str
+    size: int
+    mtime: float
+    session_id: str | None = None
+    cwd: str | None = None
+    created: str | None = None
+    name: str | None = None
+    first_message: str | None = None
+    entries: int | None = None
+    """None until the full summary is known."""
+    cost: float | None = None
+    complete: bool = False
+    """True for a full summary (every line read)."""
+
+    @property
+    def title(self) -> str:
+        """Name, else first user message, else the file name."""
+        return self.name or self.first_message or Path(self.path).name
+
+
+def _lines(data: bytes) -> list[bytes]:
+    return [ln.strip() for ln in data.split(b"\n") if ln.strip()]
+
+
+def _loads(line: bytes) -> Any:
+    try:
+        return msgspec.json.decode(line)
+    except msgspec.DecodeError:
+        return None
+
+
+def _user_text(obj: Any) -> str | None:
+    if not isinstance(obj, dict) or obj.get("type") != "message":
+        return None
+    msg = obj.get("message")
+    if not isinstance(msg, dict) or msg.get("role") != "user":
+        return None
+    content = msg.get("content")
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        text = " ".join(
+            b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
+    else:
+        return None
+    text = " ".join(str(text).split())
+    return text[:200] or None
+
+
+def quick_summary(path: Path) -> SessionSummary:
+    """Summary from the first and last 64 KB of the file (no entry count or cost)."""
+    st = path.stat()
+    out = SessionSummary(str(path), st.st_size, st.st_mtime)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        head = os.pread(fd, _HEAD, 0)
+        tail = os.pread(fd, _TAIL, max(0, st.st_size - _TAIL)) if st.st_size > _HEAD else b""
+    finally:
+        os.close(fd)
+    head_lines = _lines(head.removeprefix(b"\xef\xbb\xbf"))
+    if head_lines:
+        first = _loads(head_lines[0])
+        if isinstance(first, dict) and first.get("type") == "session":
+            out.session_id = first.get("id") if isinstance(first.get("id"), str) else None
+            out.cwd = first.get("cwd") if isinstance(first.get("cwd"), str) else None
+            out.created = (
+                first.get("timestamp") if isinstance(first.get("timestamp"), str) else None
+            )
+    for line in head_lines[1:]:
+        if b'"user"' in line:
+            text = _user_text(_loads(line))
+            if text:
+                out.first_message = text
+                break
+    for line in reversed(_lines(tail) if tail else head_lines):
+        if b'"session_info"' in line:
+            obj = _loads(line)
+            if isinstance(obj, dict) and obj.get("type") == "session_info":
+                name = obj.get("name")
+                out.name = (name.strip() or None) if isinstance(name, str) else None
+                break
+    return out
+
+
+def full_summary(path: Path) -> SessionSummary:
+    """Summary from indexing the whole file: exact name, entry count and total cost."""
+    from piview.model.session import load_session
+
+    out = quick_summary(path)
+    session = load_session(path)
+    try:
+        out.entries = len(session)
+        out.name = session.name
+        out.cost = sum_usage(session.nodes, range(len(session))).cost
+        out.complete = True
+    finally:
+        session.close()
+    return out
+
+
+class SummaryCache:
+    """Full summaries on disk, keyed by path, size and modification time."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or cache_dir() / "sessions.json"
+        self._data: dict[str, dict[str, Any]] = {}
+        self._dirty = False
+        try:
+            raw = json.loads(self.path.read_text())
+            if isinstance(raw, dict) and raw.get("version") == 1:
+                self._data = raw.get("sessions", {})
+        except (OSError, ValueError):
+            pass
+
+    def get(self, path: Path, size: int, mtime: float) -> SessionSummary | None:
+        """The cached summary when the file is unchanged."""
+        hit = self._data.get(str(path))
+        if hit and hit.get("size") == size and hit.get("mtime") == mtime:
+            try:
+                return SessionSummary(**hit)
+            except TypeError:
+                return None
+        return None
+
+    def put(self, summary: SessionSummary) -> None:
+        """Remember a full summary."""
+        self._data[summary.path] = asdict(summary)
+        self._dirty = True
+
+    def save(self) -> None:
+        """Write the cache (atomically); errors are ignored: a cache is optional."""
+        if not self._dirty:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_text(json.dumps({"version": 1, "sessions": self._data}))
+            os.replace(tmp, self.path)
+            self._dirty = False
+        except OSError:
+            pass
+
+
+def resolve_session_id(prefix: str, root: Path) -> list[Path]:
+    """Files whose header id starts with ``prefix`` (reads only each file's first line)."""
+    out: list[Path] = []
+    for path in find_session_files(root):
+        try:
+            with open(path, "rb") as f:
+                first = f.readline(_HEAD).removeprefix(b"\xef\xbb\xbf")
+        except OSError:
+            continue
+        obj = _loads(first.strip())
+        if (
+            isinstance(obj, dict)
+            and isinstance(obj.get("id"), str)
+            and obj["id"].startswith(prefix)
+        ):
+            out.append(path)
+    return out
