@@ -126,9 +126,21 @@ def _viewer_parser() -> argparse.ArgumentParser:
             "piview tools FILE | piview export FILE  (each has --help)"
         ),
     )
-    p.add_argument("file", nargs="?", help="a Pi session file (.jsonl)")
+    p.add_argument(
+        "file",
+        nargs="?",
+        help="a Pi session file (.jsonl), or a session id prefix; none: pick a session",
+    )
     p.add_argument("--leaf", metavar="ID", help="open the branch through this entry (id prefix)")
     p.add_argument("--demo", action="store_true", help="open the bundled demo session")
+    p.add_argument(
+        "--no-follow", action="store_true", help="do not watch the file for entries Pi appends"
+    )
+    p.add_argument(
+        "--sessions",
+        metavar="DIR",
+        help="Pi's session folder (default: $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions)",
+    )
     p.add_argument("--version", action="version", version=f"piview {__version__}")
     return p
 
@@ -136,21 +148,47 @@ def _viewer_parser() -> argparse.ArgumentParser:
 def cmd_view(argv: Sequence[str]) -> int:
     """``piview FILE`` (the viewer)."""
     args = _viewer_parser().parse_args(argv)
+    from piview.model.discovery import resolve_session_id, sessions_dir
+
+    root = sessions_dir(args.sessions)
     if args.demo:
         from piview.demo import demo_path
 
         path = str(demo_path())
     elif args.file:
         path = args.file
+        if not _looks_like_path(path):
+            matches = resolve_session_id(path, root)
+            if not matches:
+                raise CliError(
+                    f"no session file {path!r}, and no session id starting with it in {root}"
+                )
+            if len(matches) > 1:
+                listing = "; ".join(str(m) for m in matches[:5])
+                raise CliError(
+                    f"session id {path!r} is ambiguous ({len(matches)} sessions): {listing}"
+                )
+            path = str(matches[0])
     else:
-        raise CliError("give a session file to open (or try: piview --demo)")
+        if not root.is_dir():
+            raise CliError(
+                f"no Pi session folder at {root} (set --sessions DIR, or try: piview --demo)"
+            )
+        from piview.app import run_app
+
+        return run_app(None, sessions_root=root)
     session = _load(path)
     _leaf, leaf = resolve_branch(session, args.leaf, path)
-    try:
-        from piview.app import run_app
-    except ImportError as exc:  # pragma: no cover - only without the viewer's dependencies
-        raise CliError(f"the viewer is not available: {exc}") from None
-    return run_app(session, leaf=leaf)
+    from piview.app import run_app
+
+    return run_app(session, leaf=leaf, follow=not args.no_follow)
+
+
+def _looks_like_path(arg: str) -> bool:
+    """As Pi decides: a separator or a .jsonl suffix makes a path; so does an existing file."""
+    import os
+
+    return "/" in arg or "\\" in arg or arg.endswith(".jsonl") or os.path.exists(arg)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-__all__ = ["fmt_bytes", "fmt_cost", "fmt_duration_ms", "fmt_tokens", "fmt_iso_short"]
+__all__ = [
+    "fmt_bytes",
+    "fmt_cost",
+    "fmt_count",
+    "fmt_duration_ms",
+    "fmt_iso_short",
+    "fmt_time_of_day",
+    "fmt_tokens",
+]
 
 
 def fmt_tokens(n: float) -> str:
@@ -63,3 +71,24 @@ def fmt_iso_short(value: object) -> str:
     if dt.tzinfo is not None:
         dt = dt.astimezone(UTC)
     return dt.strftime("%Y-%m-%d %H:%M")
+
+
+def fmt_time_of_day(value: object) -> str:
+    """``13:40:05`` (local time) from an ISO timestamp; ``""`` when absent or unparsable."""
+    if not isinstance(value, str) or not value:
+        return ""
+    try:
+        dt = datetime.fromisoformat(value)
+    except ValueError:
+        return ""
+    if dt.tzinfo is not None:
+        try:
+            dt = dt.astimezone()
+        except (OverflowError, OSError, ValueError):
+            pass
+    return dt.strftime("%H:%M:%S")
+
+
+def fmt_count(n: int, word: str, plural: str | None = None) -> str:
+    """``1 line``, ``12 lines`` (``plural`` defaults to ``word + "s"``)."""
+    return f"{n:,} {word if n == 1 else (plural or word + 's')}"

@@ -1,0 +1,105 @@
+"""Provides :class:`PiviewApp` and :func:`make_app`, the one way the CLI and tests build it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from piview.screens.help import HelpScreen
+from piview.screens.session import SessionScreen
+
+if TYPE_CHECKING:
+    from piview.model import Session
+
+__all__ = ["PiviewApp", "make_app", "run_app"]
+
+
+class PiviewApp(App[None]):
+    """The piview application: wiring only; behaviour lives in screens and widgets."""
+
+    TITLE = "piview"
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "help", "Help"),
+    ]
+
+    def __init__(
+        self,
+        session: Session | None = None,
+        *,
+        leaf: int | None = None,
+        follow: bool = True,
+        sessions_root: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self._leaf = leaf
+        self._follow = follow
+        self._root = sessions_root
+        self.theme = "textual-dark"
+
+    def on_mount(self) -> None:
+        """Open the session, or the picker when no session was given."""
+        if self.session is not None:
+            self.push_screen(SessionScreen(self.session, leaf=self._leaf, follow=self._follow))
+        else:
+            from piview.model.discovery import sessions_dir
+            from piview.screens.picker import PickerScreen
+
+            self.push_screen(PickerScreen(self._root or sessions_dir()))
+
+    def action_help(self) -> None:
+        """Show every key."""
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """The palette lists every action of the focused widget, the screen and the app."""
+        yield from super().get_system_commands(screen)
+        seen: set[str] = set()
+        nodes = [screen.focused, screen, self] if screen.focused else [screen, self]
+        for node in nodes:
+            if node is None:
+                continue
+            for binding in node._bindings.key_to_bindings.values():  # noqa: SLF001
+                for b in binding:
+                    if not b.description or b.action in seen:
+                        continue
+                    seen.add(b.action)
+                    key = b.key_display or b.key.split(",")[0]
+                    yield SystemCommand(
+                        f"{b.description} ({key})",
+                        f"action: {b.action}",
+                        lambda n=node, a=b.action: self.call_later(n.run_action, a),
+                    )
+
+
+def make_app(
+    session: Session | None = None,
+    *,
+    leaf: int | None = None,
+    follow: bool = False,
+    sessions_root: Path | None = None,
+) -> PiviewApp:
+    """Build the app (used by the CLI, tests and scripts). Without a session: the picker.
+
+    Following the file is off by default here (tests, screenshots); the CLI turns it on.
+    """
+    return PiviewApp(session, leaf=leaf, follow=follow, sessions_root=sessions_root)
+
+
+def run_app(
+    session: Session | None = None,
+    *,
+    leaf: int | None = None,
+    follow: bool = True,
+    sessions_root: Path | None = None,
+) -> int:
+    """Run the app in the terminal; return the exit status."""
+    make_app(session, leaf=leaf, follow=follow, sessions_root=sessions_root).run()
+    return 0

@@ -1,0 +1,294 @@
+"""Provides the transcript's items: what blocks a branch is made of, and how each one renders.
+
+An :class:`Item` is one block of the transcript (the unit of navigation, collapsing and
+caching). :func:`build_items` turns the entries of a path into items using only the skeletons
+the session already holds, so it is fast enough to rerun on every branch switch.
+:func:`render_item` draws one item (full-decoding its entry) as a Rich renderable whose first
+line is always a one-line header; :func:`item_text` gives its plain text for search.
+
+Item order inside an assistant message follows the content blocks. The ``assistant`` item
+(header + text) sits where the message's first text block is, or first when it has no text:
+thinking that came before the text is read before it, tool calls after it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
+from rich.segment import Segment
+from rich.text import Text
+
+from piview.render.roles import (
+    assistant,
+    bash,
+    custom,
+    dividers,
+    summaries,
+    system,
+    thinking,
+    tool,
+    unknown,
+    user,
+)
+from piview.render.roles._common import Ctx, Rendered
+from piview.render.sanitize import sanitize_line
+from piview.render.theme import style
+
+if TYPE_CHECKING:
+    from piview.model.decode import SkEntry
+    from piview.model.session import Session
+
+__all__ = ["Item", "ItemKind", "build_items", "item_text", "render_header", "render_item"]
+
+ItemKind = Literal[
+    "user",
+    "assistant",
+    "thinking",
+    "tool",
+    "orphan_result",
+    "bash",
+    "custom_message",
+    "custom",
+    "compaction",
+    "branch_summary",
+    "system",
+    "divider",
+    "unknown",
+]
+
+
+@dataclass(slots=True)
+class Item:
+    """One block of the transcript: the unit of navigation (j/k), collapsing and caching."""
+
+    kind: ItemKind
+    entry: int
+    """Entry index in the Session (file order)."""
+    part: int = -1
+    """Index of the content block in the entry's message content (thinking/tool items)."""
+    hidden: bool = False
+    """Shown only because "show hidden" is on (custom_message display:false, custom entries)."""
+    collapsible: bool = False
+    expanded: bool = False
+    """Default state when the item is created."""
+    error: bool = False
+    """Tool error, assistant stopReason error/aborted, bash exit != 0: used by the `e` key."""
+    user: bool = False
+    """A user message: used by the `[`/`]` keys."""
+
+
+_DIVIDER_TYPES = frozenset({"model_change", "thinking_level_change", "label", "session_info"})
+_BAD_STOPS = frozenset({"error", "aborted"})
+
+# --------------------------------------------------------------------------- building
+
+# User messages are collapsible when they hold <file>/<skill> wrappers, are long, or carry
+# images. The skeleton has no text for array content, so the size of the line stands in for
+# it: no read is needed, and a small message (a short <file> included) is never worth folding.
+_LONG_LINE = 2500  # bytes of JSON
+
+
+def _user_collapsible(session: Session, i: int, node: SkEntry) -> bool:
+    content = node.message.content if node.message is not None else None
+    if isinstance(content, str):
+        return (
+            "<file name=" in content
+            or "<skill name=" in content
+            or len(content) > user.LONG_CHARS
+            or content.count("\n") >= user.LONG_LINES
+        )
+    return session.index.lengths[i] > _LONG_LINE
+
+
+def build_items(session: Session, path: list[int], *, show_hidden: bool = False) -> list[Item]:
+    """Items for the entries of ``path`` (root→leaf), in order.
+
+    Uses only skeletons and the pairing (no full decode): a tool result paired with a call on
+    the path is drawn inside that call's item, so it gets no item of its own.
+    """
+    nodes = session.nodes
+    pairing = session.pairing
+    result_call = pairing.result_call
+    on_path = set(path)
+    # Calls with an error result on this path (errors are few: cheaper than a lookup per call).
+    err_calls = {result_call[r] for r in pairing.errors if r in on_path and r in result_call}
+    items: list[Item] = []
+    add = items.append
+    # Positional construction: twice as fast as keywords, and this loop runs per entry.
+    # Item(kind, entry, part, hidden, collapsible, expanded, error, user)
+    new = Item
+    for i in path:
+        n = nodes[i]
+        t = n.type
+        if t == "message":
+            m = n.message
+            role = m.role if m is not None else None
+            if role == "assistant":
+                assert m is not None
+                blocks = m.content if isinstance(m.content, list) else ()
+                head = new("assistant", i, -1, False, False, True, m.stop_reason in _BAD_STOPS)
+                first_text = -1
+                for k, b in enumerate(blocks):
+                    if b.type == "text":
+                        first_text = k
+                        break
+                if first_text < 0:
+                    add(head)
+                for k, b in enumerate(blocks):
+                    bt = b.type
+                    if bt == "text":
+                        if k == first_text:
+                            add(head)
+                    elif bt == "thinking":
+                        add(new("thinking", i, k, False, True))
+                    elif bt == "toolCall":
+                        add(new("tool", i, k, False, True, False, (i, k) in err_calls))
+            elif role == "toolResult":
+                ref = result_call.get(i)
+                if ref is not None and ref[0] in on_path:
+                    continue
+                assert m is not None
+                add(new("orphan_result", i, -1, False, True, False, bool(m.is_error)))
+            elif role == "user":
+                c = _user_collapsible(session, i, n)
+                add(new("user", i, -1, False, c, not c, False, True))
+            elif role == "bashExecution":
+                assert m is not None
+                add(new("bash", i, -1, False, True, False, bash.is_error(m.exit_code)))
+            elif role == "custom":
+                assert m is not None
+                hidden = m.display is False
+                if hidden and not show_hidden:
+                    continue
+                add(new("custom_message", i, -1, hidden, True, not hidden))
+            elif role == "system":
+                add(new("system", i, -1, False, True))
+            elif role == "compactionSummary":
+                add(new("compaction", i, -1, False, True))
+            elif role == "branchSummary":
+                add(new("branch_summary", i, -1, False, True))
+            else:
+                add(new("unknown", i, -1, False, True))
+        elif t == "custom_message":
+            hidden = n.display is False
+            if hidden and not show_hidden:
+                continue
+            add(new("custom_message", i, -1, hidden, True, not hidden))
+        elif t in _DIVIDER_TYPES:
+            add(new("divider", i))
+        elif t == "compaction":
+            add(new("compaction", i, -1, False, True))
+        elif t == "branch_summary":
+            add(new("branch_summary", i, -1, False, bool(n.summary and n.summary.strip())))
+        elif t == "custom":
+            if show_hidden:
+                add(new("custom", i, -1, True, True))
+        else:
+            add(new("unknown", i, -1, False, True))
+    return items
+
+
+# --------------------------------------------------------------------------- rendering
+
+_Renderer = Callable[[Ctx], Rendered]
+_Plain = Callable[[Ctx], str]
+
+_DISPATCH: dict[str, tuple[_Renderer, _Plain]] = {
+    "user": (user.render, user.plain),
+    "assistant": (assistant.render, assistant.plain),
+    "thinking": (thinking.render, thinking.plain),
+    "tool": (tool.render, tool.plain),
+    "orphan_result": (tool.render_orphan, tool.plain_orphan),
+    "bash": (bash.render, bash.plain),
+    "custom_message": (custom.render, custom.plain),
+    "custom": (custom.render_state, custom.plain_state),
+    "compaction": (summaries.render_compaction, summaries.plain_compaction),
+    "branch_summary": (summaries.render_branch, summaries.plain_branch),
+    "system": (system.render, system.plain),
+    "divider": (dividers.render, dividers.plain),
+    "unknown": (unknown.render, unknown.plain),
+}
+
+
+def _failure(item: Item, exc: BaseException, width: int) -> Text:
+    msg = sanitize_line(f"{type(exc).__name__}: {exc}")
+    t = Text(
+        f"⚠ cannot render {item.kind} (entry {item.entry}): {msg}",
+        style=style("piview.error"),
+        no_wrap=True,
+        overflow="ellipsis",
+    )
+    t.truncate(max(20, width), overflow="ellipsis")
+    return t
+
+
+class _Safe:
+    """Renders its content, or a one-line red notice if rendering it raises.
+
+    Rich renderables (Markdown, Syntax) do their work lazily, when the console renders them,
+    after :func:`render_item` has returned; this catches failures there too.
+    """
+
+    def __init__(self, content: RenderableType, item: Item, width: int) -> None:
+        self.content = content
+        self.item = item
+        self.width = width
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        try:
+            lines = console.render_lines(self.content, options, pad=False, new_lines=False)
+        except Exception as exc:  # noqa: BLE001 - a bad entry must never break the view
+            yield _failure(self.item, exc, options.max_width)
+            return
+        new_line = Segment.line()
+        for line in lines:
+            yield from line
+            yield new_line
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        try:
+            return Measurement.get(console, options, self.content)
+        except Exception:  # noqa: BLE001
+            return Measurement(1, options.max_width)
+
+
+def _parts(session: Session, item: Item, expanded: bool, width: int) -> Rendered:
+    entry = _DISPATCH.get(item.kind, _DISPATCH["unknown"])
+    ctx = Ctx(session, item, expanded or not item.collapsible, max(20, width))
+    return entry[0](ctx)
+
+
+def render_item(session: Session, item: Item, *, expanded: bool, width: int) -> RenderableType:
+    """The Rich renderable of one item in its collapsed or expanded state.
+
+    The first line is always a one-line header (kind, details, time of day). Works at any
+    width ≥ 20 and never raises: a failure renders as a one-line red notice.
+    """
+    width = max(20, int(width))
+    try:
+        head, body = _parts(session, item, expanded, width)
+    except Exception as exc:  # noqa: BLE001 - a bad entry must never break the view
+        return _failure(item, exc, width)
+    return _Safe(Group(head, body) if body is not None else Group(head), item, width)
+
+
+def render_header(session: Session, item: Item, *, expanded: bool, width: int) -> Text:
+    """Only the one-line header of an item (never raises)."""
+    width = max(20, int(width))
+    try:
+        return _parts(session, item, expanded, width)[0]
+    except Exception as exc:  # noqa: BLE001
+        return _failure(item, exc, width)
+
+
+def item_text(session: Session, item: Item) -> str:
+    """Plain text of an item for search: everything expanded rendering shows, unstyled."""
+    entry = _DISPATCH.get(item.kind, _DISPATCH["unknown"])
+    try:
+        return entry[1](Ctx(session, item, True, 100))
+    except Exception:  # noqa: BLE001 - search just skips what cannot be read
+        return ""

@@ -1,0 +1,184 @@
+"""Provides the rendering of an assistant turn's header and text.
+
+The header carries what the HTML export never shows: the model (when it changes from the
+previous assistant on the path), the turn's tokens and cost, and any stop reason other than a
+normal ``stop``/``toolUse``. Thinking blocks and tool calls of the same message are items of
+their own (see :mod:`piview.render.roles.tool` and :mod:`piview.render.roles.thinking`).
+"""
+
+from __future__ import annotations
+
+from rich.console import RenderableType
+from rich.text import Text
+
+from piview.model.types import AssistantMessage, DeferredHandle, Usage
+from piview.render.format import fmt_cost, fmt_duration_ms, fmt_time_of_day, fmt_tokens
+from piview.render.roles._common import (
+    Ctx,
+    Rendered,
+    blocks_plain,
+    blocks_renderables,
+    header,
+    indent,
+    marker,
+)
+from piview.render.sanitize import sanitize, sanitize_line
+from piview.render.theme import style
+
+__all__ = ["STOP_MARKS", "plain", "previous_model", "render", "usage_text"]
+
+STOP_MARKS: dict[str, str] = {
+    "error": "✗ error",
+    "aborted": "⊘ aborted",
+    "length": "✂ cut off (length)",
+    "deferred": "⏸ deferred",
+    "pending": "⋯ pending",
+}
+"""Header marks of the stop reasons worth pointing out."""
+
+_NORMAL_STOPS = ("stop", "toolUse", "", None)
+_MAX_WALK = 100_000
+
+
+def previous_model(ctx: Ctx) -> tuple[str, str] | None:
+    """``(provider, model)`` of the nearest assistant above this entry on its path."""
+    nodes = ctx.session.nodes
+    parents = ctx.session.tree.parents
+    p = parents[ctx.item.entry]
+    steps = 0
+    while p >= 0 and steps < _MAX_WALK:
+        m = nodes[p].message
+        if m is not None and m.role == "assistant":
+            return (str(m.provider or ""), str(m.model or ""))
+        p = parents[p]
+        steps += 1
+    return None
+
+
+def usage_text(usage: Usage | None) -> str:
+    """``↑1.2k ↓340 R12k W800 $0.0123`` (zero parts left out)."""
+    if usage is None:
+        return ""
+    if not any(_num(v) for v in (usage.input, usage.output, usage.cache_read, usage.cache_write)):
+        return ""  # an empty turn (error, abort): zeros are noise
+    parts = [f"↑{fmt_tokens(_num(usage.input))}", f"↓{fmt_tokens(_num(usage.output))}"]
+    if _num(usage.cache_read):
+        parts.append(f"R{fmt_tokens(_num(usage.cache_read))}")
+    if _num(usage.cache_write):
+        parts.append(f"W{fmt_tokens(_num(usage.cache_write))}")
+    return " ".join(parts)
+
+
+def _num(v: object) -> float:
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 0.0
+
+
+def _cost(usage: Usage | None) -> float:
+    if usage is None or usage.cost is None:
+        return 0.0
+    try:
+        return usage.cost.total_cost()
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _message(ctx: Ctx) -> AssistantMessage | None:
+    msg = getattr(ctx.entry, "message", None)
+    return msg if isinstance(msg, AssistantMessage) else None
+
+
+def _model_label(msg: AssistantMessage) -> str:
+    model = sanitize_line(msg.model) or "?"
+    provider = sanitize_line(msg.provider)
+    return f"{provider}/{model}" if provider else model
+
+
+def _deferred_line(d: DeferredHandle | None) -> str:
+    if d is None:
+        return "deferred: no handle"
+    parts = [f"deferred: {sanitize_line(d.provider)}/{sanitize_line(d.model_id)}"]
+    if d.id:
+        parts.append(f"id {sanitize_line(d.id)}")
+    if isinstance(d.expires_at, int | float):
+        parts.append(f"expires {_ms_clock(d.expires_at)}")
+    if isinstance(d.poll_after_ms, int | float):
+        parts.append(f"poll after {fmt_duration_ms(d.poll_after_ms)}")
+    return " · ".join(parts)
+
+
+def _ms_clock(ms: float) -> str:
+    from datetime import UTC, datetime
+
+    try:
+        iso = datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat()
+    except (OverflowError, OSError, ValueError):
+        return str(ms)
+    return fmt_time_of_day(iso) or str(ms)
+
+
+def render(ctx: Ctx) -> Rendered:
+    """Header ``● assistant · model · usage · cost · stop mark`` and the text blocks."""
+    msg = _message(ctx)
+    left = Text(f"{marker(ctx, '●')} assistant", style=style("piview.assistant"))
+    if msg is None:
+        return header(left, ctx.time, ctx.width), None
+    here = (str(msg.provider or ""), str(msg.model or ""))
+    if previous_model(ctx) != here:
+        left.append("  " + _model_label(msg), style=style("piview.model"))
+    if msg.response_model and msg.response_model != msg.model:
+        left.append(f" → {sanitize_line(msg.response_model)}", style=style("piview.model"))
+    stop = msg.stop_reason
+    if stop not in _NORMAL_STOPS:
+        mark = STOP_MARKS.get(stop, f"stop: {sanitize_line(stop)}")
+        bad = stop in ("error", "aborted")
+        left.append("  " + mark, style=style("piview.error" if bad else "piview.warning"))
+    usage = usage_text(msg.usage)
+    if usage:
+        left.append("  " + usage, style=style("piview.usage"))
+    cost = _cost(msg.usage)
+    if cost:
+        left.append(" " + fmt_cost(cost), style=style("piview.cost"))
+
+    body: list[RenderableType] = list(blocks_renderables(ctx, msg.content, key="a"))
+    if stop == "error":
+        text = sanitize(msg.error_message) or "the request failed (no error message)"
+        body.append(Text(f"Error: {text}", style=style("piview.error.text")))
+    elif stop == "aborted":
+        text = sanitize(msg.error_message) or "Operation aborted"
+        body.append(Text(text, style=style("piview.error.text")))
+    elif stop == "length":
+        body.append(Text("Output stopped at the token limit.", style=style("piview.warning")))
+    elif stop == "deferred":
+        body.append(Text(_deferred_line(msg.deferred), style=style("piview.warning")))
+    elif stop == "pending":
+        body.append(Text("Response still pending.", style=style("piview.warning")))
+    if msg.diagnostics:
+        body.append(_diagnostics_line(msg))
+    return header(left, ctx.time, ctx.width), indent(*body) if body else None
+
+
+def _diagnostics_line(msg: AssistantMessage) -> Text:
+    diags = msg.diagnostics or []
+    parts: list[str] = []
+    for d in diags[:3]:
+        s = sanitize_line(d.type) or "diagnostic"
+        if d.error is not None:
+            name = sanitize_line(d.error.name)
+            s += f": {name + ': ' if name else ''}{sanitize_line(d.error.message)}"
+        parts.append(s)
+    if len(diags) > 3:
+        parts.append(f"+{len(diags) - 3} more")
+    return Text("↻ " + " · ".join(parts), style=style("piview.dim"))
+
+
+def plain(ctx: Ctx) -> str:
+    """Model, text and error of the turn as plain text."""
+    msg = _message(ctx)
+    if msg is None:
+        return "assistant"
+    lines = [f"assistant {_model_label(msg)}", blocks_plain(msg.content)]
+    if msg.error_message:
+        lines.append(sanitize(msg.error_message))
+    if msg.stop_reason == "deferred":
+        lines.append(_deferred_line(msg.deferred))
+    return "\n".join(x for x in lines if x)

@@ -1,0 +1,103 @@
+"""Provides the rendering of ``!cmd`` / ``!!cmd`` shell runs (role ``bashExecution``).
+
+Like Pi's TUI: ``$ command``, the tail of the output (5 lines collapsed), the exit code in the
+error colour when non-zero, cancelled/truncated marks. ``!!`` runs never reach the model, which
+the header says plainly.
+"""
+
+from __future__ import annotations
+
+from rich.console import RenderableType
+from rich.text import Text
+
+from piview.model.types import BashExecutionMessage
+from piview.render.roles._common import (
+    Ctx,
+    Rendered,
+    code,
+    count_lines,
+    header,
+    indent,
+    lines_label,
+    marker,
+    more_line,
+    tail_lines,
+)
+from piview.render.sanitize import sanitize, sanitize_line
+from piview.render.theme import style
+
+__all__ = ["COLLAPSED_LINES", "is_error", "plain", "render"]
+
+COLLAPSED_LINES = 5
+"""Output lines (the last ones) shown while collapsed."""
+
+
+def _message(ctx: Ctx) -> BashExecutionMessage | None:
+    m = getattr(ctx.entry, "message", None)
+    return m if isinstance(m, BashExecutionMessage) else None
+
+
+def is_error(exit_code: object) -> bool:
+    """A real, non-zero exit code (absent/``null`` means cancelled or unknown, not an error)."""
+    return isinstance(exit_code, int | float) and not isinstance(exit_code, bool) and exit_code != 0
+
+
+def render(ctx: Ctx) -> Rendered:
+    """``$ command · exit N`` and the output's last lines (all of it when expanded)."""
+    m = _message(ctx)
+    left = Text(f"{marker(ctx)} ", style=style("piview.marker"))
+    if m is None:
+        left.append("$ ?", style("piview.bash"))
+        return header(left, ctx.time, ctx.width), None
+    cmd = sanitize(m.command).strip()
+    first, _, rest = cmd.partition("\n")
+    left.append("$ ", style("piview.bash"))
+    left.append(first or "?", style("piview.bash"))
+    if rest.strip():
+        left.append(" …", style("piview.dim"))
+    left.append("  ")
+    if m.cancelled:
+        left.append("⊘ cancelled", style("piview.warning"))
+    elif is_error(m.exit_code):
+        left.append(f"✗ exit {m.exit_code:g}", style("piview.error"))
+    elif m.exit_code is None:
+        left.append("exit ?", style("piview.dim"))
+    else:
+        left.append("✓ exit 0", style("piview.ok"))
+    output = sanitize(m.output).rstrip("\n")
+    n = count_lines(output)
+    if n:
+        left.append(f" · {lines_label(n)}", style("piview.dim"))
+    if m.truncated:
+        left.append(" · truncated", style("piview.warning"))
+    if m.exclude_from_context:
+        left.append("  !! not sent to the model", style("piview.hidden"))
+    body: list[RenderableType] = []
+    if ctx.expanded and rest.strip():
+        body.append(code(cmd, "command.sh"))
+    if output:
+        more = 0
+        if not ctx.expanded:
+            output, more = tail_lines(output, COLLAPSED_LINES)
+        if more:
+            body.append(more_line(more, earlier=True))
+        body.append(Text(output))
+    elif not m.cancelled:
+        body.append(Text("(no output)", style=style("piview.notice")))
+    if m.truncated:
+        note = "Output truncated."
+        if m.full_output_path:
+            note += f" Full output: {sanitize_line(m.full_output_path)}"
+        body.append(Text(note, style=style("piview.warning")))
+    head = header(left, ctx.time, ctx.width)
+    if m.exclude_from_context:
+        head.stylize(style("piview.hidden"))
+    return head, indent(*body) if body else None
+
+
+def plain(ctx: Ctx) -> str:
+    """Command and output."""
+    m = _message(ctx)
+    if m is None:
+        return "$"
+    return f"$ {sanitize(m.command)}\n{sanitize(m.output)}"

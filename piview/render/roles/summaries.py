@@ -1,0 +1,110 @@
+"""Provides the rendering of compactions and branch summaries.
+
+Both carry a Markdown summary written by the model. Collapsed they are one line (how many
+tokens were compacted, how long the summary is); expanded the summary is rendered.
+"""
+
+from __future__ import annotations
+
+from rich.console import RenderableType
+from rich.text import Text
+
+from piview.model.types import (
+    BranchSummaryEntry,
+    BranchSummaryMessage,
+    CompactionEntry,
+    CompactionSummaryMessage,
+)
+from piview.render.format import fmt_tokens
+from piview.render.roles._common import (
+    Ctx,
+    Rendered,
+    count_lines,
+    header,
+    indent,
+    lines_label,
+    markdown,
+    marker,
+)
+from piview.render.sanitize import sanitize, sanitize_line
+from piview.render.theme import style
+
+__all__ = ["plain_branch", "plain_compaction", "render_branch", "render_compaction"]
+
+
+def _compaction(ctx: Ctx) -> CompactionEntry | CompactionSummaryMessage | None:
+    e = ctx.entry
+    if isinstance(e, CompactionEntry):
+        return e
+    m = getattr(e, "message", None)
+    return m if isinstance(m, CompactionSummaryMessage) else None
+
+
+def _summary_body(ctx: Ctx, summary: str) -> RenderableType | None:
+    if not ctx.expanded:
+        return None
+    if not summary.strip():
+        return indent(Text("(empty summary)", style=style("piview.notice")))
+    return indent(markdown(summary))
+
+
+def render_compaction(ctx: Ctx) -> Rendered:
+    """``compacted · N tokens before`` and the summary (Markdown) when expanded."""
+    c = _compaction(ctx)
+    left = Text(f"{marker(ctx)} ", style=style("piview.marker"))
+    left.append("compacted", style("piview.summary"))
+    if c is None:
+        return header(left, ctx.time, ctx.width), None
+    tokens = c.tokens_before if isinstance(c.tokens_before, int | float) else 0
+    left.append(f" · {fmt_tokens(tokens)} tokens before", style("piview.dim"))
+    summary = sanitize(c.summary)
+    if isinstance(c, CompactionEntry):
+        if c.from_hook:
+            left.append(" · by an extension", style("piview.dim"))
+        kept = c.first_kept_entry_id
+        left.append(
+            f" · kept from {sanitize_line(kept)}" if kept else " · nothing kept",
+            style("piview.dim"),
+        )
+    if not ctx.expanded:
+        left.append(f" · summary {lines_label(count_lines(summary))}", style("piview.dim"))
+    return header(left, ctx.time, ctx.width), _summary_body(ctx, summary)
+
+
+def plain_compaction(ctx: Ctx) -> str:
+    """``compaction`` and the summary."""
+    c = _compaction(ctx)
+    return "compaction\n" + (sanitize(c.summary) if c is not None else "")
+
+
+def _branch(ctx: Ctx) -> BranchSummaryEntry | BranchSummaryMessage | None:
+    e = ctx.entry
+    if isinstance(e, BranchSummaryEntry):
+        return e
+    m = getattr(e, "message", None)
+    return m if isinstance(m, BranchSummaryMessage) else None
+
+
+def render_branch(ctx: Ctx) -> Rendered:
+    """``branch summary`` and the summary (Markdown) when expanded."""
+    b = _branch(ctx)
+    left = Text(f"{marker(ctx)} ", style=style("piview.marker"))
+    left.append("branch summary", style("piview.summary"))
+    if b is None:
+        return header(left, ctx.time, ctx.width), None
+    summary = sanitize(b.summary)
+    if b.from_id:
+        left.append(f" · from {sanitize_line(b.from_id)}", style("piview.dim"))
+    if isinstance(b, BranchSummaryEntry) and b.from_hook:
+        left.append(" · by an extension", style("piview.dim"))
+    if not summary.strip():
+        left.append(" · empty", style("piview.dim"))
+    elif not ctx.expanded:
+        left.append(f" · {lines_label(count_lines(summary))}", style("piview.dim"))
+    return header(left, ctx.time, ctx.width), _summary_body(ctx, summary)
+
+
+def plain_branch(ctx: Ctx) -> str:
+    """``branch summary`` and the summary."""
+    b = _branch(ctx)
+    return "branch summary\n" + (sanitize(b.summary) if b is not None else "")

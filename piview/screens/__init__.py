@@ -1,0 +1,1 @@
+"""Provides piview's screens."""

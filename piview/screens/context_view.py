@@ -1,0 +1,193 @@
+"""Provides :class:`ContextScreen`: what the model had in context at one entry."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from piview.model import build_context, system_prompt_state
+from piview.model.types import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomMessageEntry,
+    MessageEntry,
+    TextContent,
+)
+from piview.render.format import fmt_tokens
+from piview.render.sanitize import sanitize_line
+
+if TYPE_CHECKING:
+    from piview.model import ContextItem, Session
+
+__all__ = ["ContextScreen", "context_renderable"]
+
+
+def _preview(session: Session, item: ContextItem) -> tuple[str, str]:
+    """(label, one-line text) of a context item."""
+    e = session.entry(item.index)
+    if item.kind == "compaction_summary" and isinstance(e, CompactionEntry):
+        return "compaction summary", e.summary
+    if item.kind == "retained" and isinstance(e, CompactionEntry) and e.retained_tail:
+        m = e.retained_tail[item.tail_index or 0]
+        return f"retained {type(m).__name__}", _text(getattr(m, "content", ""))
+    if isinstance(e, BranchSummaryEntry):
+        return "branch summary", e.summary
+    if isinstance(e, CustomMessageEntry):
+        hidden = "" if e.display else " (hidden in the chat, seen by the model)"
+        return f"[{e.custom_type}]{hidden}", _text(e.content)
+    if isinstance(e, MessageEntry) and e.message is not None:
+        m = e.message
+        role = getattr(m, "unknown_role", None) or m.__struct_config__.tag
+        if role == "toolResult":
+            return f"toolResult {getattr(m, 'tool_name', '')}", _text(getattr(m, "content", ""))
+        if role == "bashExecution":
+            return "bash (as user text)", "$ " + getattr(m, "command", "")
+        if role == "custom":
+            return f"[{getattr(m, 'custom_type', '')}]", _text(getattr(m, "content", ""))
+        if role == "assistant":
+            parts = [b.text for b in getattr(m, "content", []) if isinstance(b, TextContent)]
+            calls = [
+                getattr(b, "name", "")
+                for b in getattr(m, "content", [])
+                if type(b).__name__ == "ToolCall"
+            ]
+            text = " ".join(parts) or ("calls " + ", ".join(calls) if calls else "")
+            return "assistant", text
+        return str(role), _text(getattr(m, "content", ""))
+    return item.kind, ""
+
+
+def _text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(
+            b.text if isinstance(b, TextContent) else f"[{type(b).__name__}]" for b in content
+        )
+    return ""
+
+
+def _context_tokens(session: Session, path: list[int]) -> float | None:
+    """Tokens the model read at the entry: the next assistant turn's input + cache read."""
+    nodes = session.nodes
+    end = path[-1]
+    after = [c for c in session.tree.children[end]] if end >= 0 else []
+    for i in after + path[::-1]:
+        m = nodes[i].message
+        if m is not None and m.role == "assistant" and m.usage is not None:
+            u = m.usage
+            return float(u.input or 0) + float(u.cache_read or 0) + float(u.cache_write or 0)
+    return None
+
+
+def context_renderable(session: Session, at: int) -> Group:
+    """The context view's content at entry ``at``."""
+    ctx = build_context(session, at)
+    out: list[RenderableType] = []
+    out.append(
+        Text.assemble(
+            ("context at ", "bold"),
+            (session.ids[at], "bold cyan"),
+            f"  ·  {len(ctx.items)} message(s)  ·  model {ctx.model or '?'}"
+            f"  ·  thinking {ctx.thinking_level}",
+        )
+    )
+    sp = system_prompt_state(session, at)
+    if sp.messages:
+        out.append(Text("\nsystem prompt", style="bold underline"))
+        for i, text in sp.prompts:
+            out.append(Text(f"  {session.ids[i]}  " + sanitize_line(text)[:200]))
+        for name, (_i, text) in sp.sections.items():
+            out.append(Text(f"  § {name}: " + sanitize_line(text)[:160], style="cyan"))
+        for name in sp.removed_sections:
+            out.append(Text(f"  § {name}: removed", style="dim strike"))
+        tools = ", ".join(sp.tools) or "none"
+        out.append(Text(f"  tools: {tools}", style="yellow"))
+        if sp.removed_tools:
+            out.append(Text("  removed: " + ", ".join(sp.removed_tools), style="dim"))
+    if ctx.compaction is not None:
+        out.append(
+            Text(
+                f"\ncompaction {session.ids[ctx.compaction]} replaced "
+                f"{len(ctx.hidden_by_compaction)} earlier entries with its summary",
+                style="yellow",
+            )
+        )
+    total = _context_tokens(session, ctx.path)
+    sizes = [max(1, session.index.lengths[it.index]) for it in ctx.items]
+    weight = sum(sizes) or 1
+    table = Table(show_edge=False, expand=True, pad_edge=False)
+    table.add_column("#", justify="right", width=4)
+    table.add_column("entry", width=8, no_wrap=True)
+    table.add_column("kind", width=22, no_wrap=True)
+    table.add_column("text", ratio=1, no_wrap=True, overflow="ellipsis")
+    table.add_column("≈ tokens", justify="right", width=9)
+    for n, (item, size) in enumerate(zip(ctx.items, sizes, strict=True), 1):
+        label, text = _preview(session, item)
+        share = fmt_tokens(total * size / weight) if total else "–"
+        table.add_row(
+            str(n),
+            session.ids[item.index][:8],
+            sanitize_line(label),
+            sanitize_line(text)[:300],
+            share,
+        )
+    out.append(Text("\nmessages", style="bold underline"))
+    out.append(table)
+    if total:
+        out.append(
+            Text(
+                f"\n≈ token shares split the next turn's {fmt_tokens(total)} input tokens "
+                "(input + cache) by each message's size in the file.",
+                style="dim",
+            )
+        )
+    if ctx.excluded:
+        out.append(
+            Text(
+                f"{len(ctx.excluded)} entries on the path are not sent to the model "
+                "(settings, labels, extension state, !! bash).",
+                style="dim",
+            )
+        )
+    return Group(*out)
+
+
+class ContextScreen(ModalScreen[None]):
+    """A modal with the model's context at one entry. Escape closes it."""
+
+    BINDINGS = [Binding("escape,q,c", "dismiss", "Close")]
+
+    DEFAULT_CSS = """
+    ContextScreen { align: center middle; }
+    ContextScreen > VerticalScroll {
+        width: 96%; height: 92%; border: round $primary; background: $surface; padding: 0 1;
+    }
+    """
+
+    def __init__(self, session: Session, at: int) -> None:
+        super().__init__()
+        self.session = session
+        self.at = at
+
+    def compose(self) -> ComposeResult:
+        """The content in a scrollable box."""
+        with VerticalScroll():
+            yield Static(context_renderable(self.session, self.at))
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Focus the scroll area."""
+        self.query_one(VerticalScroll).focus()
+
+    def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
+        """Close the context view."""
+        self.dismiss(None)

@@ -1,0 +1,368 @@
+"""Provides :class:`SessionScreen`: header, branch panel, transcript, usage sidebar, footer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from piview.model import usage_report
+from piview.render.format import fmt_iso_short
+from piview.render.sanitize import sanitize_line
+from piview.widgets.branch_panel import BranchPanel
+from piview.widgets.transcript import Transcript
+from piview.widgets.usage_sidebar import UsageSidebar
+
+if TYPE_CHECKING:
+    from piview.model import Session
+
+__all__ = ["SessionScreen"]
+
+
+def session_title(session: Session) -> str:
+    """The session's name, else its first user message, else its file name."""
+    if session.name:
+        return session.name
+    for i, node in enumerate(session.nodes):
+        if node.message is not None and node.message.role == "user":
+            entry = session.entry(i)
+            content = getattr(entry, "message", None)
+            content = getattr(content, "content", "")
+            if isinstance(content, str):
+                text = content
+            else:
+                text = " ".join(getattr(b, "text", "") for b in content)
+            text = " ".join(text.split())
+            if text:
+                return text[:80] + ("…" if len(text) > 80 else "")
+    return session.path.name
+
+
+def session_models(session: Session) -> list[str]:
+    """Distinct ``provider/model`` of the assistant messages, in order of first use."""
+    seen: dict[str, None] = {}
+    for node in session.nodes:
+        m = node.message
+        if m is not None and m.role == "assistant" and m.model:
+            seen.setdefault(f"{m.model}", None)
+    return list(seen)
+
+
+class SessionScreen(Screen[None]):
+    """One session: the transcript of a branch, with the tree and usage beside it.
+
+    | Key(s) | Description |
+    | :- | :- |
+    | b | Toggle the branch panel |
+    | u | Toggle the usage sidebar |
+    | H | Show or hide hidden entries |
+    | / | Search the transcript |
+    | i | Inspect the focused tool call |
+    | T | Tools view: every tool call of the branch |
+    | c | Context view: what the model saw at the focused entry |
+    | x | Export the branch (HTML) to the current directory |
+    | escape | Close the search, leave the panel, or go back to the picker |
+    """
+
+    BINDINGS = [
+        Binding("b", "toggle_branches", "Branches"),
+        Binding("u", "toggle_usage", "Usage"),
+        Binding("H", "toggle_hidden", "Hidden"),
+        Binding("slash", "search", "Search"),
+        Binding("i", "inspect", "Inspect"),
+        Binding("T", "tools", "Tools"),
+        Binding("c", "context", "Context"),
+        Binding("x", "export", "Export"),
+        Binding("escape", "escape", "Back", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    SessionScreen { layout: vertical; }
+    SessionScreen #title { height: 1; background: $panel; color: $text; padding: 0 1; }
+    SessionScreen #body { height: 1fr; }
+    SessionScreen BranchPanel { width: 48; display: none; border-right: vkey $primary 40%; }
+    SessionScreen BranchPanel.-visible { display: block; }
+    SessionScreen UsageSidebar { width: 36; display: none; border-left: vkey $primary 40%; }
+    SessionScreen UsageSidebar.-visible { display: block; }
+    SessionScreen #search { dock: bottom; display: none; height: 3; }
+    SessionScreen #search.-visible { display: block; }
+    SessionScreen #status { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        *,
+        leaf: int | None = None,
+        follow: bool = True,
+        from_picker: bool = False,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.follow = follow
+        self.from_picker = from_picker
+        # --leaf may name any entry: show the branch through it, down to its newest leaf.
+        self._focus_entry = leaf
+        self.leaf = session.tree.newest_leaf(leaf) if leaf is not None else session.tree.leaf
+
+    def compose(self) -> ComposeResult:
+        """Header, the three panes and the footer."""
+        yield Static(self._title_text(), id="title")
+        with Horizontal(id="body"):
+            yield BranchPanel(self.session, id="branches")
+            yield Transcript(self.session, id="transcript")
+            yield UsageSidebar(id="usage")
+        yield Input(placeholder="search this branch (enter: find, escape: close)", id="search")
+        yield Static("", id="status")
+        yield Footer()
+
+    def _title_text(self) -> Text:
+        s = self.session
+        header = s.header
+        models = session_models(s)
+        parts = [
+            Text(sanitize_line(session_title(s)), style="bold"),
+            Text(sanitize_line(header.cwd) if header and header.cwd else "", style="dim"),
+            Text(", ".join(models[:3]) + (" …" if len(models) > 3 else ""), style="cyan"),
+            Text(fmt_iso_short(header.timestamp) if header else "", style="dim"),
+        ]
+        return Text("  ·  ").join(p for p in parts if p.plain)
+
+    def on_mount(self) -> None:
+        """Show the branch, tell the user about damaged lines, and start following the file."""
+        self.show_branch(self.leaf, focus_entry=self._focus_entry)
+        self.query_one(Transcript).focus()
+        if self.follow:
+            self.set_interval(0.5, self._poll, name="follow")
+        # A torn last line is normal while Pi writes: not damage while we follow the file.
+        bad = [b for b in self.session.bad_lines if not (b.torn and self.follow)]
+        if bad:
+            where = ", ".join(str(b.line) for b in bad[:5]) + (" …" if len(bad) > 5 else "")
+            self.notify(
+                f"{len(bad)} damaged line(s) skipped (line {where}); see piview info for reasons",
+                title="Damaged file",
+                severity="warning",
+                timeout=10,
+            )
+
+    # ------------------------------------------------------------------ branches
+
+    def show_branch(self, leaf: int | None, *, focus_entry: int | None = None) -> None:
+        """Show the path from the root to ``leaf``, with ``focus_entry`` in view."""
+        tree = self.session.tree
+        self.leaf = leaf
+        path = tree.path(leaf) if leaf is not None else []
+        self.query_one(Transcript).set_path(path, focus_entry=focus_entry)
+        self.query_one(BranchPanel).set_active(leaf if leaf is not None else -1)
+        self.query_one(UsageSidebar).show(usage_report(self.session.nodes, path))
+        self._update_status()
+
+    # ------------------------------------------------------------------ follow
+
+    def _poll(self) -> None:
+        s = self.session
+        old_latest = s.tree.leaf
+        old_count = len(s)
+        change = s.poll()
+        if change == "replaced":
+            self._reload()
+            return
+        if change != "appended":
+            return
+        new = len(s) - old_count
+        latest = s.tree.leaf
+        transcript = self.query_one(Transcript)
+        watching_latest = self.leaf == old_latest
+        if watching_latest and latest is not None:
+            continues = old_latest is None or s.tree.is_ancestor(old_latest, latest)
+            at_end = transcript.following_end
+            self.leaf = latest
+            transcript.update_path(s.tree.path(latest))
+            if not continues:
+                self.notify("Pi moved to another branch: following its new leaf", timeout=5)
+            elif not at_end:
+                self.notify(
+                    f"{new} new entr{'y' if new == 1 else 'ies'} below (G to jump)", timeout=4
+                )
+        else:
+            self.notify(
+                f"{new} new entr{'y' if new == 1 else 'ies'} on another branch (b to browse)",
+                timeout=4,
+            )
+        self.query_one(BranchPanel).set_session(s, self.leaf)
+        path = s.tree.path(self.leaf) if self.leaf is not None else []
+        self.query_one(UsageSidebar).show(usage_report(s.nodes, path))
+        self._update_status()
+
+    def _reload(self) -> None:
+        from piview.model import SessionOpenError, load_session
+
+        try:
+            fresh = load_session(self.session.path)
+        except SessionOpenError as exc:
+            self.notify(f"The file changed and cannot be read again: {exc}", severity="error")
+            return
+        self.session.close()
+        self.app.switch_screen(
+            SessionScreen(fresh, follow=self.follow, from_picker=self.from_picker)
+        )
+        self.app.notify("The file was truncated or replaced: reloaded", timeout=5)
+
+    @on(BranchPanel.EntrySelected)
+    def _on_entry_selected(self, event: BranchPanel.EntrySelected) -> None:
+        self.show_branch(event.leaf, focus_entry=event.entry)
+        self.query_one(Transcript).focus()
+
+    @on(Transcript.CursorMoved)
+    def _on_cursor(self, event: Transcript.CursorMoved) -> None:
+        self._update_status()
+
+    def _update_status(self) -> None:
+        t = self.query_one(Transcript)
+        s = self.session
+        parts = []
+        if t.items:
+            parts.append(f"block {t.cursor + 1}/{len(t.items)}")
+        if self.leaf is not None:
+            on_latest = self.leaf == s.tree.leaf
+            parts.append(
+                f"branch to {s.ids[self.leaf][:8]}" + ("" if on_latest else " (not the latest)")
+            )
+            n_leaves = len(s.tree.leaves())
+            if n_leaves > 1:
+                parts.append(f"{n_leaves} leaves")
+        if t.show_hidden:
+            parts.append("showing hidden")
+        search = t.search_state
+        if search is not None:
+            q, cur, total = search
+            parts.append(f"/{q}: {cur}/{total}" if total else f"/{q}: no match")
+        self.query_one("#status", Static).update("  ·  ".join(parts))
+
+    # ------------------------------------------------------------------ actions
+
+    def action_toggle_branches(self) -> None:
+        """Show or hide the branch panel (focused when shown)."""
+        panel = self.query_one(BranchPanel)
+        panel.toggle_class("-visible")
+        if panel.has_class("-visible"):
+            panel.focus()
+        else:
+            self.query_one(Transcript).focus()
+
+    def action_toggle_usage(self) -> None:
+        """Show or hide the usage sidebar."""
+        self.query_one(UsageSidebar).toggle_class("-visible")
+
+    def action_toggle_hidden(self) -> None:
+        """Show or hide hidden entries (display:false custom messages, extension state)."""
+        t = self.query_one(Transcript)
+        t.set_show_hidden(not t.show_hidden)
+        self.notify(
+            "Showing hidden entries" if t.show_hidden else "Hiding hidden entries", timeout=2
+        )
+        self._update_status()
+
+    def action_search(self) -> None:
+        """Open the search field."""
+        box = self.query_one("#search", Input)
+        box.add_class("-visible")
+        box.focus()
+
+    def action_escape(self) -> None:
+        """Close the search field, leave the branch panel, or go back to the picker."""
+        box = self.query_one("#search", Input)
+        if box.has_class("-visible"):
+            box.remove_class("-visible")
+            self.query_one(Transcript).focus()
+            return
+        panel = self.query_one(BranchPanel)
+        if panel.has_class("-visible") and panel.has_focus:
+            self.query_one(Transcript).focus()
+            return
+        if self.from_picker:
+            self.session.close()
+            self.dismiss(None)
+
+    def _focused_call(self) -> tuple[int, int] | None:
+        item = self.query_one(Transcript).current_item
+        if item is None:
+            return None
+        if item.kind == "tool":
+            return item.entry, item.part
+        if item.kind == "orphan_result":
+            return item.entry, -1
+        return None
+
+    def action_inspect(self) -> None:
+        """Open the tool-call inspector on the focused call."""
+        from piview.screens.inspector import ToolInspector
+
+        ref = self._focused_call()
+        if ref is None:
+            self.notify("Focus a tool call first (j/k), then press i", timeout=3)
+            return
+        self.app.push_screen(ToolInspector(self.session, *ref))
+
+    def action_tools(self) -> None:
+        """Open the tools view; Enter there jumps to the call."""
+        from piview.screens.tools_view import ToolsScreen
+
+        transcript = self.query_one(Transcript)
+
+        def jump(ref: tuple[int, int] | None) -> None:
+            if ref is None:
+                return
+            entry, part = ref
+            for k, item in enumerate(transcript.items):
+                if item.entry == entry and (part < 0 or item.part == part):
+                    transcript.focus_item(k)
+                    return
+
+        self.app.push_screen(ToolsScreen(self.session, transcript.path), jump)
+
+    def action_context(self) -> None:
+        """Show what the model had in context at the focused entry."""
+        from piview.screens.context_view import ContextScreen
+
+        entry = self.query_one(Transcript).current_entry
+        if entry is None:
+            entry = self.leaf
+        if entry is None:
+            return
+        self.app.push_screen(ContextScreen(self.session, entry))
+
+    def action_export(self) -> None:
+        """Export the branch shown as one HTML file in the current directory."""
+        from pathlib import Path
+
+        from piview.export import export_branch
+
+        leaf = self.leaf
+        tag = self.session.ids[leaf][:8] if leaf is not None else "empty"
+        out = Path.cwd() / f"{self.session.path.stem}-{tag}.html"
+        try:
+            written = export_branch(
+                self.session, leaf, fmt="html", tools="preview", thinking=True, out=out
+            )
+        except OSError as exc:
+            self.notify(f"Export failed: {exc}", severity="error")
+            return
+        self.notify(f"Exported the branch to {written}", timeout=6)
+
+    @on(Input.Submitted, "#search")
+    def _on_search(self, event: Input.Submitted) -> None:
+        t = self.query_one(Transcript)
+        count = t.search(event.value)
+        box = self.query_one("#search", Input)
+        box.remove_class("-visible")
+        t.focus()
+        if event.value.strip() and not count:
+            self.notify(f"No match for {event.value.strip()!r} on this branch", timeout=3)
+        self._update_status()

@@ -1,0 +1,490 @@
+"""Provides :class:`BranchPanel`: the session tree as Pi's ``/tree`` draws it, one line per row.
+
+A Line-API list over :func:`piview.model.treeview.flatten`: only the rows on screen are drawn
+and only their texts are read from the file (and cached), so a 20,000-entry session opens as
+fast as a short one. See ``docs`` in ``textual-stack.md`` section 5 for why this is not a
+``Tree`` widget.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import ClassVar
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from piview.model.session import Session
+from piview.model.treeview import (
+    FilterMode,
+    Folds,
+    Row,
+    TreeRows,
+    flatten,
+    next_filter,
+    row_kind,
+    row_text,
+)
+
+__all__ = ["BranchPanel"]
+
+_TEXT_CACHE = 4096
+_ROLE_PREFIXES = ("user: ", "assistant: ")
+
+
+class BranchPanel(ScrollView, can_focus=True):
+    """The branches of a session: a cursor list of Pi's ``/tree`` rows.
+
+    Each row shows the tree art (``├─ └─ │``), a fold marker on segment starts (``⊟`` open,
+    ``⊞`` folded, with the number of hidden entries), ``•`` on the active path, the entry's
+    ``[label]``, its one-line text, and ``◀ leaf`` on the active leaf. The last line reads
+    ``(i/n) [filter]``. Segments off the active path start folded.
+
+    | Key | Description |
+    | :- | :- |
+    | up, k | Move the cursor up. |
+    | down, j | Move the cursor down. |
+    | pageup / pagedown | Move the cursor by a page. |
+    | home, g / end, G | First / last row. |
+    | enter | Select the entry: posts :class:`BranchPanel.EntrySelected`. |
+    | space | Fold or unfold the segment under the cursor. |
+    | left, h | Fold the segment, or jump to the start of the enclosing one. |
+    | right, l | Unfold the segment, or jump to the next branch start. |
+    | f / F | Next / previous filter: default, no-tools, user-only, labeled-only, all. |
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "move(-1)", "Up", show=False),
+        Binding("down,j", "move(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home,g", "jump_to(0)", "First", show=False),
+        Binding("end,G", "jump_to(-1)", "Last", show=False),
+        Binding("enter", "select", "Show"),
+        Binding("space", "toggle_fold", "Fold", show=False),
+        Binding("left,h", "fold", "Fold", show=False),
+        Binding("right,l", "unfold", "Unfold", show=False),
+        Binding("f", "cycle_filter(1)", "Filter"),
+        Binding("F", "cycle_filter(-1)", "Filter back", show=False),
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "branch-panel--cursor",
+        "branch-panel--guide",
+        "branch-panel--fold",
+        "branch-panel--path",
+        "branch-panel--label",
+        "branch-panel--leaf",
+        "branch-panel--count",
+        "branch-panel--footer",
+        "branch-panel--user",
+        "branch-panel--assistant",
+        "branch-panel--error",
+        "branch-panel--tool",
+        "branch-panel--summary",
+        "branch-panel--custom",
+        "branch-panel--meta",
+    }
+    """
+    | Class | Description |
+    | :- | :- |
+    | `branch-panel--cursor` | The row under the cursor. |
+    | `branch-panel--guide` | Tree art: guides and connectors. |
+    | `branch-panel--fold` | Fold markers ``⊟``/``⊞``. |
+    | `branch-panel--path` | The ``•`` of the active path. |
+    | `branch-panel--label` | ``[label]`` bookmarks. |
+    | `branch-panel--leaf` | The active leaf marker. |
+    | `branch-panel--count` | Hidden-entry counts of folded rows. |
+    | `branch-panel--footer` | The ``(i/n) [filter]`` line. |
+    | `branch-panel--user` ... `--meta` | Row text by kind of entry. |
+    """
+
+    DEFAULT_CSS = """
+    BranchPanel {
+        height: 1fr;
+        overflow-x: hidden;
+        overflow-y: auto;
+        scrollbar-size-vertical: 1;
+    }
+    BranchPanel > .branch-panel--cursor {
+        background: $block-cursor-blurred-background;
+        text-style: $block-cursor-blurred-text-style;
+    }
+    BranchPanel:focus > .branch-panel--cursor {
+        background: $block-cursor-background;
+        text-style: $block-cursor-text-style;
+    }
+    BranchPanel > .branch-panel--guide { color: $text-muted; }
+    BranchPanel > .branch-panel--fold { color: $text-accent; }
+    BranchPanel > .branch-panel--path { color: $text-accent; }
+    BranchPanel > .branch-panel--label { color: $text-warning; }
+    BranchPanel > .branch-panel--leaf { color: $text-accent; text-style: bold; }
+    BranchPanel > .branch-panel--count { color: $text-muted; }
+    BranchPanel > .branch-panel--footer { color: $text-muted; }
+    BranchPanel > .branch-panel--user { color: $text-accent; }
+    BranchPanel > .branch-panel--assistant { color: $text-success; }
+    BranchPanel > .branch-panel--error { color: $text-error; }
+    BranchPanel > .branch-panel--tool { color: $text-muted; }
+    BranchPanel > .branch-panel--summary { color: $text-warning; }
+    BranchPanel > .branch-panel--custom { color: $text-secondary; }
+    BranchPanel > .branch-panel--meta { color: $text-muted; }
+    """
+
+    class EntrySelected(Message):
+        """An entry was chosen: show the path through ``entry`` down to ``leaf``."""
+
+        def __init__(self, panel: BranchPanel, entry: int, leaf: int) -> None:
+            self.panel = panel
+            """The panel the entry was chosen in."""
+            self.entry = entry
+            """The chosen entry (index in file order): bring it into view."""
+            self.leaf = leaf
+            """The leaf of the path to show: the active leaf when ``entry`` is on the
+            active path, else the newest leaf under ``entry`` (Pi's export rule)."""
+            super().__init__()
+
+        @property
+        def control(self) -> BranchPanel:
+            """The panel (for ``@on(BranchPanel.EntrySelected, "#id")``)."""
+            return self.panel
+
+    filter_mode: reactive[FilterMode] = reactive[FilterMode]("default")
+    """Which entries are shown."""
+    cursor: reactive[int] = reactive(0, always_update=True)
+    """Row index of the cursor."""
+
+    def __init__(
+        self,
+        session: Session | None = None,
+        leaf: int | None = None,
+        *,
+        filter_mode: FilterMode = "default",
+        name: str | None = None,
+        id: str | None = None,  # noqa: A002 - Textual's parameter name
+        classes: str | None = None,
+        disabled: bool = False,
+    ) -> None:
+        """Create the panel.
+
+        Args:
+            session: the session to show (or set it later with :meth:`set_session`).
+            leaf: the active leaf (default: the file's leaf).
+            filter_mode: the initial filter.
+        """
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        self._session: Session | None = None
+        self._leaf: int | None = None
+        self._folds = Folds()
+        self._tree_rows: TreeRows | None = None
+        self._texts: OrderedDict[int, str] = OrderedDict()
+        self.set_reactive(BranchPanel.filter_mode, filter_mode)
+        if session is not None:
+            self.set_session(session, leaf)
+
+    # ----------------------------------------------------------------- public API
+
+    @property
+    def session(self) -> Session | None:
+        """The session shown."""
+        return self._session
+
+    @property
+    def leaf(self) -> int | None:
+        """The active leaf."""
+        return self._leaf
+
+    @property
+    def rows(self) -> list[Row]:
+        """The rows currently listed."""
+        return self._tree_rows.rows if self._tree_rows is not None else []
+
+    @property
+    def tree_rows(self) -> TreeRows | None:
+        """The flattened rows with their visible tree."""
+        return self._tree_rows
+
+    @property
+    def cursor_entry(self) -> int | None:
+        """The entry under the cursor."""
+        rows = self.rows
+        return rows[self.cursor].entry if 0 <= self.cursor < len(rows) else None
+
+    def set_session(self, session: Session, leaf: int | None = None) -> None:
+        """Show ``session`` with ``leaf`` active; the cursor goes to the leaf."""
+        self._session = session
+        if leaf is None or not 0 <= leaf < len(session):
+            leaf = session.tree.leaf
+        self._leaf = leaf
+        self._folds = Folds()
+        self._texts.clear()
+        self._rebuild(keep=self._leaf)
+
+    def set_active(self, leaf: int | None) -> None:
+        """Make ``leaf`` the active leaf: re-mark the active path and unfold it.
+
+        The cursor stays on its entry (or its nearest shown ancestor). ``None`` or an
+        index out of range means the file's leaf.
+        """
+        if self._session is None:
+            return
+        if leaf is None or not 0 <= leaf < len(self._session):
+            leaf = self._session.tree.leaf
+        self._leaf = leaf
+        if leaf is not None:
+            self._folds.open_path(self._session.tree.path(leaf))
+        self._rebuild(keep=self.cursor_entry)
+
+    def move_to_entry(self, entry: int) -> None:
+        """Put the cursor on ``entry``, unfolding what hides it."""
+        if self._session is None or self._tree_rows is None:
+            return
+        if entry not in self._tree_rows.row_of:
+            path = self._session.tree.path(entry)
+            for i in path[:-1]:
+                self._folds.set(i, False)
+            self._rebuild(keep=entry)
+        else:
+            self.cursor = self._tree_rows.row_of[entry]
+
+    def row_text(self, entry: int) -> str:
+        """The cached one-line text of ``entry``."""
+        text = self._texts.get(entry)
+        if text is not None:
+            self._texts.move_to_end(entry)
+            return text
+        assert self._session is not None
+        try:
+            text = row_text(self._session, entry)
+        except OSError:
+            text = "[unreadable]"
+        self._texts[entry] = text
+        if len(self._texts) > _TEXT_CACHE:
+            self._texts.popitem(last=False)
+        return text
+
+    # ----------------------------------------------------------------- state
+
+    def _rebuild(self, keep: int | None) -> None:
+        if self._session is None:
+            return
+        self._tree_rows = flatten(self._session, self._leaf, self.filter_mode, self._folds)
+        row = self._tree_rows.nearest_row(keep)
+        self._update_virtual_size()
+        self.cursor = row if row is not None else 0
+        self.refresh()
+
+    def _update_virtual_size(self) -> None:
+        width = self.scrollable_content_region.width
+        self.virtual_size = Size(width, len(self.rows) + 1)
+
+    def validate_cursor(self, value: int) -> int:
+        """Clamp the cursor to the rows."""
+        return max(0, min(value, len(self.rows) - 1))
+
+    def watch_cursor(self) -> None:
+        """Keep the cursor row in view."""
+        self._scroll_to_cursor()
+        self.refresh()
+
+    def watch_filter_mode(self) -> None:
+        """Re-filter, keeping the cursor on its entry or its nearest shown ancestor."""
+        self._rebuild(keep=self.cursor_entry)
+
+    def _body_height(self) -> int:
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def _scroll_to_cursor(self) -> None:
+        top = round(self.scroll_y)
+        body = self._body_height()
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + body:
+            self.scroll_to(y=self.cursor - body + 1, animate=False, immediate=True)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Track the width and keep the cursor in view."""
+        self._update_virtual_size()
+        self._scroll_to_cursor()
+
+    # ----------------------------------------------------------------- actions
+
+    def action_move(self, delta: int) -> None:
+        """Move the cursor by ``delta`` rows."""
+        self.cursor += delta
+
+    def action_page(self, direction: int) -> None:
+        """Move the cursor by a page."""
+        self.cursor += direction * self._body_height()
+
+    def action_jump_to(self, row: int) -> None:
+        """Move the cursor to ``row`` (negative counts from the end)."""
+        self.cursor = row if row >= 0 else len(self.rows) + row
+
+    def action_select(self) -> None:
+        """Post :class:`EntrySelected` for the row under the cursor."""
+        entry = self.cursor_entry
+        if entry is None or self._session is None:
+            return
+        tree = self._session.tree
+        leaf = self._leaf
+        if leaf is None or not tree.is_ancestor(entry, leaf):
+            leaf = tree.newest_leaf(entry)
+        self.post_message(self.EntrySelected(self, entry, leaf))
+
+    def action_toggle_fold(self) -> None:
+        """Fold or unfold the segment under the cursor."""
+        row = self._fold_target()
+        if row is not None:
+            self._set_fold(row, not self.rows[row].folded)
+
+    def action_fold(self) -> None:
+        """Fold the cursor's segment, or go to the start of the enclosing segment."""
+        rows = self.rows
+        if not rows:
+            return
+        row = rows[self.cursor]
+        if row.expanded:
+            self._set_fold(self.cursor, True)
+            return
+        assert self._tree_rows is not None
+        start = self._tree_rows.segment_start(self.cursor)
+        if start is not None:
+            self.cursor = start
+
+    def action_unfold(self) -> None:
+        """Unfold the cursor's segment, or go to the next branch start below."""
+        rows = self.rows
+        if not rows:
+            return
+        if rows[self.cursor].folded:
+            self._set_fold(self.cursor, False)
+            return
+        for k in range(self.cursor + 1, len(rows)):
+            if rows[k].connector:
+                self.cursor = k
+                return
+
+    def action_cycle_filter(self, step: int) -> None:
+        """Switch to the next (or previous) filter mode."""
+        self.filter_mode = next_filter(self.filter_mode, step)
+
+    def _fold_target(self) -> int | None:
+        rows = self.rows
+        if not rows:
+            return None
+        if rows[self.cursor].foldable:
+            return self.cursor
+        assert self._tree_rows is not None
+        return self._tree_rows.segment_start(self.cursor)
+
+    def _set_fold(self, row: int, folded: bool) -> None:
+        entry = self.rows[row].entry
+        self._folds.set(entry, folded)
+        self._rebuild(keep=entry)
+
+    # ----------------------------------------------------------------- mouse
+
+    def on_click(self, event: events.Click) -> None:
+        """A click moves the cursor to the row and selects it."""
+        y = event.y
+        if y >= self.scrollable_content_region.height - 1:
+            return
+        row = round(self.scroll_y) + y
+        if 0 <= row < len(self.rows):
+            self.cursor = row
+            self.action_select()
+
+    # ----------------------------------------------------------------- rendering
+
+    def render_line(self, y: int) -> Strip:
+        """Draw one line of the viewport: a row, or the footer on the last line."""
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if y == self.scrollable_content_region.height - 1:
+            return self._footer(width, base)
+        rows = self.rows
+        index = round(self.scroll_y) + y
+        if not rows and y == 0:
+            style = self.get_component_rich_style("branch-panel--footer", partial=True)
+            return Strip([Segment("  No entries", style)]).crop_extend(0, width, base)
+        if not 0 <= index < len(rows):
+            return Strip.blank(width, base)
+        return self._row_strip(rows[index], index == self.cursor, width, base)
+
+    def _footer(self, width: int, base: Style) -> Strip:
+        n = len(self.rows)
+        text = f"  ({self.cursor + 1 if n else 0}/{n}) [{self.filter_mode}]"
+        style = self.get_component_rich_style("branch-panel--footer", partial=True)
+        return Strip([Segment(text, style)]).crop_extend(0, width, base)
+
+    def _row_strip(self, row: Row, is_cursor: bool, width: int, base: Style) -> Strip:
+        cstyle = self.get_component_rich_style
+        path_style = cstyle("branch-panel--path", partial=True)
+        head: list[Segment] = [Segment("› " if is_cursor else "  ", path_style)]
+        prefix = row.prefix()
+        limit = max(6, width // 2)
+        if len(prefix) > limit:
+            prefix = "…" + prefix[-(limit - 1) :]
+        guide = cstyle("branch-panel--guide", partial=True)
+        fold = cstyle("branch-panel--fold", partial=True)
+        run = ""
+        for ch in prefix:
+            if ch in "⊞⊟":
+                if run:
+                    head.append(Segment(run, guide))
+                    run = ""
+                head.append(Segment(ch, fold))
+            else:
+                run += ch
+        if run:
+            head.append(Segment(run, guide))
+        if row.on_path:
+            head.append(Segment("• ", path_style))
+        if row.label:
+            head.append(Segment(f"[{row.label}] ", cstyle("branch-panel--label", partial=True)))
+        tail: list[Segment] = []
+        if row.folded and row.hidden:
+            tail.append(Segment(f" +{row.hidden}", cstyle("branch-panel--count", partial=True)))
+        if row.is_leaf:
+            tail.append(Segment(" ◀ leaf", cstyle("branch-panel--leaf", partial=True)))
+        room = width - sum(s.cell_length for s in head) - sum(s.cell_length for s in tail)
+        body = self._body_segments(row.entry, max(0, room))
+        # Padding is unstyled so that the cursor background covers the whole line.
+        strip = Strip([*head, *body, *tail]).crop_extend(0, width, None)
+        return strip.apply_style(base + cstyle("branch-panel--cursor") if is_cursor else base)
+
+    def _body_segments(self, entry: int, room: int) -> list[Segment]:
+        assert self._session is not None
+        text = self.row_text(entry)
+        if cell_len(text) > room:
+            text = set_cell_size(text, max(0, room - 1)) + "…" if room > 0 else ""
+        kind = row_kind(self._session.nodes[entry])
+        style = self.get_component_rich_style(f"branch-panel--{_KIND_CLASS[kind]}", partial=True)
+        for p in _ROLE_PREFIXES:
+            if kind in ("user", "assistant") and text.startswith(p):
+                # The role is coloured; the message text keeps the normal colour.
+                return [Segment(p, style), Segment(text[len(p) :])]
+        return [Segment(text, style)]
+
+
+_KIND_CLASS = {
+    "user": "user",
+    "assistant": "assistant",
+    "error": "error",
+    "tool": "tool",
+    "tool-error": "error",
+    "bash": "tool",
+    "custom": "custom",
+    "summary": "summary",
+    "compaction": "summary",
+    "meta": "meta",
+}
+"""Component class of each :func:`row_kind`."""

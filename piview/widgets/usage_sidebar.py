@@ -1,0 +1,207 @@
+"""Provides :class:`UsageSidebar`: tokens and cost of the branch shown, the file and the rest.
+
+Everything comes from one :class:`~piview.model.usage.UsageReport`; the sidebar only lays it
+out in about 34 columns: a totals table (branch / file / abandoned), the same per model, the
+nested usage of tool results kept apart, and a sparkline of the context size per turn.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.css.query import NoMatches
+from textual.reactive import reactive
+from textual.widgets import Sparkline, Static
+
+from piview.model.usage import UsageReport, UsageTotals
+from piview.render.format import fmt_cost, fmt_tokens
+
+__all__ = ["UsageSidebar"]
+
+_LABEL = 7
+"""Width of the row labels of the totals table."""
+_COL = 8
+"""Width of each number column of the totals table."""
+_MODEL_LABEL = 13
+_MODEL_COL = 9
+
+_HEAD = "bold $text-primary"
+_MUTED = "$text-muted"
+_COST = "$text-success"
+
+
+def _cells(label: str, values: list[str], label_width: int, col: int, style: str = "") -> Content:
+    """One table line: a left-aligned label and right-aligned values."""
+    parts: list[str | tuple[str, str]] = [(label.ljust(label_width)[:label_width], _MUTED)]
+    for v in values:
+        parts.append((v.rjust(col), style) if style else v.rjust(col))
+    return Content.assemble(*parts)
+
+
+def _pair(label: str, branch: str, file: str, style: str = "") -> Content:
+    """A line of a two-column (branch, file) table."""
+    return _cells(label, [branch, file], _MODEL_LABEL, _MODEL_COL, style)
+
+
+def _short_model(key: str, width: int) -> str:
+    """``provider/model`` shown as the model name, cut to ``width``."""
+    name = key.split("/", 1)[1] if "/" in key and not key.endswith("/?") else key
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def _totals_block(report: UsageReport) -> Content:
+    cols = [report.path, report.all, report.abandoned]
+    lines = [
+        Content.assemble(
+            ("Usage".ljust(_LABEL), _HEAD),
+            *[(h.rjust(_COL), _HEAD) for h in ("branch", "file", "abandon")],
+        )
+    ]
+
+    def row(label: str, get: str, fmt: object = fmt_tokens, style: str = "") -> None:
+        values = [fmt(getattr(t, get)) for t in cols]  # type: ignore[operator]
+        lines.append(_cells(label, values, _LABEL, _COL, style))
+
+    row("in", "input")
+    row("out", "output")
+    row("cache r", "cache_read")
+    row("cache w", "cache_write")
+    row(" of 1h", "cache_write1h")
+    row("reason", "reasoning")
+    row("cost", "cost", fmt_cost, _COST)
+    row("turns", "count", lambda n: f"{n:,}")
+    return Content("\n").join(lines)
+
+
+def _models_block(report: UsageReport) -> Content:
+    keys = sorted(
+        set(report.per_model_all) | set(report.per_model_path),
+        key=lambda k: (-report.per_model_all.get(k, UsageTotals()).cost, k),
+    )
+    head = Content.assemble(
+        ("Per model".ljust(_MODEL_LABEL), _HEAD),
+        *[(h.rjust(_MODEL_COL), _HEAD) for h in ("branch", "file")],
+    )
+    if not keys:
+        return Content("\n").join([head, Content.styled("no assistant usage", _MUTED)])
+    lines = [head]
+    width = _MODEL_LABEL + 2 * _MODEL_COL
+    for key in keys:
+        b = report.per_model_path.get(key, UsageTotals())
+        f = report.per_model_all.get(key, UsageTotals())
+        lines.append(Content.styled(_short_model(key, width), "bold"))
+        lines.append(_pair("  tokens", fmt_tokens(b.tokens), fmt_tokens(f.tokens)))
+        lines.append(_pair("  cost", fmt_cost(b.cost), fmt_cost(f.cost), _COST))
+    return Content("\n").join(lines)
+
+
+def _tools_block(report: UsageReport) -> Content:
+    head = Content.assemble(
+        ("Tool results".ljust(_MODEL_LABEL), _HEAD),
+        *[(h.rjust(_MODEL_COL), _HEAD) for h in ("branch", "file")],
+    )
+    b, f = report.tools_path, report.tools_all
+    if not f.count:
+        return Content("\n").join([head, Content.styled("no nested model usage", _MUTED)])
+    return Content("\n").join(
+        [
+            head,
+            _pair("  tokens", fmt_tokens(b.tokens), fmt_tokens(f.tokens)),
+            _pair("  cost", fmt_cost(b.cost), fmt_cost(f.cost), _COST),
+            _pair("  calls", f"{b.count:,}", f"{f.count:,}"),
+        ]
+    )
+
+
+def _context_stats(sizes: list[float]) -> Content:
+    if not sizes:
+        return Content.styled("no assistant turns on this branch", _MUTED)
+    w = 10
+    labels = Content.assemble(*[(h.rjust(w), _MUTED) for h in ("min", "max", "last")])
+    figures = (min(sizes), max(sizes), sizes[-1])
+    values = Content.assemble(*[fmt_tokens(v).rjust(w) for v in figures])
+    return Content("\n").join([labels, values])
+
+
+class UsageSidebar(VerticalScroll):
+    """Token and cost figures of a :class:`~piview.model.usage.UsageReport`, about 34 columns.
+
+    Sections, top to bottom: totals for the branch shown, the whole file and the abandoned
+    branches (input, output, cache read, cache write with its one-hour part, reasoning, cost,
+    turns); the same per model; the nested usage reported by tool results, kept apart; and a
+    sparkline of the context size (input + cache read) of each assistant turn on the branch,
+    with its min, max and last value.
+
+    Set :attr:`report` (or call :meth:`show`) to update it. It has no bindings of its own
+    beyond scrolling.
+    """
+
+    DEFAULT_CSS = """
+    UsageSidebar {
+        width: 34;
+        height: 1fr;
+        padding: 0 1;
+        scrollbar-size-vertical: 1;
+    }
+    UsageSidebar > Static {
+        width: 1fr;
+        height: auto;
+    }
+    UsageSidebar > .-section {
+        margin-bottom: 1;
+    }
+    UsageSidebar > Sparkline {
+        height: 2;
+    }
+    """
+
+    report: reactive[UsageReport | None] = reactive[UsageReport | None](None, init=False)
+    """The figures shown; ``None`` shows a placeholder."""
+
+    def compose(self) -> ComposeResult:
+        """The sections, filled from :attr:`report`."""
+        yield Static(id="usage-totals", classes="-section")
+        yield Static(id="usage-models", classes="-section")
+        yield Static(id="usage-tools", classes="-section")
+        yield Static(Content.styled("Context per turn", _HEAD), id="usage-context-title")
+        yield Sparkline([], id="usage-sparkline")
+        yield Static(id="usage-context-stats")
+
+    def on_mount(self) -> None:
+        """Fill the sections."""
+        self._fill()
+
+    def show(self, report: UsageReport | None) -> None:
+        """Show ``report`` (same as setting :attr:`report`)."""
+        self.report = report
+
+    def watch_report(self) -> None:
+        """Refill the sections."""
+        self._fill()
+
+    def _fill(self) -> None:
+        try:
+            totals = self.query_one("#usage-totals", Static)
+        except NoMatches:
+            return  # not composed yet: on_mount fills it
+        report = self.report
+        models = self.query_one("#usage-models", Static)
+        tools = self.query_one("#usage-tools", Static)
+        spark = self.query_one("#usage-sparkline", Sparkline)
+        stats = self.query_one("#usage-context-stats", Static)
+        if report is None:
+            totals.update(Content.styled("No usage to show", _MUTED))
+            for w in (models, tools):
+                w.update("")
+            spark.data = []
+            spark.display = False
+            stats.update("")
+            return
+        totals.update(_totals_block(report))
+        models.update(_models_block(report))
+        tools.update(_tools_block(report))
+        sizes = [s for _, s in report.context_sizes]
+        spark.data = sizes
+        spark.display = bool(sizes)
+        stats.update(_context_stats(sizes))

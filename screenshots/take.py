@@ -1,0 +1,51 @@
+"""Take the README's SVG screenshots from the bundled demo session.
+
+Run: ``python screenshots/take.py`` (writes screenshots/*.svg next to this script).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+os.environ["TEXTUAL_ANIMATIONS"] = "none"
+os.environ.pop("NO_COLOR", None)
+
+from piview.app import make_app  # noqa: E402
+from piview.demo import demo_path  # noqa: E402
+from piview.model import load_session  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+SIZE = (130, 42)
+
+VIEWS: list[tuple[str, list[str]]] = [
+    ("transcript", []),
+    ("thinking-and-tools", ["g", "j", "j", "j", "t", "o"]),
+    ("branches", ["b"]),
+    ("usage", ["u"]),
+    ("hidden", ["H"]),
+    ("help", ["question_mark"]),
+]
+
+
+async def take(name: str, keys: list[str]) -> Path:
+    """Open the demo, press ``keys``, save ``name.svg``."""
+    app = make_app(load_session(demo_path()))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        if keys:
+            await pilot.press(*keys)
+        await pilot.pause()
+        path = app.save_screenshot(filename=f"{name}.svg", path=str(HERE))
+    return Path(path)
+
+
+async def main() -> None:
+    """Take every view."""
+    for name, keys in VIEWS:
+        print(await take(name, keys))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

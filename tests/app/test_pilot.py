@@ -1,0 +1,183 @@
+"""Pilot tests: every key of the viewer, branch switching, search and --leaf."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from piview.app import make_app
+from piview.model import load_session
+from piview.screens.help import HelpScreen
+from piview.widgets.branch_panel import BranchPanel
+from piview.widgets.transcript import Transcript
+from piview.widgets.usage_sidebar import UsageSidebar
+from tests.conftest import fixture
+
+SIZE = (120, 40)
+
+
+def demo() -> Path:
+    from piview.demo import demo_path
+
+    return demo_path()
+
+
+async def _open(path: Path, leaf: str | None = None):
+    s = load_session(path)
+    idx = s.find(leaf) if leaf else None
+    return make_app(s, leaf=idx)
+
+
+async def test_opens_at_the_end_of_the_current_branch() -> None:
+    app = await _open(demo())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        t = app.screen.query_one(Transcript)
+        assert t.items and t.cursor == len(t.items) - 1
+        assert t.path[-1] == app.session.tree.leaf
+        assert t.scroll_y == pytest.approx(t.max_scroll_y, abs=1)
+
+
+async def test_block_navigation_keys() -> None:
+    app = await _open(demo())
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        await pilot.press("g")
+        assert t.cursor == 0 and t.scroll_y == 0
+        await pilot.press("j", "j", "down")
+        assert t.cursor == 3
+        await pilot.press("k", "up")
+        assert t.cursor == 1
+        await pilot.press("G")
+        assert t.cursor == len(t.items) - 1
+        await pilot.press("g", "right_square_bracket")
+        assert t.current_item is not None and t.current_item.user
+        first_user = t.cursor
+        await pilot.press("right_square_bracket")
+        assert t.cursor > first_user and t.current_item.user
+        await pilot.press("left_square_bracket")
+        assert t.cursor == first_user
+
+
+async def test_enter_t_and_o_expand_and_collapse() -> None:
+    app = await _open(demo())
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        thinking = [it for it in t.items if it.kind == "thinking" and it.collapsible]
+        tools = [it for it in t.items if it.kind == "tool" and it.collapsible]
+        assert thinking and tools
+        assert not any(t.is_expanded(it) for it in thinking)
+        await pilot.press("t")
+        assert all(t.is_expanded(it) for it in thinking)
+        await pilot.press("t")
+        assert not any(t.is_expanded(it) for it in thinking)
+        await pilot.press("o")
+        assert all(t.is_expanded(it) for it in tools)
+        await pilot.press("o")
+        # enter toggles the focused block only
+        k = t.items.index(tools[0])
+        t.cursor = k
+        await pilot.press("enter")
+        assert t.is_expanded(tools[0]) and not t.is_expanded(tools[-1]) or len(tools) == 1
+        await pilot.press("enter")
+        assert not t.is_expanded(tools[0])
+
+
+async def test_e_jumps_to_errors() -> None:
+    app = await _open(demo())
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        await pilot.press("g", "e")
+        assert t.current_item is not None and t.current_item.error
+
+
+async def test_hidden_entries_toggle() -> None:
+    app = await _open(demo())
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        before = len(t.items)
+        assert not any(it.hidden for it in t.items)
+        await pilot.press("H")
+        assert any(it.hidden for it in t.items) and len(t.items) > before
+        await pilot.press("H")
+        assert len(t.items) == before
+
+
+async def test_search_and_next_previous_match() -> None:
+    app = await _open(fixture("linear.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        word = app.session.entry(0).message.content
+        word = (word if isinstance(word, str) else word[0].text).split()[0]
+        await pilot.press("slash")
+        await pilot.press(*list(word), "enter")
+        state = t.search_state
+        assert state is not None and state[0] == word and state[2] >= 1
+        first = t.cursor
+        await pilot.press("n")
+        await pilot.press("N")
+        assert t.cursor == first
+
+
+async def test_branch_panel_selects_a_branch() -> None:
+    app = await _open(demo())
+    async with app.run_test(size=SIZE) as pilot:
+        s = app.session
+        await pilot.press("b")
+        panel = app.screen.query_one(BranchPanel)
+        assert panel.has_focus
+        other = [leaf for leaf in s.tree.leaves() if leaf != s.tree.leaf][0]
+        # an entry of the other branch that is not on the current one
+        entry = next(
+            i
+            for i in reversed(s.tree.path(other))
+            if i not in s.tree.path(s.tree.leaf)
+            and panel.rows
+            and any(r.entry == i for r in panel.rows)
+        )
+        panel.move_to_entry(entry)
+        await pilot.press("enter")
+        await pilot.pause()
+        t = app.screen.query_one(Transcript)
+        assert t.path == s.tree.path(s.tree.newest_leaf(entry))
+        assert t.has_focus and t.current_entry is not None
+        assert s.tree.is_ancestor(t.path[0], t.current_entry)
+
+
+async def test_usage_sidebar_toggles() -> None:
+    app = await _open(demo())
+    async with app.run_test(size=SIZE) as pilot:
+        side = app.screen.query_one(UsageSidebar)
+        assert not side.display or not side.has_class("-visible")
+        await pilot.press("u")
+        assert side.has_class("-visible")
+
+
+async def test_help_and_quit() -> None:
+    app = await _open(demo())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("q")
+    assert app.return_code in (0, None)
+
+
+async def test_leaf_option_opens_that_branch() -> None:
+    s = load_session(demo())
+    other = [leaf for leaf in s.tree.leaves() if leaf != s.tree.leaf][0]
+    app = make_app(s, leaf=other)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        t = app.screen.query_one(Transcript)
+        assert t.path == s.tree.path(other)
+
+
+async def test_damaged_file_opens_with_a_notice() -> None:
+    app = await _open(fixture("bad_lines.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        notes = [n.message for n in app._notifications]  # noqa: SLF001
+        assert any("damaged" in m for m in notes)

@@ -1,0 +1,170 @@
+"""BranchPanel: keys, messages, folds and filters in a tiny host app, plus one snapshot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+
+from piview.model import load_session
+from piview.model.session import Session
+from piview.widgets import BranchPanel
+from tests.conftest import fixture
+
+SIZE = (60, 16)
+
+
+class Host(App[None]):
+    """Just the panel, focused, with every selection recorded."""
+
+    def __init__(self, session: Session, leaf: int | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.leaf = leaf
+        self.selected: list[tuple[int, int]] = []
+
+    def compose(self) -> ComposeResult:
+        yield BranchPanel(self.session, self.leaf, id="panel")
+
+    def on_mount(self) -> None:
+        self.theme = "textual-dark"
+        self.query_one(BranchPanel).focus()
+
+    def on_branch_panel_entry_selected(self, event: BranchPanel.EntrySelected) -> None:
+        assert event.control is self.query_one(BranchPanel)
+        self.selected.append((event.entry, event.leaf))
+
+
+def tree_branches() -> Session:
+    return load_session(fixture("tree_branches.jsonl"))
+
+
+def footer(panel: BranchPanel) -> str:
+    return panel.render_line(panel.scrollable_content_region.height - 1).text.strip()
+
+
+def screen_text(panel: BranchPanel) -> list[str]:
+    return [panel.render_line(y).text for y in range(panel.scrollable_content_region.height)]
+
+
+async def test_starts_on_the_leaf_with_a_footer() -> None:
+    app = Host(tree_branches())
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.query_one(BranchPanel)
+        await pilot.pause()
+        assert panel.cursor_entry == 22
+        assert footer(panel) == "(5/7) [default]"
+        lines = screen_text(panel)
+        assert lines[4].startswith("› │     • [title: fetch_json retries] ◀ leaf")
+        assert lines[5].startswith("  ├⊞ user: Exponential backoff, max 5 attempts. +7")
+        assert "◀ leaf" not in "".join(lines[:4])
+
+
+async def test_cursor_keys_and_select() -> None:
+    app = Host(tree_branches())
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.query_one(BranchPanel)
+        await pilot.press("up", "k", "up")
+        assert panel.cursor == 1 and panel.cursor_entry == 3
+        await pilot.press("enter")
+        # On the active path: the active leaf is kept.
+        assert app.selected == [(3, 22)]
+        await pilot.press("j", "down", "down", "down")
+        assert panel.cursor_entry == 4
+        await pilot.press("enter")
+        # Off the path: the newest leaf under the entry (Pi's export rule).
+        assert app.selected[-1] == (4, app.session.tree.newest_leaf(4))
+        await pilot.press("end")
+        assert panel.cursor == len(panel.rows) - 1
+        await pilot.press("home")
+        assert panel.cursor == 0
+        await pilot.press("up")
+        assert panel.cursor == 0
+
+
+async def test_fold_keys() -> None:
+    app = Host(tree_branches())
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.query_one(BranchPanel)
+        await pilot.press("down")
+        assert panel.cursor_entry == 4 and panel.rows[panel.cursor].folded
+        await pilot.press("right")
+        assert not panel.rows[panel.cursor].folded and len(panel.rows) == 12
+        await pilot.press("down", "down")
+        assert panel.cursor_entry == 8
+        await pilot.press("left")  # not foldable: jump to the segment start
+        assert panel.cursor_entry == 4
+        await pilot.press("left")  # then fold it
+        assert panel.rows[panel.cursor].folded and len(panel.rows) == 7
+        await pilot.press("space")
+        assert len(panel.rows) == 12
+        await pilot.press("h")
+        assert len(panel.rows) == 7
+        await pilot.press("home", "right")  # not folded: next branch start
+        assert panel.cursor_entry == 19
+
+
+async def test_filter_cycle_keeps_the_cursor_near() -> None:
+    app = Host(tree_branches())
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.query_one(BranchPanel)
+        await pilot.press("up")  # the leaf's parent, 2272e989 (an assistant)
+        assert panel.cursor_entry == 20
+        seen = []
+        for _ in range(5):
+            await pilot.press("f")
+            seen.append((panel.filter_mode, panel.cursor_entry))
+        assert [m for m, _ in seen] == ["no-tools", "user-only", "labeled-only", "all", "default"]
+        assert seen[1][1] == 19  # user-only: the nearest user ancestor
+        assert "[user-only]" not in footer(panel) and footer(panel).endswith("[default]")
+        await pilot.press("F")
+        assert panel.filter_mode == "all" and footer(panel).endswith("[all]")
+
+
+async def test_set_active_marks_and_unfolds_the_new_path() -> None:
+    app = Host(tree_branches())
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.query_one(BranchPanel)
+        panel.set_active(11)
+        await pilot.pause()
+        on_path = {r.entry for r in panel.rows if r.on_path}
+        assert on_path <= set(app.session.tree.path(11)) and 11 in on_path
+        assert [r.entry for r in panel.rows if r.is_leaf] == [11]
+        # The old branch is folded now: the cursor moves to the row that hides its entry.
+        assert panel.rows[panel.cursor].folded and panel.cursor_entry == 19
+        panel.move_to_entry(13)
+        await pilot.pause()
+        assert panel.cursor_entry == 13
+
+
+async def test_click_selects(tmp_path: Path) -> None:
+    app = Host(tree_branches())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.click(BranchPanel, offset=(10, 0))
+        assert app.selected == [(2, 22)]
+
+
+async def test_long_session_reads_only_visible_rows(tmp_path: Path) -> None:
+    head = '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z"}'
+    line = (
+        '{{"type":"message","id":"e{i}","parentId":{p},"timestamp":"2026-01-01T00:00:00.000Z",'
+        '"message":{{"role":"user","content":"message number {i}"}}}}'
+    )
+    body = [line.format(i=i, p=f'"e{i - 1}"' if i else "null") for i in range(3000)]
+    path = tmp_path / "long.jsonl"
+    path.write_text("\n".join([head, *body]) + "\n")
+    app = Host(load_session(path))
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.query_one(BranchPanel)
+        await pilot.pause()
+        assert panel.cursor == 2999 and footer(panel) == "(3000/3000) [default]"
+        assert "message number 2999" in screen_text(panel)[-2]
+        await pilot.press("home")
+        assert panel.scroll_y == 0 and "message number 0" in screen_text(panel)[0]
+        await pilot.press("pagedown")
+        assert panel.cursor == panel.scrollable_content_region.height - 1
+        assert len(panel._texts) < 60  # noqa: SLF001 - only rows drawn were read
+
+
+def test_snapshot_branch_panel(snap_compare) -> None:
+    assert snap_compare(Host(tree_branches()), terminal_size=SIZE, press=["up", "up"])

@@ -1,0 +1,89 @@
+"""UsageSidebar: the figures of a UsageReport in a tiny host app, plus one snapshot."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.widgets import Sparkline, Static
+
+from piview.model import UsageReport, load_session, usage_report
+from piview.render.format import fmt_cost, fmt_tokens
+from piview.widgets import UsageSidebar
+from tests.conftest import fixture
+
+SIZE = (40, 44)
+
+
+class Host(App[None]):
+    """Just the sidebar, showing ``report`` once mounted."""
+
+    def __init__(self, report: UsageReport | None) -> None:
+        super().__init__()
+        self.report = report
+
+    def compose(self) -> ComposeResult:
+        yield UsageSidebar()
+
+    def on_mount(self) -> None:
+        self.theme = "textual-dark"
+        self.query_one(UsageSidebar).show(self.report)
+
+
+def report_of(name: str, leaf: int | None = None) -> UsageReport:
+    s = load_session(fixture(name))
+    leaf = s.tree.leaf if leaf is None else leaf
+    assert leaf is not None
+    return usage_report(s.nodes, s.tree.path(leaf))
+
+
+def text_of(app: App[None], selector: str) -> str:
+    return str(app.query_one(selector, Static).content)
+
+
+async def test_totals_per_model_and_context() -> None:
+    report = report_of("tree_branches.jsonl")
+    app = Host(report)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        totals = text_of(app, "#usage-totals").splitlines()
+        assert totals[0].split() == ["Usage", "branch", "file", "abandon"]
+        inputs = [fmt_tokens(t.input) for t in (report.path, report.all, report.abandoned)]
+        assert totals[1].split() == ["in", *inputs]
+        costs = [fmt_cost(t.cost) for t in (report.path, report.all, report.abandoned)]
+        assert [ln for ln in totals if ln.startswith("cost")][0].split() == ["cost", *costs]
+        assert any(ln.startswith(" of 1h") for ln in totals)
+        models = text_of(app, "#usage-models")
+        assert "claude-sonnet-4-5" in models
+        assert "no nested model usage" in text_of(app, "#usage-tools")
+        spark = app.query_one(Sparkline)
+        assert list(spark.data or []) == [size for _, size in report.context_sizes]
+        stats = text_of(app, "#usage-context-stats").splitlines()
+        sizes = [size for _, size in report.context_sizes]
+        assert stats[1].split() == [
+            fmt_tokens(min(sizes)),
+            fmt_tokens(max(sizes)),
+            fmt_tokens(sizes[-1]),
+        ]
+        assert all(len(line) <= 32 for line in totals)
+
+
+async def test_tool_usage_kept_apart_and_updates() -> None:
+    app = Host(None)
+    async with app.run_test(size=SIZE) as pilot:
+        sidebar = app.query_one(UsageSidebar)
+        await pilot.pause()
+        assert "No usage" in text_of(app, "#usage-totals")
+        assert not app.query_one(Sparkline).display
+        report = report_of("usage_extended.jsonl")
+        sidebar.show(report)
+        await pilot.pause()
+        tools = text_of(app, "#usage-tools")
+        assert report.tools_all.count and fmt_tokens(report.tools_all.tokens) in tools
+        assert "gpt-5.1-codex" in text_of(app, "#usage-models")
+        assert app.query_one(Sparkline).display
+        sidebar.report = None
+        await pilot.pause()
+        assert "No usage" in text_of(app, "#usage-totals")
+
+
+def test_snapshot_usage_sidebar(snap_compare) -> None:
+    assert snap_compare(Host(report_of("usage_extended.jsonl")), terminal_size=SIZE)
