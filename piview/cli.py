@@ -108,6 +108,12 @@ def cmd_tools(argv: Sequence[str]) -> int:
     return 0
 
 
+def _cmd_export(argv: Sequence[str]) -> int:
+    from piview.export import cmd_export
+
+    return cmd_export(list(argv))
+
+
 def _cmd_print(argv: Sequence[str]) -> int:
     from piview.printer import cmd_print
 
@@ -197,7 +203,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args and args[0] in SUBCOMMANDS:
             name = args.pop(0)
-            handler = {"info": cmd_info, "print": _cmd_print, "tools": cmd_tools}.get(name)
+            handler = {
+                "info": cmd_info,
+                "print": _cmd_print,
+                "tools": cmd_tools,
+                "export": _cmd_export,
+            }.get(name)
             if handler is None:
                 raise CliError(f"'piview {name}' is not available yet")
             return handler(args)

@@ -11,7 +11,7 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-from rich.console import Console
+from rich.console import Console, Group
 
 from piview.render.items import Item, build_items, render_header, render_item
 
@@ -66,7 +66,8 @@ def print_branch(
         first = False
         expanded = _expanded(item, thinking=thinking, tools=tools)
         if tools == "none" and item.kind in _TOOL_KINDS:
-            console.print(render_header(session, item, expanded=False, width=width))
+            # In a Group: printed bare, a Text would wrap instead of being cut to one line.
+            console.print(Group(render_header(session, item, expanded=False, width=width)))
         else:
             console.print(render_item(session, item, expanded=expanded, width=width))
 

@@ -55,15 +55,15 @@ class BadLineError(ValueError):
 class SkBlock(msgspec.Struct, gc=False):
     """The parts of a content block the index needs: its type and, for tool calls, id and name."""
 
-    type: Any = None
-    id: Any = None
-    name: Any = None
+    type: str | None = None
+    id: str | None = None
+    name: str | None = None
 
 
 class SkMessage(msgspec.Struct, rename="camel", gc=False):
     """The parts of a message the index needs; text and data are skipped by msgspec."""
 
-    role: Any = None
+    role: str | None = None
     content: str | list[SkBlock] | None = None
     usage: Usage | None = None
     stop_reason: str | None = None
@@ -82,10 +82,10 @@ class SkMessage(msgspec.Struct, rename="camel", gc=False):
 class SkEntry(msgspec.Struct, rename="camel", gc=False):
     """One entry of the index: what the tree, pairing, usage and context need, nothing big."""
 
-    type: Any = None
-    id: Any = None
-    parent_id: Any = None
-    timestamp: Any = None
+    type: str | None = None
+    id: str | None = None
+    parent_id: str | None = None
+    timestamp: str | None = None
     message: SkMessage | None = None
     custom_type: str | None = None
     display: bool | None = None
@@ -164,29 +164,23 @@ def decode_skeleton(data: bytes | memoryview, *, legacy: bool = False) -> SkEntr
             raise BadLineError(_short_reason(exc)) from None
         entry, _notes = decode_entry(data, legacy=legacy)
         return entry if isinstance(entry, SessionHeader) else skeleton_of(entry)
+    return finish_skeleton(sk, data, legacy=legacy)
+
+
+def finish_skeleton(
+    sk: SkEntry, data: bytes | memoryview, *, legacy: bool = False
+) -> SkEntry | SessionHeader:
+    """The last step of a strict skeleton decode: a header line is decoded in full."""
     if sk.type == "session":
         entry, _notes = decode_entry(data, legacy=legacy)
-        if isinstance(entry, SessionHeader):
-            return entry
-        return skeleton_of(entry)
-    if not isinstance(sk.type, str) or not _valid_ref(sk.id) or not _valid_ref(sk.parent_id):
-        entry, _notes = decode_entry(data, legacy=legacy)
         return entry if isinstance(entry, SessionHeader) else skeleton_of(entry)
-    msg = sk.message
-    if msg is not None:
-        if not isinstance(msg.role, str):
-            msg.role = None
-        elif legacy and msg.role == "hookMessage":
-            msg.role = "custom"
-        if isinstance(msg.content, list) and msg.role == "assistant":
-            for block in msg.content:
-                if block.type == "toolCall" and not isinstance(block.id, str):
-                    block.id = None
+    if legacy and sk.message is not None and sk.message.role == "hookMessage":
+        sk.message.role = "custom"
     return sk
 
 
-def _valid_ref(value: Any) -> bool:
-    return value is None or isinstance(value, str)
+sk_decoder = _sk_decoder
+"""The strict skeleton decoder (its ``decode_lines`` reads a whole block of lines at once)."""
 
 
 def skeleton_of(entry: Any) -> SkEntry:

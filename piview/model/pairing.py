@@ -65,48 +65,79 @@ def tool_calls_of(node: SkEntry) -> list[tuple[int, str, str]]:
     return out
 
 
-def pair_tool_calls(nodes: list[SkEntry], tree: Tree) -> Pairing:
-    """Pair every tool result of the file with its call."""
-    out = Pairing()
-    scope: dict[str, list[CallRef]] = {}
-    # Iterative DFS: on the way down push an assistant's call ids, on the way up pop them.
-    stack: list[tuple[int, bool]] = [(r, False) for r in reversed(tree.roots)]
-    calls_at: dict[int, list[tuple[int, str, str]]] = {}
-    while stack:
-        i, leaving = stack.pop()
-        if leaving:
-            for _k, cid, _name in calls_at.pop(i, ()):
-                lst = scope[cid]
-                lst.pop()
-                if not lst:
-                    del scope[cid]
+def _depths(parents: list[int]) -> list[int]:
+    """Depth of every entry (roots are 0), without recursion."""
+    n = len(parents)
+    depth = [-1] * n
+    for i in range(n):
+        if depth[i] >= 0:
             continue
-        node = nodes[i]
+        walk = []
+        j = i
+        while j >= 0 and depth[j] < 0:
+            walk.append(j)
+            j = parents[j]
+        d = depth[j] if j >= 0 else -1
+        for k in reversed(walk):
+            d += 1
+            depth[k] = d
+    return depth
+
+
+def pair_tool_calls(nodes: list[SkEntry], tree: Tree) -> Pairing:
+    """Pair every tool result of the file with its call.
+
+    Candidates are the calls with the same id anywhere in the file; the nearest one that is an
+    ancestor wins. Checking ancestry walks up only the depth difference, which is a few steps
+    for a real result, so the whole pass is linear in practice.
+    """
+    out = Pairing()
+    parents = tree.parents
+    by_id: dict[str, list[CallRef]] = {}
+    results: list[tuple[int, str | None]] = []
+    for i, node in enumerate(nodes):
         msg = node.message
-        if msg is not None:
-            if msg.role == "assistant":
-                calls = tool_calls_of(node)
-                if calls:
-                    calls_at[i] = calls
-                    for k, cid, name in calls:
-                        ref = (i, k)
-                        out.calls.append(ref)
-                        out.call_ids[ref] = cid
-                        out.call_names[ref] = name
-                        scope.setdefault(cid, []).append(ref)
-            elif msg.role == "toolResult":
-                out.results.append(i)
-                if msg.is_error:
-                    out.errors.append(i)
-                cid = msg.tool_call_id if isinstance(msg.tool_call_id, str) else None
-                found = scope.get(cid) if cid is not None else None
-                if found:
-                    ref = found[-1]
-                    out.result_call[i] = ref
-                    out.call_results.setdefault(ref, []).append(i)
-        stack.append((i, True))
-        stack.extend((c, False) for c in reversed(tree.children[i]))
-    out.calls.sort()
-    out.results.sort()
-    out.errors.sort()
+        if msg is None:
+            continue
+        role = msg.role
+        if role == "assistant":
+            content = msg.content
+            if not isinstance(content, list):
+                continue
+            for k, b in enumerate(content):
+                if b.type == "toolCall":
+                    ref = (i, k)
+                    cid = b.id or ""
+                    out.calls.append(ref)
+                    out.call_ids[ref] = cid
+                    out.call_names[ref] = b.name or ""
+                    by_id.setdefault(cid, []).append(ref)
+        elif role == "toolResult":
+            out.results.append(i)
+            if msg.is_error:
+                out.errors.append(i)
+            results.append((i, msg.tool_call_id))
+    depth: list[int] | None = None
+    for r, cid in results:
+        candidates = by_id.get(cid) if cid is not None else None
+        if not candidates:
+            continue
+        if depth is None:
+            depth = _depths(parents)
+        dr = depth[r]
+        best: CallRef | None = None
+        best_depth = -1
+        for ref in candidates:
+            a = ref[0]
+            da = depth[a]
+            if da >= dr or da <= best_depth:
+                continue
+            j = r
+            for _ in range(dr - da):
+                j = parents[j]
+            if j == a:
+                best, best_depth = ref, da
+        if best is not None:
+            out.result_call[r] = best
+            out.call_results.setdefault(best, []).append(r)
     return out

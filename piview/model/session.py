@@ -16,12 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from piview.model.decode import (
     BadLineError,
     SkEntry,
     decode_entry,
     decode_json,
     decode_skeleton,
+    finish_skeleton,
+    sk_decoder,
 )
 from piview.model.labels import resolve_labels, session_name
 from piview.model.pairing import Pairing, pair_tool_calls
@@ -32,6 +36,7 @@ __all__ = ["BadLine", "Session", "SessionOpenError", "load_session"]
 
 _CHUNK = 8 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
+_WS = b" \t\r"
 
 
 class SessionOpenError(OSError):
@@ -218,10 +223,10 @@ class Session:
         gc.disable()  # many small objects: collections during the load only cost time
         try:
             self._consume(fd, final=True)
+            self._finish()
         finally:
             if was_enabled:
                 gc.enable()
-        self._finish()
 
     def _consume(self, fd: int, *, final: bool) -> int:
         """Index the complete lines after :attr:`size`; return how many entries were added.
@@ -247,21 +252,13 @@ class Session:
             if not chunk:
                 break
             buf = carry + chunk if carry else chunk
-            view = memoryview(buf)
-            pos = 0
-            while True:
-                nl = buf.find(b"\n", pos)
-                if nl < 0:
-                    break
-                line_no += 1
-                start = pos
-                if base == 0 and start == 0 and buf.startswith(_BOM):
-                    start += 3
-                self._take(view, start, nl, base, line_no)
-                pos = nl + 1
-            view.release()
-            carry = buf[pos:]
-            base += pos
+            last = buf.rfind(b"\n")
+            if last < 0:
+                carry = buf
+                continue
+            line_no = self._take_block(buf, last + 1, base, line_no)
+            carry = buf[last + 1 :]
+            base += last + 1
         self.size = base
         self._line_no = line_no
         self._seen = base + len(carry)
@@ -274,6 +271,64 @@ class Session:
             self._tail_entry = len(self.index.nodes) > count
             view.release()
         return len(self.index.nodes) - before
+
+    def _take_block(self, buf: bytes, end: int, base: int, line_no: int) -> int:
+        """Index the complete lines in ``buf[:end]``; return the last line number.
+
+        Fast path: one ``decode_lines`` call for the whole block. When any line in it is not a
+        clean, well-typed object, the block is read again line by line, tolerantly.
+        """
+        start = 3 if base == 0 and buf.startswith(_BOM) else 0
+        spans: list[tuple[int, int, int]] = []
+        pos = start
+        n = line_no
+        find = buf.find
+        append = spans.append
+        while pos < end:
+            nl = find(b"\n", pos, end)
+            n += 1
+            s, e = pos, nl
+            # Pi writes no padding; trim (CRLF, indentation) only when a line has some.
+            if s < e and (buf[s] <= 32 or buf[e - 1] <= 32):
+                while s < e and buf[s] in _WS:
+                    s += 1
+                while e > s and buf[e - 1] in _WS:
+                    e -= 1
+            if s < e:
+                append((n, s, e))
+            pos = nl + 1
+        try:
+            values = sk_decoder.decode_lines(buf[start:end]) if spans else []
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            values = None
+        if values is None or len(values) != len(spans):
+            view = memoryview(buf)
+            for ln, s, e in spans:
+                self._take(view, s, e, base, ln)
+            view.release()
+            return n
+        idx = self.index
+        legacy = self._legacy_hint()
+        for (ln, s, e), sk in zip(spans, values, strict=True):
+            if sk.type == "session" or legacy:
+                value = finish_skeleton(sk, buf[s:e], legacy=legacy)
+                if isinstance(value, SessionHeader):
+                    self._take_header(value, ln)
+                    legacy = self._legacy_hint()
+                    continue
+                sk = value
+            idx.nodes.append(sk)
+            idx.lines.append(ln)
+            idx.offsets.append(base + s)
+            idx.lengths.append(e - s)
+        return n
+
+    def _take_header(self, header: SessionHeader, line_no: int) -> None:
+        if self.header is None and not self.index.nodes:
+            self.header = header
+            self.header_line = line_no
+        else:
+            self.bad_lines.append(BadLine(line_no, "extra session header (ignored)"))
 
     def _drop_last_entry(self) -> None:
         idx = self.index
@@ -332,11 +387,7 @@ class Session:
             self.bad_lines.append(bad)
             return bad
         if isinstance(value, SessionHeader):
-            if self.header is None and not self.index.nodes:
-                self.header = value
-                self.header_line = line_no
-            else:
-                self.bad_lines.append(BadLine(line_no, "extra session header (ignored)"))
+            self._take_header(value, line_no)
             return None
         idx = self.index
         idx.nodes.append(value)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 import struct
 import warnings
 from collections import OrderedDict
@@ -240,8 +241,9 @@ def clear_cache() -> None:
     _cache.clear()
 
 
-def _notice(text: str) -> Text:
-    return Text(text, style=style("piview.error.text"), no_wrap=True, overflow="ellipsis")
+def _notice(text: str) -> RenderableType:
+    # In a Group so that no_wrap holds even when the notice is printed on its own.
+    return Group(Text(text, style=style("piview.error.text"), no_wrap=True, overflow="ellipsis"))
 
 
 def render_image(
@@ -297,11 +299,21 @@ def _render_image(data: object, mime: object, *, width: int, max_rows: int) -> R
         preview = _decode_preview(raw, max_cols, max_rows)
     except ImportError:
         header.append("  (install Pillow for a preview)", style=style("piview.notice"))
-        return header
+        return Group(header)
     except Exception as exc:  # noqa: BLE001 - any decoder failure is just "cannot preview"
-        reason = sanitize_line(str(exc))[:80] or type(exc).__name__
+        reason = _reason(exc)
         return _notice(f"✗ {label}: cannot decode image ({reason})")
     return Group(header, preview)
+
+
+def _reason(exc: Exception) -> str:
+    if type(exc).__name__ == "UnidentifiedImageError":
+        return "not a recognised image format"
+    text = _OBJ_RE.sub("", sanitize_line(str(exc)))
+    return text[:80] or type(exc).__name__
+
+
+_OBJ_RE = re.compile(r"\s*<[\w.]+ object at 0x[0-9a-f]+>")
 
 
 def image_texts(blocks: Iterable[tuple[object, object]]) -> list[str]:

@@ -13,6 +13,7 @@ thinking that came before the text is read before it, tool calls after it.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -86,13 +87,15 @@ _BAD_STOPS = frozenset({"error", "aborted"})
 
 # --------------------------------------------------------------------------- building
 
-# User messages are collapsible when they hold <file>/<skill> wrappers, are long, or carry
-# images. The skeleton has no text for array content, so the size of the line stands in for
-# it: no read is needed, and a small message (a short <file> included) is never worth folding.
-_LONG_LINE = 2500  # bytes of JSON
+# User messages are collapsible when they hold <file>/<skill> wrappers or are long. The
+# skeleton has no text for array content, so the raw line is peeked at: only lines big
+# enough to hold something worth folding, at most once per entry (cached per session).
+_SMALL_LINE = 320  # bytes: the JSON envelope alone is ~200
+_PEEK_LIMIT = 256 * 1024  # bytes: a line this big is long (text or images) without looking
+_user_flags: weakref.WeakKeyDictionary[Session, dict[int, bool]] = weakref.WeakKeyDictionary()
 
 
-def _user_collapsible(session: Session, i: int, node: SkEntry) -> bool:
+def _user_collapsible(session: Session, i: int, node: SkEntry, cache: dict[int, bool]) -> bool:
     content = node.message.content if node.message is not None else None
     if isinstance(content, str):
         return (
@@ -101,7 +104,26 @@ def _user_collapsible(session: Session, i: int, node: SkEntry) -> bool:
             or len(content) > user.LONG_CHARS
             or content.count("\n") >= user.LONG_LINES
         )
-    return session.index.lengths[i] > _LONG_LINE
+    length = session.index.lengths[i]
+    if length <= _SMALL_LINE:
+        return False
+    if length > _PEEK_LIMIT:
+        return True
+    hit = cache.get(i)
+    if hit is not None:
+        return hit
+    try:
+        raw = session.read_line(i)
+    except OSError:
+        raw = b""
+    flag = (
+        b"<file name=" in raw
+        or b"<skill name=" in raw
+        or raw.count(b"\\n") >= user.LONG_LINES  # escaped newlines inside JSON strings
+        or (length > user.LONG_CHARS + 200 and b'"image"' not in raw)
+    )
+    cache[i] = flag
+    return flag
 
 
 def build_items(session: Session, path: list[int], *, show_hidden: bool = False) -> list[Item]:
@@ -114,6 +136,9 @@ def build_items(session: Session, path: list[int], *, show_hidden: bool = False)
     pairing = session.pairing
     result_call = pairing.result_call
     on_path = set(path)
+    user_cache = _user_flags.get(session)
+    if user_cache is None:
+        user_cache = _user_flags[session] = {}
     # Calls with an error result on this path (errors are few: cheaper than a lookup per call).
     err_calls = {result_call[r] for r in pairing.errors if r in on_path and r in result_call}
     items: list[Item] = []
@@ -154,7 +179,7 @@ def build_items(session: Session, path: list[int], *, show_hidden: bool = False)
                 assert m is not None
                 add(new("orphan_result", i, -1, False, True, False, bool(m.is_error)))
             elif role == "user":
-                c = _user_collapsible(session, i, n)
+                c = _user_collapsible(session, i, n, user_cache)
                 add(new("user", i, -1, False, c, not c, False, True))
             elif role == "bashExecution":
                 assert m is not None
@@ -240,7 +265,9 @@ class _Safe:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         try:
-            lines = console.render_lines(self.content, options, pad=False, new_lines=False)
+            lines = console.render_lines(
+                self.content, options.reset_height(), pad=False, new_lines=False
+            )
         except Exception as exc:  # noqa: BLE001 - a bad entry must never break the view
             yield _failure(self.item, exc, options.max_width)
             return

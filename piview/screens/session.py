@@ -160,8 +160,20 @@ class SessionScreen(Screen[None]):
         path = tree.path(leaf) if leaf is not None else []
         self.query_one(Transcript).set_path(path, focus_entry=focus_entry)
         self.query_one(BranchPanel).set_active(leaf if leaf is not None else -1)
-        self.query_one(UsageSidebar).show(usage_report(self.session.nodes, path))
+        self._refresh_usage()
         self._update_status()
+
+    def _refresh_usage(self) -> None:
+        # Summing the whole file costs O(entries): only while the sidebar is shown.
+        side = self.query_one(UsageSidebar)
+        if not side.has_class("-visible"):
+            self._usage_stale = True
+            return
+        self._usage_stale = False
+        path = self.session.tree.path(self.leaf) if self.leaf is not None else []
+        side.show(usage_report(self.session.nodes, path))
+
+    _usage_stale = True
 
     # ------------------------------------------------------------------ follow
 
@@ -196,8 +208,7 @@ class SessionScreen(Screen[None]):
                 timeout=4,
             )
         self.query_one(BranchPanel).set_session(s, self.leaf)
-        path = s.tree.path(self.leaf) if self.leaf is not None else []
-        self.query_one(UsageSidebar).show(usage_report(s.nodes, path))
+        self._refresh_usage()
         self._update_status()
 
     def _reload(self) -> None:
@@ -259,6 +270,8 @@ class SessionScreen(Screen[None]):
     def action_toggle_usage(self) -> None:
         """Show or hide the usage sidebar."""
         self.query_one(UsageSidebar).toggle_class("-visible")
+        if self._usage_stale:
+            self._refresh_usage()
 
     def action_toggle_hidden(self) -> None:
         """Show or hide hidden entries (display:false custom messages, extension state)."""

@@ -204,11 +204,13 @@ class BranchPanel(ScrollView, can_focus=True):
     @property
     def rows(self) -> list[Row]:
         """The rows currently listed."""
+        self._ensure_rows()
         return self._tree_rows.rows if self._tree_rows is not None else []
 
     @property
     def tree_rows(self) -> TreeRows | None:
         """The flattened rows with their visible tree."""
+        self._ensure_rows()
         return self._tree_rows
 
     @property
@@ -237,13 +239,15 @@ class BranchPanel(ScrollView, can_focus=True):
             return
         if leaf is None or not 0 <= leaf < len(self._session):
             leaf = self._session.tree.leaf
+        keep = self.cursor_entry if self._tree_rows is not None and not self._stale else leaf
         self._leaf = leaf
         if leaf is not None:
             self._folds.open_path(self._session.tree.path(leaf))
-        self._rebuild(keep=self.cursor_entry)
+        self._rebuild(keep=keep)
 
     def move_to_entry(self, entry: int) -> None:
         """Put the cursor on ``entry``, unfolding what hides it."""
+        self._ensure_rows()
         if self._session is None or self._tree_rows is None:
             return
         if entry not in self._tree_rows.row_of:
@@ -272,14 +276,32 @@ class BranchPanel(ScrollView, can_focus=True):
 
     # ----------------------------------------------------------------- state
 
-    def _rebuild(self, keep: int | None) -> None:
+    def _rebuild(self, keep: int | None, *, force: bool = False) -> None:
         if self._session is None:
             return
+        if not force and not (self.is_mounted and self.display):
+            # A hidden panel costs nothing: flatten when it is shown (or asked for rows).
+            self._stale = True
+            self._stale_keep = keep
+            return
+        self._stale = False
         self._tree_rows = flatten(self._session, self._leaf, self.filter_mode, self._folds)
         row = self._tree_rows.nearest_row(keep)
         self._update_virtual_size()
         self.cursor = row if row is not None else 0
         self.refresh()
+
+    _stale = False
+    _stale_keep: int | None = None
+
+    def _ensure_rows(self) -> None:
+        if self._stale or (self._tree_rows is None and self._session is not None):
+            self._rebuild(self._stale_keep if self._stale else self._leaf, force=True)
+
+    def on_show(self) -> None:
+        """Flatten the tree now if it changed while the panel was hidden."""
+        if self._stale:
+            self._rebuild(self._stale_keep, force=True)
 
     def _update_virtual_size(self) -> None:
         width = self.scrollable_content_region.width
@@ -333,10 +355,8 @@ class BranchPanel(ScrollView, can_focus=True):
         entry = self.cursor_entry
         if entry is None or self._session is None:
             return
-        tree = self._session.tree
-        leaf = self._leaf
-        if leaf is None or not tree.is_ancestor(entry, leaf):
-            leaf = tree.newest_leaf(entry)
+        # As Pi's HTML export: the path through the entry down to its newest leaf.
+        leaf = self._session.tree.newest_leaf(entry)
         self.post_message(self.EntrySelected(self, entry, leaf))
 
     def action_toggle_fold(self) -> None:

@@ -67,8 +67,8 @@ async def test_cursor_keys_and_select() -> None:
         await pilot.press("up", "k", "up")
         assert panel.cursor == 1 and panel.cursor_entry == 3
         await pilot.press("enter")
-        # On the active path: the active leaf is kept.
-        assert app.selected == [(3, 22)]
+        # Any entry: the path through it down to its newest leaf (Pi's export rule).
+        assert app.selected == [(3, app.session.tree.newest_leaf(3))]
         await pilot.press("j", "down", "down", "down")
         assert panel.cursor_entry == 4
         await pilot.press("enter")
@@ -141,7 +141,7 @@ async def test_click_selects(tmp_path: Path) -> None:
     app = Host(tree_branches())
     async with app.run_test(size=SIZE) as pilot:
         await pilot.click(BranchPanel, offset=(10, 0))
-        assert app.selected == [(2, 22)]
+        assert app.selected == [(2, app.session.tree.newest_leaf(2))]
 
 
 async def test_long_session_reads_only_visible_rows(tmp_path: Path) -> None:
@@ -168,3 +168,16 @@ async def test_long_session_reads_only_visible_rows(tmp_path: Path) -> None:
 
 def test_snapshot_branch_panel(snap_compare) -> None:
     assert snap_compare(Host(tree_branches()), terminal_size=SIZE, press=["up", "up"])
+
+
+async def test_empty_session(write_session) -> None:
+    head = '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z"}'
+    app = Host(load_session(write_session([head])))
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.query_one(BranchPanel)
+        await pilot.press("down", "enter", "space", "left", "right", "f")
+        assert panel.rows == [] and panel.cursor_entry is None and app.selected == []
+        assert screen_text(panel)[0].strip() == "No entries"
+        assert footer(panel) == "(0/0) [no-tools]"
+        panel.set_active(None)
+        panel.set_active(-1)

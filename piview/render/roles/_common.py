@@ -119,7 +119,7 @@ def header(left: Text, right: str, width: int) -> Text:
     right = sanitize_line(right)
     rlen = len(right)
     avail = width - (rlen + 1 if rlen else 0)
-    if avail < 8:  # too narrow for both: drop the time rather than the identity
+    if width < 40 or avail < 8:  # too narrow for both: drop the time, keep the identity
         right, rlen, avail = "", 0, width
     if left.cell_len > avail:
         left.truncate(max(1, avail), overflow="ellipsis")
@@ -146,7 +146,10 @@ class Indent:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = max(1, options.max_width - self.columns)
         lines = console.render_lines(
-            self.renderable, options.update_width(width), pad=False, new_lines=False
+            self.renderable,
+            options.update_width(width).reset_height(),
+            pad=False,
+            new_lines=False,
         )
         pad = Segment(" " * self.columns)
         new_line = Segment.line()

@@ -440,7 +440,8 @@ def render(ctx: Ctx) -> Rendered:
     if results:
         t0, t1 = entry_ms(ctx.session, ctx.item.entry), entry_ms(ctx.session, results[0][0])
         if t0 is not None and t1 is not None and t1 >= t0:
-            left.append(f" · {fmt_duration_ms(t1 - t0)}", style("piview.dim"))
+            sep = " " if left.plain.endswith("✓") else " · "
+            left.append(f"{sep}{fmt_duration_ms(t1 - t0)}", style("piview.dim"))
     head = header(left, ctx.time, ctx.width)
 
     expanded = ctx.expanded

@@ -1,0 +1,58 @@
+"""Benchmark: time to the first screen of ``piview FILE`` in a real terminal (tmux).
+
+Starts piview in a detached tmux session of 120x40 and polls ``capture-pane`` until the
+status line of the transcript appears. The baseline, in the same run, is ``less`` showing the
+same file's first screen (a pager that reads lazily). Medians over the runs are printed.
+
+    python benchmarks/tmux_first_screen.py FILE [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def first_screen(command: str, marker: str, timeout: float = 30.0) -> float:
+    """Seconds from starting ``command`` in tmux until ``marker`` is on the screen."""
+    name = f"bench{time.monotonic_ns()}"
+    t0 = time.perf_counter()
+    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command],
+                   check=True)
+    try:
+        while time.perf_counter() - t0 < timeout:
+            out = subprocess.run(["tmux", "capture-pane", "-t", name, "-p"], capture_output=True,
+                                 text=True).stdout
+            if marker in out:
+                return time.perf_counter() - t0
+            time.sleep(0.01)
+        raise TimeoutError(command)
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
+def main() -> None:
+    """Time piview and less on one file."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("file", type=Path)
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    if shutil.which("tmux") is None:
+        sys.exit("tmux is not installed")
+    piview = shutil.which("piview") or f"{sys.executable} -m piview"
+    size = args.file.stat().st_size / 1e6
+    pv = [first_screen(f"{piview} --no-follow {args.file}", "block ") for _ in range(args.runs)]
+    less = [first_screen(f"less -S {args.file}", '{"type":"session"') for _ in range(args.runs)]
+    print(f"{args.file} ({size:.1f} MB), median of {args.runs} runs, 120x40 tmux pane")
+    print(f"  piview first screen  {statistics.median(pv) * 1000:8.0f} ms  "
+          f"(min {min(pv) * 1000:.0f}, max {max(pv) * 1000:.0f})")
+    print(f"  less first screen    {statistics.median(less) * 1000:8.0f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,418 @@
+"""Provides the builder of the export document: the sections of one branch, and its header.
+
+What to show is decided here, once for both formats: tool output cut to a preview, thinking
+left out unless asked for, hidden extension messages counted and skipped, results drawn with
+their call, compacted-away entries marked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from piview.export import (
+    Doc,
+    Part,
+    Section,
+    ToolsMode,
+    arg_str,
+    args_diff,
+    blocks,
+    clean,
+    clock,
+    cut_code,
+    decode_image,
+    lang_of,
+    lines_label,
+    split_wrappers,
+    to_json,
+    tool_title,
+)
+from piview.model.context import build_context
+from piview.model.session import Session
+from piview.model.tools import ToolRow, tool_rows
+from piview.model.types import (
+    AssistantMessage,
+    BashExecutionMessage,
+    BranchSummaryEntry,
+    BranchSummaryMessage,
+    CompactionEntry,
+    CompactionSummaryMessage,
+    CustomEntry,
+    CustomMessage,
+    CustomMessageEntry,
+    ImageContent,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    SessionInfoEntry,
+    SystemMessage,
+    TextContent,
+    ThinkingContent,
+    ThinkingLevelChangeEntry,
+    ToolCall,
+    ToolResultMessage,
+    UnknownBlock,
+    UnknownEntry,
+    UnknownMessage,
+    UserMessage,
+)
+from piview.model.usage import model_key, usage_report
+from piview.render.format import fmt_cost, fmt_duration_ms, fmt_iso_short, fmt_tokens
+from piview.render.sanitize import sanitize_line
+
+__all__ = ["DocBuilder", "build_doc"]
+
+_BUILTIN = ("read", "bash", "edit", "write", "grep", "find", "ls")
+_STOPS = {
+    "aborted": ("Aborted", "warn"),
+    "error": ("Error", "error"),
+    "length": ("Stopped: output token limit reached", "warn"),
+    "deferred": ("Deferred: the response was never fetched", "warn"),
+    "pending": ("Incomplete: still being written when saved", "warn"),
+}
+
+
+def _message(session: Session, i: int) -> Any:
+    e = session.entry(i)
+    return e.message if isinstance(e, MessageEntry) else None
+
+
+# --------------------------------------------------------------------------- the builder
+
+
+class DocBuilder:
+    """Builds the sections of one branch; counts what it leaves out (for the header)."""
+
+    def __init__(self, session: Session, path: list[int], tools: ToolsMode, thinking: bool):
+        self.s = session
+        self.on_path = set(path)
+        self.tools: ToolsMode = tools
+        self.thinking = thinking
+        self.rows: dict[tuple[int, int], ToolRow] = {
+            (r.entry, r.part): r for r in tool_rows(session, path)
+        }
+        self.hidden_custom = 0
+        """``display: false`` custom messages left out."""
+        self.state_entries = 0
+        """``custom`` (extension state) entries left out."""
+        ctx = build_context(session, path[-1]) if path else None
+        self.compacted: set[int] = set(ctx.hidden_by_compaction) if ctx else set()
+        """Entries the last compaction on the branch summarised away."""
+
+    def sections(self, path: list[int]) -> list[Section]:
+        """One section per displayable entry of ``path``, in order."""
+        return [sec for i in path if (sec := self.section(i)) is not None]
+
+    def section(self, i: int) -> Section | None:
+        """The section of entry ``i``, or ``None`` when it shows nothing by itself."""
+        s = self.s
+        e = s.entry(i)
+        label = sanitize_line(s.labels[i]) if i in s.labels else None
+        sec = Section("unknown", "", sanitize_line(s.ids[i]), clock(e.timestamp), label)
+        if i in self.compacted:
+            sec.badges.append(("compacted", "dim"))
+        msg = e.message if isinstance(e, MessageEntry) else None
+        if isinstance(msg, UserMessage):
+            sec.kind, sec.title = "user", "User"
+            sec.parts = self.content(blocks(msg.content), sec.entry_id)
+        elif isinstance(msg, AssistantMessage):
+            self.assistant(i, msg, sec)
+        elif isinstance(msg, ToolResultMessage):
+            if i in s.pairing.result_call:
+                return None  # drawn with its call
+            sec.kind = "tool"
+            sec.title = f"Tool result without a call: {sanitize_line(msg.tool_name) or '?'}"
+            sec.parts = self.result(i, msg) if self.tools != "none" else []
+        elif isinstance(msg, BashExecutionMessage):
+            self.bash(msg, sec)
+        elif isinstance(msg, CustomMessage) or isinstance(e, CustomMessageEntry):
+            c: Any = msg if isinstance(msg, CustomMessage) else e
+            if not c.display:
+                self.hidden_custom += 1
+                return None
+            sec.kind, sec.title = "custom", f"[{sanitize_line(c.custom_type) or 'custom'}]"
+            sec.parts = self.content(blocks(c.content), sec.entry_id)
+        elif isinstance(msg, BranchSummaryMessage | CompactionSummaryMessage):
+            self.summary(msg, sec)
+        elif isinstance(e, BranchSummaryEntry | CompactionEntry):
+            self.summary(e, sec)
+        elif isinstance(msg, SystemMessage):
+            self.system(msg, sec)
+        elif isinstance(e, ModelChangeEntry):
+            sec.kind = "divider"
+            sec.title = f"model → {sanitize_line(e.provider)}/{sanitize_line(e.model_id)}"
+        elif isinstance(e, ThinkingLevelChangeEntry):
+            sec.kind, sec.title = "divider", f"thinking level → {sanitize_line(e.thinking_level)}"
+        elif isinstance(e, SessionInfoEntry):
+            name = sanitize_line(e.name).strip()
+            sec.kind, sec.title = "divider", f"session named “{name}”" if name else "name cleared"
+        elif isinstance(e, LabelEntry):
+            return None  # shown next to the entry it labels
+        elif isinstance(e, CustomEntry):
+            self.state_entries += 1
+            return None
+        elif isinstance(msg, UnknownMessage):
+            sec.title = f"Message with unknown role “{sanitize_line(msg.unknown_role)}”"
+        elif isinstance(e, UnknownEntry):
+            sec.title = f"Unknown entry type “{sanitize_line(e.entry_type)}”"
+        else:
+            sec.title = "Entry without a message"
+        return sec
+
+    def content(self, content: list[Any], eid: str) -> list[Part]:
+        """User-like content: markdown text, ``<file>``/``<skill>`` wrappers, images."""
+        out: list[Part] = []
+        for b in content:
+            if isinstance(b, TextContent):
+                for piece in split_wrappers(clean(b.text)):
+                    if isinstance(piece, str):
+                        out += [Part("markdown", text=piece.strip("\n"))] if piece.strip() else []
+                        continue
+                    tag, attrs, body = piece
+                    name = sanitize_line(attrs.get("name", "")) or "?"
+                    what = f" ({lines_label(body)})" if tag == "file" else ""
+                    code = Part("code", text=body, lang=lang_of(name) if tag == "file" else "")
+                    out.append(Part("wrapper", title=f"{tag} {name}{what}", children=[code]))
+            elif isinstance(b, ImageContent):
+                n = sum(1 for p in out if p.kind == "image") + 1
+                out.append(Part("image", image=decode_image(b, eid, n)))
+            elif isinstance(b, UnknownBlock):
+                out.append(
+                    Part("note", text=f"[{sanitize_line(b.block_type)} block]", status="dim")
+                )
+        return out
+
+    def assistant(self, i: int, msg: AssistantMessage, sec: Section) -> None:
+        """Text, thinking (when asked for), tool calls in their original order, stop reason."""
+        sec.kind, sec.title = "assistant", f"Assistant · {sanitize_line(msg.model) or '?'}"
+        u = msg.usage
+        if u is not None:
+            parts = (u.input, u.output, u.cache_read, u.cache_write)
+            tok = sum(x for x in parts if isinstance(x, int | float) and not isinstance(x, bool))
+            cost = u.cost.total_cost() if u.cost is not None else 0.0
+            sec.badges.append((f"{fmt_tokens(tok)} tok · {fmt_cost(cost)}", "dim"))
+        for k, b in enumerate(msg.content):
+            if isinstance(b, TextContent) and b.text.strip():
+                sec.parts.append(Part("markdown", text=clean(b.text)))
+            elif isinstance(b, ThinkingContent) and self.thinking:
+                if b.redacted or (not b.thinking.strip() and b.thinking_signature):
+                    sec.parts.append(Part("redacted", text="Thinking redacted by the provider"))
+                elif b.thinking.strip():
+                    sec.parts.append(Part("thinking", text=clean(b.thinking)))
+            elif isinstance(b, ToolCall):
+                sec.parts.append(self.tool(i, k, b))
+            elif isinstance(b, UnknownBlock):
+                sec.parts.append(Part("note", text=f"[{sanitize_line(b.block_type)} block]"))
+        stop = _STOPS.get(msg.stop_reason)
+        if stop:
+            err = sanitize_line(msg.error_message) if msg.error_message else ""
+            text = stop[0] + (f": {err}" if err and err != "Request was aborted" else "")
+            sec.parts.append(Part("note", text=text, status=stop[1]))
+            sec.badges.append((msg.stop_reason, stop[1]))
+        elif not sec.parts:
+            only_thinking = any(isinstance(b, ThinkingContent) for b in msg.content)
+            text = "(thinking only, left out)" if only_thinking else "(no text)"
+            sec.parts.append(Part("note", text=text, status="dim"))
+
+    def tool(self, i: int, k: int, call: ToolCall) -> Part:
+        """Call ``k`` of assistant ``i`` with its results on the branch."""
+        row = self.rows.get((i, k))
+        latency = row.latency_ms if row else None
+        part = Part(
+            "tool",
+            title=tool_title(call.name, call.arguments, call.namespace),
+            status=row.status if row else "no_result",
+            info=fmt_duration_ms(latency) if latency is not None else "",
+        )
+        if row is not None and row.result is not None and row.result in self.s.labels:
+            # The result is drawn inside the call, so its label goes there too.
+            label = f"🏷 {sanitize_line(self.s.labels[row.result])}"
+            part.info = f"{part.info} · {label}" if part.info else label
+        if self.tools == "none":
+            return part
+        a: dict[str, Any] = call.arguments if isinstance(call.arguments, dict) else {}
+        results = [r for r in self.s.pairing.call_results.get((i, k), []) if r in self.on_path]
+        msgs = [(r, m) for r in results if isinstance(m := _message(self.s, r), ToolResultMessage)]
+        kids = part.children
+        if call.name == "bash":
+            cmd = clean(a.get("command")).strip()
+            kids += [Part("code", text=cmd, lang="bash")] if "\n" in cmd else []
+        elif call.name == "edit":
+            diffs = [m.details.get("diff") for _r, m in msgs if isinstance(m.details, dict)]
+            diff = next((d for d in diffs if isinstance(d, str)), None)
+            text = clean(diff) if diff is not None else args_diff(a)
+            kids += [Part("diff", text=text.strip("\n"))] if text.strip() else []
+        elif call.name == "write" and isinstance(a.get("content"), str):
+            lang = lang_of(arg_str(a, "path", "file_path"))
+            kids.append(cut_code(clean(a["content"]), self.tools, lang=lang))
+        elif call.name not in _BUILTIN and len(to_json(call.arguments, None)) > 80:
+            # Short arguments are already whole in the title.
+            kids.append(cut_code(to_json(call.arguments), self.tools, lang="json"))
+        for r, m in msgs:
+            kids += self.result(r, m, tail=call.name == "bash")
+        return part
+
+    def result(self, r: int, m: ToolResultMessage, *, tail: bool = False) -> list[Part]:
+        """The output of one tool result: text (cut in preview mode), images and notes."""
+        texts = [clean(b.text) for b in m.content if isinstance(b, TextContent)]
+        text = "\n".join(texts).strip("\n")
+        out: list[Part] = []
+        if text:
+            out.append(cut_code(text, self.tools, tail=tail))
+            out[-1].status = "error" if m.is_error else ""
+        eid = sanitize_line(self.s.ids[r])
+        out += [p for p in self.content(m.content, eid) if p.kind in ("image", "note")]
+        d = m.details if isinstance(m.details, dict) else {}
+        tr = d.get("truncation")
+        if isinstance(tr, dict) and tr.get("truncated"):
+            out.append(Part("note", text="Output truncated by the tool", status="dim"))
+        if isinstance(d.get("fullOutputPath"), str):
+            path = sanitize_line(d["fullOutputPath"])
+            out.append(Part("note", text=f"Full output: {path}", status="dim"))
+        if not out:
+            out.append(Part("note", text="(no output)", status="dim"))
+        return out
+
+    def bash(self, m: BashExecutionMessage, sec: Section) -> None:
+        """A ``!cmd`` the user ran; ``!!`` ones never reached the model."""
+        sec.kind, sec.title = "bash", "User shell command"
+        if m.exclude_from_context:
+            sec.badges.append(("!! not sent to the model", "warn"))
+        if m.cancelled:
+            sec.badges.append(("cancelled", "warn"))
+        elif isinstance(m.exit_code, int | float) and m.exit_code != 0:
+            sec.badges.append((f"exit {m.exit_code:g}", "error"))
+        sec.parts.append(Part("code", text="$ " + clean(m.command), lang="bash"))
+        out = clean(m.output).strip("\n")
+        if self.tools != "none":
+            empty = Part("note", text="(no output)", status="dim")
+            sec.parts.append(cut_code(out, self.tools, tail=True) if out else empty)
+        if m.truncated:
+            where = f": {sanitize_line(m.full_output_path)}" if m.full_output_path else ""
+            sec.parts.append(Part("note", text=f"Output truncated{where}", status="dim"))
+
+    def summary(self, m: Any, sec: Section) -> None:
+        """A compaction or branch summary (entry or message)."""
+        text = clean(m.summary).strip("\n")
+        if isinstance(m, CompactionEntry | CompactionSummaryMessage):
+            sec.kind, sec.title = "compaction", "Compaction"
+            tokens = m.tokens_before if isinstance(m.tokens_before, int | float) else 0
+            note = f"Earlier history ({fmt_tokens(tokens)} tokens) was replaced by this summary."
+            summary = Part("details", title="Summary", children=[Part("markdown", text=text)])
+            sec.parts += [Part("note", text=note, status="dim"), summary]
+            return
+        sec.kind, sec.title = "summary", "Branch summary"
+        if m.from_id:
+            sec.badges.append((f"from {sanitize_line(m.from_id)}", "dim"))
+        empty = Part("note", text="(empty summary: not sent to the model)", status="dim")
+        sec.parts.append(Part("markdown", text=text) if text.strip() else empty)
+
+    def system(self, m: SystemMessage, sec: Section) -> None:
+        """A system prompt declaration: instructions, sections and tool changes, collapsed."""
+        sec.kind, sec.title = "system", "System prompt"
+        if m.replace:
+            sec.badges.append(("replaces the previous one", "dim"))
+        text = "\n".join(clean(b.text) for b in blocks(m.content) if isinstance(b, TextContent))
+        if text.strip():
+            code = Part("code", text=text)
+            sec.parts.append(
+                Part("details", title=f"Instructions ({lines_label(text)})", children=[code])
+            )
+        for name, value in (m.sections or {}).items():
+            title = f"Section {sanitize_line(name)}"
+            if isinstance(value, str):
+                code = Part("code", text=clean(value))
+                sec.parts.append(Part("details", title=title, children=[code]))
+            else:
+                sec.parts.append(Part("note", text=f"{title} removed", status="dim"))
+        added = ", ".join(sanitize_line(t.name) for t in m.tools_added or [])
+        removed = ", ".join(sanitize_line(t.name) for t in m.tools_removed or [])
+        tools = [f"Tools added: {added}"] if added else []
+        tools += [f"Tools removed: {removed}"] if removed else []
+        if tools:
+            sec.parts.append(Part("note", text=" · ".join(tools), status="dim"))
+
+
+def _first_user_text(session: Session, path: list[int]) -> str:
+    for i in path:
+        if session.nodes[i].role != "user":
+            continue
+        e = session.entry(i)
+        msg = e.message if isinstance(e, MessageEntry) else None
+        if not isinstance(msg, UserMessage):
+            continue
+        for b in blocks(msg.content):
+            if isinstance(b, TextContent):
+                for piece in split_wrappers(b.text):
+                    if isinstance(piece, str) and (line := sanitize_line(piece).strip()):
+                        return line if len(line) <= 80 else line[:79] + "…"
+    return ""
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n:,} {word if n == 1 else plural or word + 's'}"
+
+
+def build_doc(session: Session, leaf: int | None, *, tools: ToolsMode, thinking: bool) -> Doc:
+    """The branch root → ``leaf`` (default: the current leaf) as a neutral document.
+
+    The header facts are the session's name (or its first user message), id, file, directory,
+    start date, the models used on the branch, the leaf, message counts and the branch's token
+    and cost totals; the notes say what was left out.
+    """
+    if leaf is None:
+        leaf = session.tree.leaf
+    path = session.tree.path(leaf) if leaf is not None else []
+    b = DocBuilder(session, path, tools, thinking)
+    sections = b.sections(path)
+    h = session.header
+    nodes = session.nodes
+    roles = [nodes[i].role for i in path]
+    models = [model_key(nodes[i]) for i, r in zip(path, roles, strict=True) if r == "assistant"]
+    report = usage_report(nodes, path)
+    u = report.path
+    calls = sum(1 for key in b.rows if key[1] >= 0)
+    messages = (
+        f"{_plural(roles.count('user'), 'user message')} · "
+        f"{_plural(roles.count('assistant'), 'assistant message')} · {_plural(calls, 'tool call')}"
+    )
+    tokens = (
+        f"↑{fmt_tokens(u.input)} in · ↓{fmt_tokens(u.output)} out · "
+        f"{fmt_tokens(u.cache_read)} cache read · {fmt_tokens(u.cache_write)} cache write"
+    )
+    facts = [
+        ("Session", sanitize_line(h.id) if h is not None and h.id else "(no header)"),
+        ("File", sanitize_line(str(session.path.name))),
+        ("Directory", sanitize_line(h.cwd) if h is not None and h.cwd else "?"),
+        ("Started", fmt_iso_short(h.timestamp) + " UTC" if h is not None and h.timestamp else "?"),
+        ("Models", ", ".join(sanitize_line(m) for m in dict.fromkeys(models)) or "–"),
+        ("Branch", f"leaf {sanitize_line(session.ids[leaf])} · "
+                   f"{_plural(len(path), 'entry', 'entries')}"
+                   if leaf is not None else "(empty)"),
+        ("Messages", messages),
+        ("Tokens", tokens),
+        ("Cost", fmt_cost(u.cost)),
+    ]  # fmt: skip
+    if report.tools_path.count:
+        t = report.tools_path
+        facts.append(("Tool usage", f"{fmt_tokens(t.tokens)} tokens · {fmt_cost(t.cost)}"))
+    notes = [
+        f"Times are UTC. Tool output: {tools}. Thinking: {'shown' if thinking else 'left out'}."
+    ]
+    others = len(session.tree.leaves()) - 1
+    if others > 0:
+        n = _plural(others, "other branch", "other branches")
+        notes.append(f"Only this branch is exported: {n} left out.")
+    if b.hidden_custom:
+        n = _plural(b.hidden_custom, "hidden extension message")
+        notes.append(f"{n} (display: false) left out; the model still saw them.")
+    if b.state_entries:
+        n = _plural(b.state_entries, "extension state entry", "extension state entries")
+        notes.append(f"{n} left out.")
+    if b.compacted:
+        n = _plural(len(b.compacted), "entry", "entries")
+        notes.append(f"{n} marked “compacted” were replaced by a summary in the model's context.")
+    if session.bad_lines:
+        notes.append(f"{_plural(len(session.bad_lines), 'unreadable line')} of the file skipped.")
+    title = sanitize_line(session.name or _first_user_text(session, path) or "Pi session")
+    return Doc(title, facts, notes, sections)

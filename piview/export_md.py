@@ -1,0 +1,143 @@
+"""Provides the Markdown writer of ``piview export``.
+
+Message text is written verbatim (it is Markdown already); everything else taken from the
+session (titles, labels, tool output, code) is escaped or fenced so it cannot change the
+document's structure. Images are written as files in ``<out stem>_files/`` next to the output
+and linked with relative paths.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import quote
+
+from piview.export import Doc, Image, Part, Section, more_text
+
+__all__ = ["render_md"]
+
+_STATUS = {"ok": "✓", "error": "✗ error", "no_result": "⋯ no result", "orphan_result": "orphan"}
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~&])")
+
+
+def esc(text: str) -> str:
+    """Escape Markdown syntax in one line of plain text."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(text.split("\n")))
+
+
+def code_span(text: str) -> str:
+    """``text`` as an inline code span, whatever backticks it holds."""
+    text = " ".join(text.split("\n"))
+    runs = [len(r) for r in re.findall(r"`+", text)]
+    ticks = "`" * (max(runs, default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def fence(text: str, lang: str = "") -> str:
+    """``text`` as a fenced code block longer than any backtick run inside it."""
+    runs = [len(r) for r in re.findall(r"`{3,}", text)]
+    ticks = "`" * max(3, max(runs, default=0) + 1)
+    return f"{ticks}{re.sub(r'[^A-Za-z0-9_+-]', '', lang)}\n{text}\n{ticks}"
+
+
+_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def close_fences(text: str) -> str:
+    """Verbatim Markdown with an unclosed code fence closed, so it cannot swallow the rest."""
+    opener = ""
+    for line in text.split("\n"):
+        m = _FENCE_RE.match(line)
+        if not m:
+            continue
+        run = m.group(1)
+        if not opener:
+            opener = run
+        elif run[0] == opener[0] and len(run) >= len(opener) and not line.strip(" `~"):
+            opener = ""
+    return f"{text}\n{opener}" if opener else text
+
+
+def _ext(mime: str) -> str:
+    sub = mime.partition("/")[2]
+    return {"jpeg": "jpg", "svg+xml": "svg"}.get(sub, re.sub(r"[^a-z0-9]", "", sub)[:10] or "bin")
+
+
+class _Writer:
+    def __init__(self, out: Path, protect: Path | None) -> None:
+        self.folder = out.parent / f"{out.stem}_files"
+        self.rel = f"{out.stem}_files"
+        self.protect = protect.resolve() if protect is not None else None
+        self.used: set[str] = set()
+
+    def image(self, img: Image) -> str:
+        if img.data is None:
+            return f"*\\[image not shown: {esc(img.note)}\\]*"
+        stem = re.sub(r"[^A-Za-z0-9_-]", "_", img.entry_id)[:64] or "entry"
+        name = f"img-{stem}-{img.n}.{_ext(img.mime)}"
+        k = 2
+        while name in self.used:
+            name, k = f"img-{stem}-{img.n}-{k}.{_ext(img.mime)}", k + 1
+        self.used.add(name)
+        path = self.folder / name
+        if self.protect is not None and path.resolve() == self.protect:
+            return "*\\[image not shown: its file name is the session file's\\]*"
+        self.folder.mkdir(exist_ok=True)
+        path.write_bytes(img.data)
+        return f"![image {img.n} ({esc(img.mime)})]({quote(self.rel)}/{quote(name)})"
+
+    def part(self, p: Part) -> str:
+        k = p.kind
+        if k == "markdown":
+            return close_fences(p.text)
+        if k == "code":
+            before = f"*{more_text(p.more)}*\n\n" if p.more < 0 else ""
+            after = f"\n\n*{more_text(p.more)}*" if p.more > 0 else ""
+            return before + fence(p.text, p.lang) + after
+        if k == "diff":
+            return fence(p.text, "diff")
+        if k == "wrapper":
+            return f"> ▸ {esc(p.title)} *(content not included)*"
+        if k == "thinking":
+            body = "\n".join("> " + ln if ln else ">" for ln in close_fences(p.text).split("\n"))
+            return "> **Thinking**\n>\n" + body
+        if k == "redacted":
+            return f"> *{esc(p.text)}*"
+        if k == "image":
+            return self.image(p.image) if p.image is not None else ""
+        if k == "tool":
+            status = _STATUS.get(p.status, p.status)
+            info = f" · {esc(p.info)}" if p.info else ""
+            head = f"- ▸ {code_span(p.title)} — {status}{info}"
+            return "\n\n".join([head, *(self.part(c) for c in p.children)])
+        if k == "note":
+            return f"**⚠ {esc(p.text)}**" if p.status == "error" else f"*{esc(p.text)}*"
+        if k == "details":
+            return "\n\n".join([f"**{esc(p.title)}**", *(self.part(c) for c in p.children)])
+        return ""
+
+    def section(self, s: Section) -> str:
+        if s.kind == "divider":
+            label = f" 🏷 {esc(s.label)}" if s.label else ""
+            return f"*── {esc(s.title)} ──*{label}"
+        meta = [esc(s.title)]
+        meta += [s.time] if s.time else []
+        meta += [code_span(s.entry_id)] if s.entry_id else []
+        meta += [f"🏷 {esc(s.label)}"] if s.label else []
+        meta += [f"**{esc(t)}**" if kind == "error" else f"*{esc(t)}*" for t, kind in s.badges]
+        body = [self.part(p) for p in s.parts]
+        return "\n\n".join(["### " + " · ".join(meta), *(b for b in body if b)])
+
+
+def render_md(doc: Doc, out: Path, *, protect: Path | None = None) -> str:
+    """The document as Markdown; images are written to ``<out stem>_files/`` next to ``out``.
+
+    ``protect`` is a path never to write (the session file).
+    """
+    w = _Writer(Path(out), protect)
+    lines = [f"# {esc(doc.title)}", "", "| | |", "|---|---|"]
+    lines += [f"| **{esc(k)}** | {esc(v)} |" for k, v in doc.facts]
+    lines += [""] + [f"> {esc(n)}  " for n in doc.notes]
+    body = "\n\n".join(w.section(s) for s in doc.sections)
+    return "\n".join(lines).rstrip() + "\n\n---\n\n" + body + "\n"
