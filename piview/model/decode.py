@@ -58,6 +58,8 @@ class SkBlock(msgspec.Struct, gc=False):
     type: str | None = None
     id: str | None = None
     name: str | None = None
+    redacted: bool | None = None
+    """Thinking blocks: the provider redacted the text (only a one-line placeholder shows)."""
 
 
 class SkMessage(msgspec.Struct, rename="camel", gc=False):
@@ -235,7 +237,7 @@ def skeleton_of(entry: Any) -> SkEntry:
             sm.content = [
                 SkBlock(type="toolCall", id=b.id, name=b.name)
                 if isinstance(b, ToolCall)
-                else SkBlock(type=_tag(b))
+                else SkBlock(type=_tag(b), redacted=getattr(b, "redacted", None))
                 for b in m.content
             ]
         elif isinstance(m, ToolResultMessage):

@@ -152,6 +152,10 @@ class Session:
 
     # ----------------------------------------------------------------- full entries
 
+    def line_length(self, i: int) -> int:
+        """Bytes of entry ``i``'s line (without its newline)."""
+        return self.index.lengths[i]
+
     def read_line(self, i: int) -> bytes:
         """The raw bytes of entry ``i``'s line (no newline)."""
         off, n = self.index.offsets[i], self.index.lengths[i]

@@ -104,7 +104,7 @@ def _user_collapsible(session: Session, i: int, node: SkEntry, cache: dict[int, 
             or len(content) > user.LONG_CHARS
             or content.count("\n") >= user.LONG_LINES
         )
-    length = session.index.lengths[i]
+    length = session.line_length(i)
     if length <= _SMALL_LINE:
         return False
     if length > _PEEK_LIMIT:
@@ -169,7 +169,8 @@ def build_items(session: Session, path: list[int], *, show_hidden: bool = False)
                         if k == first_text:
                             add(head)
                     elif bt == "thinking":
-                        add(new("thinking", i, k, False, True))
+                        # A redacted block is a one-line placeholder: nothing to expand.
+                        add(new("thinking", i, k, False, not b.redacted))
                     elif bt == "toolCall":
                         add(new("tool", i, k, False, True, False, (i, k) in err_calls))
             elif role == "toolResult":

@@ -122,7 +122,7 @@ def context_renderable(session: Session, at: int) -> Group:
             )
         )
     total = _context_tokens(session, ctx.path)
-    sizes = [max(1, session.index.lengths[it.index]) for it in ctx.items]
+    sizes = [max(1, session.line_length(it.index)) for it in ctx.items]
     weight = sum(sizes) or 1
     table = Table(show_edge=False, expand=True, pad_edge=False)
     table.add_column("#", justify="right", width=4)

@@ -239,7 +239,7 @@ class Transcript(ScrollView, can_focus=True):
     def _estimate(self, item: Item) -> int:
         if item.collapsible and not self.is_expanded(item):
             return 2
-        n = self.session.index.lengths[item.entry] if item.entry >= 0 else 0
+        n = self.session.line_length(item.entry) if item.entry >= 0 else 0
         width = max(20, self._width - _GUTTER)
         return max(2, min(_MAX_ESTIMATE, 2 + n // (width * 2)))
 
