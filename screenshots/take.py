@@ -21,10 +21,13 @@ SIZE = (130, 42)
 
 VIEWS: list[tuple[str, list[str]]] = [
     ("transcript", []),
-    ("thinking-and-tools", ["g", "j", "j", "j", "t", "o"]),
+    ("thinking-and-tools", ["g", "j", "j", "j", "j", "t", "enter"]),
     ("branches", ["b"]),
     ("usage", ["u"]),
     ("hidden", ["H"]),
+    ("tools-view", ["T"]),
+    ("inspector", ["g", "e", "i"]),
+    ("context", ["g", "right_square_bracket", "right_square_bracket", "c"]),
     ("help", ["question_mark"]),
 ]
 

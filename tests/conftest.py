@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,9 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 for var in ("NO_COLOR", "TEXTUAL_THEME", "FORCE_COLOR", "COLORTERM"):
     os.environ.pop(var, None)
 os.environ["TEXTUAL_ANIMATIONS"] = "none"
-os.environ.setdefault("TZ", "UTC")
+# Times of day are shown in local time: pin the zone so snapshots match everywhere.
+os.environ["TZ"] = "UTC"
+time.tzset()
 
 
 def fixture(name: str) -> Path:

@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 __all__ = ["ContextScreen", "context_renderable"]
 
 
+_HIDDEN = " (hidden in the chat, seen by the model)"
+
+
 def _preview(session: Session, item: ContextItem) -> tuple[str, str]:
     """(label, one-line text) of a context item."""
     e = session.entry(item.index)
@@ -41,7 +44,7 @@ def _preview(session: Session, item: ContextItem) -> tuple[str, str]:
     if isinstance(e, BranchSummaryEntry):
         return "branch summary", e.summary
     if isinstance(e, CustomMessageEntry):
-        hidden = "" if e.display else " (hidden in the chat, seen by the model)"
+        hidden = "" if e.display else _HIDDEN
         return f"[{e.custom_type}]{hidden}", _text(e.content)
     if isinstance(e, MessageEntry) and e.message is not None:
         m = e.message
@@ -51,7 +54,8 @@ def _preview(session: Session, item: ContextItem) -> tuple[str, str]:
         if role == "bashExecution":
             return "bash (as user text)", "$ " + getattr(m, "command", "")
         if role == "custom":
-            return f"[{getattr(m, 'custom_type', '')}]", _text(getattr(m, "content", ""))
+            hidden = "" if getattr(m, "display", True) else _HIDDEN
+            return f"[{getattr(m, 'custom_type', '')}]{hidden}", _text(getattr(m, "content", ""))
         if role == "assistant":
             parts = [b.text for b in getattr(m, "content", []) if isinstance(b, TextContent)]
             calls = [
@@ -127,17 +131,19 @@ def context_renderable(session: Session, at: int) -> Group:
     table = Table(show_edge=False, expand=True, pad_edge=False)
     table.add_column("#", justify="right", width=4)
     table.add_column("entry", width=8, no_wrap=True)
-    table.add_column("kind", width=22, no_wrap=True)
+    # Wraps: a hidden custom message's mark must stay readable.
+    table.add_column("kind", width=22)
     table.add_column("text", ratio=1, no_wrap=True, overflow="ellipsis")
     table.add_column("≈ tokens", justify="right", width=9)
     for n, (item, size) in enumerate(zip(ctx.items, sizes, strict=True), 1):
         label, text = _preview(session, item)
         share = fmt_tokens(total * size / weight) if total else "–"
+        # Text, not str: a str cell would be parsed as Rich markup ("[git-context]", "[/x]").
         table.add_row(
             str(n),
-            session.ids[item.index][:8],
-            sanitize_line(label),
-            sanitize_line(text)[:300],
+            Text(session.ids[item.index][:8]),
+            Text(sanitize_line(label)),
+            Text(sanitize_line(text)[:300]),
             share,
         )
     out.append(Text("\nmessages", style="bold underline"))

@@ -87,21 +87,22 @@ def inspector_renderable(session: Session, entry: int, part: int, width: int = 1
     else:
         results = [entry]
     out: list[RenderableType] = []
+    # Cells from the file are Text: a str cell would be parsed as Rich markup ("[/x]" raised).
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")
     head.add_column()
     if call is not None:
         head.add_row("tool", Text(sanitize_line(call.name), style="bold yellow"))
         if call.namespace:
-            head.add_row("namespace", sanitize_line(call.namespace))
-        head.add_row("call id", sanitize_line(call.id))
-        head.add_row("call entry", f"{session.ids[entry]} (line {session.line_of(entry)})")
+            head.add_row("namespace", Text(sanitize_line(call.namespace)))
+        head.add_row("call id", Text(sanitize_line(call.id)))
+        head.add_row("call entry", Text(f"{session.ids[entry]} (line {session.line_of(entry)})"))
     else:
         head.add_row("tool", Text("result without a call", style="magenta"))
     if not results:
         head.add_row("result", Text("no result", style="yellow"))
     for r in results:
-        head.add_row("result entry", f"{session.ids[r]} (line {session.line_of(r)})")
+        head.add_row("result entry", Text(f"{session.ids[r]} (line {session.line_of(r)})"))
         if call is not None:
             a, b = (
                 parse_iso_ms(session.nodes[entry].timestamp),

@@ -88,7 +88,7 @@ class SessionScreen(Screen[None]):
     SessionScreen #body { height: 1fr; }
     SessionScreen BranchPanel { width: 48; display: none; border-right: vkey $primary 40%; }
     SessionScreen BranchPanel.-visible { display: block; }
-    SessionScreen UsageSidebar { width: 36; display: none; border-left: vkey $primary 40%; }
+    SessionScreen UsageSidebar { width: 42; display: none; border-left: vkey $primary 40%; }
     SessionScreen UsageSidebar.-visible { display: block; }
     SessionScreen #search { dock: bottom; display: none; height: 3; }
     SessionScreen #search.-visible { display: block; }

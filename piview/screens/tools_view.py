@@ -87,7 +87,8 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
             table.add_row(
                 str(n),
                 Text(sanitize_line(r.name), style="bold"),
-                sanitize_line(argument_summary(r.name, r.arguments, limit=70)),
+                # Text, not str: DataTable parses str cells as markup ("[a-z]+", "[/x]").
+                Text(sanitize_line(argument_summary(r.name, r.arguments, limit=70))),
                 Text(r.status, style=STATUS_STYLE[r.status]),
                 fmt_duration_ms(r.latency_ms),
                 f"{r.output_chars:,}" if r.output_chars is not None else "–",
@@ -102,6 +103,11 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
             lines.append(
                 f"{st.name:<16} {st.count:>4} calls  {st.errors:>3} errors  "
                 f"median {fmt_duration_ms(st.median_ms):>7}  max {fmt_duration_ms(st.max_ms):>7}"
+            )
+        if len(totals) > 6:
+            rest = totals[6:]
+            lines.append(
+                f"… {len(rest)} more: " + ", ".join(f"{st.name} {st.count}" for st in rest)
             )
         self.query_one("#totals", Static).update(Text("\n".join(lines)))
 

@@ -16,7 +16,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -302,6 +302,25 @@ class BranchPanel(ScrollView, can_focus=True):
         """Flatten the tree now if it changed while the panel was hidden."""
         if self._stale:
             self._rebuild(self._stale_keep, force=True)
+        self._reveal_cursor = True
+        self.refresh()
+
+    _reveal_cursor = False
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Bring the cursor into view on the first paint after a show or resize.
+
+        Done here, not in the event handlers, because only now is the new size laid out.
+        """
+        if self._reveal_cursor and self.scrollable_content_region.height > 1:
+            self._reveal_cursor = False
+            body = self._body_height()
+            top = round(self.scroll_y)
+            if self.cursor < top:
+                self.set_scroll(None, self.cursor)
+            elif self.cursor >= top + body:
+                self.set_scroll(None, self.cursor - body + 1)
+        return super().render_lines(crop)
 
     def _update_virtual_size(self) -> None:
         width = self.scrollable_content_region.width
@@ -334,7 +353,7 @@ class BranchPanel(ScrollView, can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         """Track the width and keep the cursor in view."""
         self._update_virtual_size()
-        self._scroll_to_cursor()
+        self._reveal_cursor = True
 
     # ----------------------------------------------------------------- actions
 

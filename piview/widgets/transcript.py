@@ -139,7 +139,7 @@ class Transcript(ScrollView, can_focus=True):
             self._search = None
         if focus_entry is None:
             self._follow_end = True
-            self.call_after_refresh(self._scroll_to_end)
+            self.call_after_refresh(self._deferred_end)
         else:
             self._follow_end = False
             self.call_after_refresh(self.scroll_to_item, self.cursor)
@@ -170,7 +170,7 @@ class Transcript(ScrollView, can_focus=True):
             self.cursor = max(0, len(new) - 1)
         if self._follow_end:
             self.cursor = max(0, len(new) - 1)
-            self.call_after_refresh(self._scroll_to_end)
+            self.call_after_refresh(self._deferred_end)
             self._post_cursor()
         self.refresh()
 
@@ -344,6 +344,11 @@ class Transcript(ScrollView, can_focus=True):
         self.refresh()
 
     # ------------------------------------------------------------------ scrolling
+
+    def _deferred_end(self) -> None:
+        # Set before the first layout; skip it if the user has moved since.
+        if self._follow_end:
+            self._scroll_to_end()
 
     def _scroll_to_end(self) -> None:
         if not self.items:
