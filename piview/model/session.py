@@ -27,6 +27,7 @@ from piview.model.decode import (
     finish_skeleton,
     sk_decoder,
 )
+from piview.model.index_cache import CACHE_MIN_BYTES, IndexCache
 from piview.model.labels import resolve_labels, session_name
 from piview.model.pairing import Pairing, pair_tool_calls
 from piview.model.tree import Tree, build_tree
@@ -218,19 +219,42 @@ class Session:
 
     _legacy_ids = False
 
-    def _load(self) -> None:
+    def _load(self, cache: IndexCache | None = None) -> None:
         fd = _open_readonly(self.path)
         self._fd = fd
         st = os.fstat(fd)
         self._identity = (st.st_dev, st.st_ino)
+        use_cache = cache is not None and st.st_size >= CACHE_MIN_BYTES
         was_enabled = gc.isenabled()
         gc.disable()  # many small objects: collections during the load only cost time
         try:
-            self._consume(fd, final=True)
+            restored = use_cache and cache.restore(self, fd)  # type: ignore[union-attr]
+            added = self._consume(fd, final=True)
             self._finish()
         finally:
             if was_enabled:
                 gc.enable()
+        self.index_cache = cache if use_cache else None
+        self.index_from_cache = bool(restored)
+        self._index_dirty = use_cache and (not restored or added > 0)
+
+    index_cache: IndexCache | None = None
+    """Where this session's index is cached (None: not cached, e.g. a small file)."""
+    index_from_cache = False
+    """True when the index came (at least in part) from the cache."""
+    _index_dirty = False
+
+    def save_index(self) -> bool:
+        """Write the index to the cache when it changed since it was read; True when written.
+
+        Safe to call from a worker thread: it only reads the index.
+        """
+        if self.index_cache is None or not self._index_dirty:
+            return False
+        fd = self._ensure_fd()
+        self.index_cache.store(self, fd)
+        self._index_dirty = False
+        return True
 
     def _consume(self, fd: int, *, final: bool) -> int:
         """Index the complete lines after :attr:`size`; return how many entries were added.
@@ -465,17 +489,23 @@ def _open_readonly(path: Path) -> int:
     return fd
 
 
-def load_session(path: str | os.PathLike[str]) -> Session:
+def load_session(
+    path: str | os.PathLike[str], *, index_cache: IndexCache | None = None
+) -> Session:
     """Load a session file read-only.
 
     Bad lines are recorded in :attr:`Session.bad_lines` and skipped; they never stop the load.
+
+    Args:
+        path: the session file.
+        index_cache: reuse (and later :meth:`Session.save_index`) the index of big files.
 
     Raises:
         SessionOpenError: the file does not exist or cannot be read.
     """
     session = Session(Path(path))
     try:
-        session._load()
+        session._load(index_cache)
     except SessionOpenError:
         raise
     except OSError as exc:

@@ -44,13 +44,9 @@ def _json(value: Any) -> RenderableType:
         text = repr(value)
     if len(text) > _MAX_JSON:
         text = text[:_MAX_JSON] + f"\n… ({len(text) - _MAX_JSON:,} more characters)"
-    return Syntax(
-        sanitize(text, tabs=False),
-        "json",
-        theme="ansi_dark",
-        word_wrap=True,
-        background_color="default",
-    )
+    # No background_color: "default" painted the terminal's own background (black bands)
+    # behind the tokens on the modal's surface; the ANSI theme has none of its own.
+    return Syntax(sanitize(text, tabs=False), "json", theme="ansi_dark", word_wrap=True)
 
 
 def _usage(u: Usage) -> str:

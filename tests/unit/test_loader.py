@@ -184,3 +184,43 @@ def test_poll_detects_truncation_and_replacement(write_session, tmp_path: Path) 
     s2 = load_session(path)
     os.replace(other, path)
     assert s2.poll() == "replaced"
+
+
+def test_index_cache_reopen_and_append(write_session, tmp_path: Path, monkeypatch) -> None:
+    import piview.model.session as sess
+    from piview.model.index_cache import IndexCache
+
+    monkeypatch.setattr(sess, "CACHE_MIN_BYTES", 0)
+    cache = IndexCache(tmp_path / "cache")
+    lines = [HEADER] + [entry(f"e{i}", f"e{i - 1}" if i else None) for i in range(50)]
+    path = write_session(lines + ["{bad"])
+    first = load_session(path, index_cache=cache)
+    assert not first.index_from_cache and first.save_index()
+    assert not first.save_index()  # nothing new to write
+    again = load_session(path, index_cache=cache)
+    assert again.index_from_cache and again.ids == first.ids
+    assert [b.line for b in again.bad_lines] == [52]
+    assert again.entry(49).message.content == "msg e49"
+    # Pi appends: the cached index is extended, not rebuilt.
+    with open(path, "ab") as f:
+        f.write((entry("e50", "e49") + "\n").encode())
+    grown = load_session(path, index_cache=cache)
+    assert grown.index_from_cache and grown.ids[-1] == "e50" and len(grown) == 51
+    assert grown.save_index()
+    # Rewritten with different bytes: the cache is not trusted.
+    path.write_bytes(("\n".join([HEADER, entry("z", None)]) + "\n").encode())
+    fresh = load_session(path, index_cache=cache)
+    assert not fresh.index_from_cache and fresh.ids == ["z"]
+
+
+def test_index_cache_never_touches_the_session_folder(write_session, tmp_path_factory,
+                                                      monkeypatch) -> None:
+    import piview.model.session as sess
+    from piview.model.index_cache import IndexCache
+
+    monkeypatch.setattr(sess, "CACHE_MIN_BYTES", 0)
+    path = write_session([HEADER, entry("a", None)])
+    before = sorted(p.name for p in path.parent.iterdir())
+    s = load_session(path, index_cache=IndexCache(tmp_path_factory.mktemp("cache")))
+    s.save_index()
+    assert sorted(p.name for p in path.parent.iterdir()) == before
