@@ -29,13 +29,31 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _load(path: str) -> Any:
-    from piview.model import SessionOpenError, load_session
+_LOADED: list[Any] = []
+"""Sessions loaded by a subcommand: their index is cached when the command ends."""
 
+
+def _load(path: str) -> Any:
+    import os
+
+    from piview.model import SessionOpenError, load_session
+    from piview.model.index_cache import IndexCache
+
+    cache = None if os.environ.get("PIVIEW_NO_CACHE") else IndexCache()
     try:
-        return load_session(path)
+        session = load_session(path, index_cache=cache)
     except SessionOpenError as exc:
         raise CliError(str(exc)) from None
+    _LOADED.append(session)
+    return session
+
+
+def _save_indexes() -> None:
+    while _LOADED:
+        try:
+            _LOADED.pop().save_index()
+        except OSError:
+            pass
 
 
 # --------------------------------------------------------------------------- info
@@ -184,6 +202,7 @@ def cmd_view(argv: Sequence[str]) -> int:
 
         return run_app(None, sessions_root=root)
     session = _load(path)
+    _LOADED.clear()  # the viewer saves the index itself, in a worker after the first screen
     _leaf, leaf = resolve_branch(session, args.leaf, path)
     from piview.app import run_app
 
@@ -211,7 +230,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             }.get(name)
             if handler is None:
                 raise CliError(f"'piview {name}' is not available yet")
-            return handler(args)
+            try:
+                return handler(args)
+            finally:
+                _save_indexes()
         return cmd_view(args)
     except CliError as exc:
         return _fail(str(exc))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -16,6 +17,9 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 for var in ("NO_COLOR", "TEXTUAL_THEME", "FORCE_COLOR", "COLORTERM"):
     os.environ.pop(var, None)
 os.environ["TEXTUAL_ANIMATIONS"] = "none"
+# Never touch the user's cache: index and picker caches go to a throwaway folder.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="piview-test-cache-")
+
 # Times of day are shown in local time: pin the zone so snapshots match everywhere.
 os.environ["TZ"] = "UTC"
 time.tzset()

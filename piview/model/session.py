@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import os
+import threading
 from array import array
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -86,6 +87,7 @@ class Session:
         """Per entry index: fields dropped or wrapped while decoding it fully."""
         self._fd: int | None = None
         self._cache: OrderedDict[int, Entry] = OrderedDict()
+        self._lock = threading.RLock()
         self._cache_size = 256
         self._pairing: Pairing | None = None
         self._labels: dict[int, str] | None = None
@@ -176,10 +178,11 @@ class Session:
 
     def entry(self, i: int) -> Entry:
         """Entry ``i`` fully decoded and migrated (ids, roles), from a small LRU cache."""
-        hit = self._cache.get(i)
-        if hit is not None:
-            self._cache.move_to_end(i)
-            return hit
+        with self._lock:  # the search worker decodes entries too
+            hit = self._cache.get(i)
+            if hit is not None:
+                self._cache.move_to_end(i)
+                return hit
         try:
             value, notes = decode_entry(self.read_line(i), legacy=self.version < 3)
         except (BadLineError, RecursionError) as exc:
@@ -193,15 +196,17 @@ class Session:
         entry.parent_id = self.ids[p] if p >= 0 else None
         if isinstance(entry, CompactionEntry):
             entry.first_kept_entry_id = self.nodes[i].first_kept_entry_id
-        self._cache[i] = entry
-        if len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+        with self._lock:
+            self._cache[i] = entry
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
         return entry
 
     def _ensure_fd(self) -> int:
-        if self._fd is None:
-            self._fd = _open_readonly(self.path)
-        return self._fd
+        with self._lock:
+            if self._fd is None:
+                self._fd = _open_readonly(self.path)
+            return self._fd
 
     def close(self) -> None:
         """Close the file descriptor (reopened on demand)."""

@@ -140,6 +140,9 @@ class SessionScreen(Screen[None]):
         self.query_one(Transcript).focus()
         if self.follow:
             self.set_interval(0.5, self._poll, name="follow")
+        if self.session.index_cache is not None:
+            # Cache a big file's index for the next start, once the first screen is up.
+            self.set_timer(1.0, self._save_index)
         # A torn last line is normal while Pi writes: not damage while we follow the file.
         bad = [b for b in self.session.bad_lines if not (b.torn and self.follow)]
         if bad:
@@ -174,6 +177,10 @@ class SessionScreen(Screen[None]):
         side.show(usage_report(self.session.nodes, path))
 
     _usage_stale = True
+
+    def _save_index(self) -> None:
+        self.run_worker(self.session.save_index, thread=True, group="index",
+                        description="Caching the session index", exit_on_error=False)
 
     # ------------------------------------------------------------------ follow
 
@@ -253,7 +260,11 @@ class SessionScreen(Screen[None]):
         search = t.search_state
         if search is not None:
             q, cur, total = search
-            parts.append(f"/{q}: {cur}/{total}" if total else f"/{q}: no match")
+            running = " (searching…)" if t.searching else ""
+            if total:
+                parts.append(f"/{q}: {cur}/{total}{running}")
+            else:
+                parts.append(f"/{q}: searching…" if running else f"/{q}: no match")
         self.query_one("#status", Static).update("  ·  ".join(parts))
 
     # ------------------------------------------------------------------ actions
@@ -298,6 +309,11 @@ class SessionScreen(Screen[None]):
         panel = self.query_one(BranchPanel)
         if panel.has_class("-visible") and panel.has_focus:
             self.query_one(Transcript).focus()
+            return
+        transcript = self.query_one(Transcript)
+        if transcript.search_state is not None:
+            transcript.clear_search()
+            self._update_status()
             return
         if self.from_picker:
             self.session.close()
@@ -372,10 +388,12 @@ class SessionScreen(Screen[None]):
     @on(Input.Submitted, "#search")
     def _on_search(self, event: Input.Submitted) -> None:
         t = self.query_one(Transcript)
-        count = t.search(event.value)
+        t.search(event.value)
         box = self.query_one("#search", Input)
         box.remove_class("-visible")
         t.focus()
-        if event.value.strip() and not count:
-            self.notify(f"No match for {event.value.strip()!r} on this branch", timeout=3)
+        self._update_status()
+
+    @on(Transcript.SearchUpdated)
+    def _on_search_updated(self, event: Transcript.SearchUpdated) -> None:
         self._update_status()

@@ -9,9 +9,11 @@ that what the user is looking at stays put.
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
@@ -24,6 +26,7 @@ from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.worker import Worker, get_current_worker
 
 from piview.render.items import Item, build_items, item_text, render_item
 
@@ -42,6 +45,7 @@ class _Search:
     matches: list[int]
     hits: set[int]
     current: int = -1
+    running: bool = False
 
 
 class Transcript(ScrollView, can_focus=True):
@@ -105,6 +109,18 @@ class Transcript(ScrollView, can_focus=True):
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, Transcript.CursorMoved)
 
+    class SearchUpdated(Message):
+        """Search matches arrived, or the search finished, started or was cleared."""
+
+        def __init__(self, transcript: Transcript) -> None:
+            super().__init__()
+            self.transcript = transcript
+
+        @property
+        def control(self) -> Transcript:
+            """The transcript."""
+            return self.transcript
+
     def __init__(self, session: Session, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self.session = session
@@ -119,6 +135,8 @@ class Transcript(ScrollView, can_focus=True):
         self._cache: LRUCache[tuple[int, int, bool, int], list[Strip]] = LRUCache(512)
         self._width = 0
         self._search: _Search | None = None
+        self._search_gen = 0
+        self._search_worker: Worker[None] | None = None
         self._follow_end = True
 
     # ------------------------------------------------------------------ model
@@ -136,6 +154,7 @@ class Transcript(ScrollView, can_focus=True):
                 target = found
         self.cursor = max(0, target)
         if self._search is not None:
+            self._cancel_search()
             self._search = None
         if focus_entry is None:
             self._follow_end = True
@@ -498,39 +517,91 @@ class Transcript(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ search
 
-    def search(self, query: str) -> int:
-        """Find ``query`` (case-insensitive) in the blocks of this branch; focus the first
-        match after the cursor. Returns the number of matching blocks."""
+    def search(self, query: str) -> None:
+        """Search the blocks of this branch for ``query`` (case-insensitive), in a worker.
+
+        Matches appear as they are found (the first one after the cursor is focused);
+        :class:`SearchUpdated` reports progress. A new search, or :meth:`clear_search`,
+        cancels the one running.
+        """
+        self._cancel_search()
         query = query.strip()
         if not query:
             self._search = None
             self.refresh()
-            return 0
+            self.post_message(self.SearchUpdated(self))
+            return
+        self._search_gen += 1
+        self._search = _Search(query, [], set(), running=True)
+        self.post_message(self.SearchUpdated(self))
+        self._search_worker = self.run_worker(
+            partial(self._search_thread, query, list(self.items), self._search_gen),
+            thread=True,
+            group="search",
+            description=f"Searching for {query!r}",
+            exit_on_error=False,
+        )
+
+    def _cancel_search(self) -> None:
+        worker = self._search_worker
+        if worker is not None and not worker.is_finished:
+            worker.cancel()
+        self._search_worker = None
+
+    def _search_thread(self, query: str, items: list[Item], gen: int) -> None:
+        worker = get_current_worker()
+        session = self.session
         needle = query.lower()
         # JSON escapes quotes, backslashes and control characters: only a plain ASCII needle
         # is sure to appear as-is in the raw line, so only then is the byte prefilter exact.
         raw_needle = needle.encode() if _plain(needle) else None
-        matches: list[int] = []
         checked: dict[int, bool] = {}
-        for k, item in enumerate(self.items):
-            # Cheap byte test on the raw line first; decode only candidates.
+        batch: list[int] = []
+        last = time.monotonic()
+        for k, item in enumerate(items):
+            if worker.is_cancelled:
+                return
             entries = [item.entry]
             if item.kind == "tool":
-                entries += self.session.pairing.call_results.get((item.entry, item.part), [])
-            if not any(_raw_contains(self.session, e, raw_needle, checked) for e in entries):
+                entries += session.pairing.call_results.get((item.entry, item.part), [])
+            if not any(_raw_contains(session, e, raw_needle, checked) for e in entries):
                 continue
-            if needle in item_text(self.session, item).lower():
-                matches.append(k)
-        self._search = _Search(query, matches, set(matches))
-        if matches:
+            if needle in item_text(session, item).lower():
+                batch.append(k)
+            now = time.monotonic()
+            if batch and now - last > 0.1:
+                self.app.call_from_thread(self._add_matches, gen, batch, False)
+                batch, last = [], now
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._add_matches, gen, batch, True)
+
+    def _add_matches(self, gen: int, found: list[int], done: bool) -> None:
+        s = self._search
+        if s is None or gen != self._search_gen:
+            return
+        first = not s.matches and bool(found)
+        s.matches.extend(found)
+        s.hits.update(found)
+        if done:
+            s.running = False
+        if first:
             self.action_search_step(1)
+        elif done and not s.matches:
+            self.notify(f"No match for {s.query!r} on this branch", timeout=3)
         self.refresh()
-        return len(matches)
+        self.post_message(self.SearchUpdated(self))
 
     def clear_search(self) -> None:
-        """Forget the current search."""
+        """Forget the current search (cancelling it if it runs)."""
+        self._cancel_search()
         self._search = None
         self.refresh()
+        self.post_message(self.SearchUpdated(self))
+
+    @property
+    def searching(self) -> bool:
+        """True while a search is still running."""
+        return self._search is not None and self._search.running
 
     @property
     def search_state(self) -> tuple[str, int, int] | None:

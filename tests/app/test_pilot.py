@@ -112,12 +112,32 @@ async def test_search_and_next_previous_match() -> None:
         word = (word if isinstance(word, str) else word[0].text).split()[0]
         await pilot.press("slash")
         await pilot.press(*list(word), "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not t.searching
         state = t.search_state
         assert state is not None and state[0] == word and state[2] >= 1
         first = t.cursor
         await pilot.press("n")
         await pilot.press("N")
         assert t.cursor == first
+        assert t.current_item is not None and t.items.index(t.current_item) in t._search.hits  # noqa: SLF001
+
+
+async def test_search_is_cancelled_by_escape_and_by_a_new_search() -> None:
+    app = await _open(demo())
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        t.search("gzip")
+        t.search("pytest")  # replaces the first one
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if not t.searching:
+                break
+        assert t.search_state is not None and t.search_state[0] == "pytest"
+        assert t.search_state[2] > 0
+        await pilot.press("escape")
+        assert t.search_state is None
 
 
 async def test_branch_panel_selects_a_branch() -> None:
