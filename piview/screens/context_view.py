@@ -33,6 +33,9 @@ __all__ = ["ContextScreen", "context_renderable"]
 _HIDDEN = " (hidden in the chat, seen by the model)"
 
 
+_CONTEXT_TYPES = ("message", "custom_message", "branch_summary", "compaction")
+
+
 def _preview(session: Session, item: ContextItem) -> tuple[str, str]:
     """(label, one-line text) of a context item."""
     e = session.entry(item.index)
@@ -118,10 +121,16 @@ def context_renderable(session: Session, at: int) -> Group:
         if sp.removed_tools:
             out.append(Text("  removed: " + ", ".join(sp.removed_tools), style="dim"))
     if ctx.compaction is not None:
+        # Count what the model would otherwise have seen, not settings or labels.
+        replaced = sum(
+            1
+            for i in ctx.hidden_by_compaction
+            if session.nodes[i].type in _CONTEXT_TYPES
+        )
         out.append(
             Text(
-                f"\ncompaction {session.ids[ctx.compaction]} replaced "
-                f"{len(ctx.hidden_by_compaction)} earlier entries with its summary",
+                f"\ncompaction {session.ids[ctx.compaction]} replaced {replaced} earlier "
+                f"message(s) with its summary ({len(ctx.hidden_by_compaction)} entries)",
                 style="yellow",
             )
         )

@@ -64,6 +64,7 @@ class PickerScreen(Screen[None]):
         Binding("pagedown", "move(10)", "Page down", show=False),
         Binding("pageup", "move(-10)", "Page up", show=False),
         Binding("escape", "clear", "Clear filter"),
+        Binding("ctrl+q", "app.quit", "Quit"),
     ]
 
     DEFAULT_CSS = """
@@ -139,7 +140,7 @@ class PickerScreen(Screen[None]):
             project = Path(s.cwd).name if s.cwd else "?"
             table.add_row(
                 Text(project if s.cwd != last_project else "", style="bold cyan"),
-                Text(sanitize_line(s.title)[:60], style="bold" if s.name else ""),
+                Text(sanitize_line(s.title)[:48], style="bold" if s.name else ""),
                 str(s.entries) if s.entries is not None else "…",
                 fmt_bytes(s.size),
                 Text(f"{datetime.fromtimestamp(s.mtime):%Y-%m-%d %H:%M}  {_age(s.mtime, now)}"),
@@ -174,7 +175,7 @@ class PickerScreen(Screen[None]):
             table.update_cell(
                 path,
                 table.ordered_columns[1].key,
-                Text(sanitize_line(summary.title)[:60], style="bold" if summary.name else ""),
+                Text(sanitize_line(summary.title)[:48], style="bold" if summary.name else ""),
             )
             table.update_cell(path, table.ordered_columns[2].key, str(summary.entries))
             table.update_cell(path, table.ordered_columns[5].key, fmt_cost(summary.cost or 0))

@@ -88,7 +88,7 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
                 str(n),
                 Text(sanitize_line(r.name), style="bold"),
                 # Text, not str: DataTable parses str cells as markup ("[a-z]+", "[/x]").
-                Text(sanitize_line(argument_summary(r.name, r.arguments, limit=70))),
+                Text(sanitize_line(argument_summary(r.name, r.arguments, limit=48))),
                 Text(r.status, style=STATUS_STYLE[r.status]),
                 fmt_duration_ms(r.latency_ms),
                 f"{r.output_chars:,}" if r.output_chars is not None else "–",
