@@ -17,7 +17,7 @@ object at all is a bad line.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -52,10 +52,40 @@ class BadLineError(ValueError):
 # --------------------------------------------------------------------------- skeleton
 
 
+# Closed sets are declared as Literals: msgspec then hands out one shared string per value
+# instead of a new one per entry (a large part of the index's memory). A value outside the
+# set fails validation and that line takes the tolerant path, which keeps it as it is.
+EntryType = Literal[
+    "session",
+    "message",
+    "model_change",
+    "thinking_level_change",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+]
+Role = Literal[
+    "user",
+    "assistant",
+    "toolResult",
+    "bashExecution",
+    "custom",
+    "branchSummary",
+    "compactionSummary",
+    "system",
+    "hookMessage",
+]
+BlockType = Literal["text", "image", "thinking", "toolCall"]
+StopReason = Literal["stop", "length", "toolUse", "error", "aborted", "deferred", "pending"]
+
+
 class SkBlock(msgspec.Struct, gc=False):
     """The parts of a content block the index needs: its type and, for tool calls, id and name."""
 
-    type: str | None = None
+    type: BlockType | None = None
     id: str | None = None
     name: str | None = None
     redacted: bool | None = None
@@ -65,10 +95,10 @@ class SkBlock(msgspec.Struct, gc=False):
 class SkMessage(msgspec.Struct, rename="camel", gc=False):
     """The parts of a message the index needs; text and data are skipped by msgspec."""
 
-    role: str | None = None
+    role: Role | None = None
     content: str | list[SkBlock] | None = None
     usage: Usage | None = None
-    stop_reason: str | None = None
+    stop_reason: StopReason | None = None
     tool_call_id: str | None = None
     tool_name: str | None = None
     is_error: bool | None = None
@@ -84,7 +114,7 @@ class SkMessage(msgspec.Struct, rename="camel", gc=False):
 class SkEntry(msgspec.Struct, rename="camel", gc=False):
     """One entry of the index: what the tree, pairing, usage and context need, nothing big."""
 
-    type: str | None = None
+    type: EntryType | None = None
     id: str | None = None
     parent_id: str | None = None
     timestamp: str | None = None
