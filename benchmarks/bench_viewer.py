@@ -83,8 +83,13 @@ print(json.dumps({"json.loads_all": time.perf_counter() - t0,
 
 def run(code: str, path: Path) -> dict[str, float]:
     """Run ``code`` on ``path`` in a fresh interpreter; return its JSON figures."""
-    res = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
-                         text=True, cwd=ROOT, check=True)
+    res = subprocess.run(
+        [sys.executable, "-c", code, str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
@@ -108,8 +113,10 @@ def main() -> None:
         print(f"generated {stats['entries']} entries, {stats['bytes'] / 1e6:.1f} MB")
     viewer = [run(VIEWER, path) for _ in range(args.runs)]
     base = [run(BASELINE, path) for _ in range(args.runs)]
-    print(f"file {path.stat().st_size / 1e6:.1f} MB, {int(viewer[0]['entries'])} entries, "
-          f"{int(viewer[0]['blocks'])} blocks on the branch; medians of {args.runs} runs")
+    print(
+        f"file {path.stat().st_size / 1e6:.1f} MB, {int(viewer[0]['entries'])} entries, "
+        f"{int(viewer[0]['blocks'])} blocks on the branch; medians of {args.runs} runs"
+    )
     for key in viewer[0]:
         if key in ("entries", "blocks", "search_hits"):
             continue

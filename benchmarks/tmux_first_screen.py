@@ -17,23 +17,31 @@ import sys
 import time
 from pathlib import Path
 
+SOCKET = "piview-bench"
+"""A tmux server of its own, so the benchmark never touches the user's sessions."""
+
 
 def first_screen(command: str, marker: str, timeout: float = 30.0) -> float:
     """Seconds from starting ``command`` in tmux until ``marker`` is on the screen."""
     name = f"bench{time.monotonic_ns()}"
     t0 = time.perf_counter()
-    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command],
-                   check=True)
+    subprocess.run(
+        ["tmux", "-L", SOCKET, "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command],
+        check=True,
+    )
     try:
         while time.perf_counter() - t0 < timeout:
-            out = subprocess.run(["tmux", "capture-pane", "-t", name, "-p"], capture_output=True,
-                                 text=True).stdout
+            out = subprocess.run(
+                ["tmux", "-L", SOCKET, "capture-pane", "-t", name, "-p"],
+                capture_output=True,
+                text=True,
+            ).stdout
             if marker in out:
                 return time.perf_counter() - t0
             time.sleep(0.01)
         raise TimeoutError(command)
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+        subprocess.run(["tmux", "-L", SOCKET, "kill-session", "-t", name], capture_output=True)
 
 
 def main() -> None:
@@ -49,8 +57,10 @@ def main() -> None:
     pv = [first_screen(f"{piview} --no-follow {args.file}", "block ") for _ in range(args.runs)]
     less = [first_screen(f"less -S {args.file}", '{"type":"session"') for _ in range(args.runs)]
     print(f"{args.file} ({size:.1f} MB), median of {args.runs} runs, 120x40 tmux pane")
-    print(f"  piview first screen  {statistics.median(pv) * 1000:8.0f} ms  "
-          f"(min {min(pv) * 1000:.0f}, max {max(pv) * 1000:.0f})")
+    print(
+        f"  piview first screen  {statistics.median(pv) * 1000:8.0f} ms  "
+        f"(min {min(pv) * 1000:.0f}, max {max(pv) * 1000:.0f})"
+    )
     print(f"  less first screen    {statistics.median(less) * 1000:8.0f} ms")
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,9 +36,11 @@ class PiviewApp(App[None]):
         leaf: int | None = None,
         follow: bool = True,
         sessions_root: Path | None = None,
+        full_loader: Callable[[], Session] | None = None,
     ) -> None:
         super().__init__()
         self.session = session
+        self._full_loader = full_loader
         self._leaf = leaf
         self._follow = follow
         self._root = sessions_root
@@ -47,7 +49,12 @@ class PiviewApp(App[None]):
     def on_mount(self) -> None:
         """Open the session, or the picker when no session was given."""
         if self.session is not None:
-            self.push_screen(SessionScreen(self.session, leaf=self._leaf, follow=self._follow))
+            self.push_screen(
+                SessionScreen(
+                    self.session, leaf=self._leaf, follow=self._follow,
+                    full_loader=self._full_loader,
+                )
+            )
         else:
             from piview.model.discovery import sessions_dir
             from piview.screens.picker import PickerScreen
@@ -86,6 +93,7 @@ def make_app(
     leaf: int | None = None,
     follow: bool = False,
     sessions_root: Path | None = None,
+    full_loader: Callable[[], Session] | None = None,
 ) -> PiviewApp:
     """Build the app (used by the CLI, tests and scripts). Without a session: the picker.
 
@@ -94,7 +102,9 @@ def make_app(
     # The loaded index lives as long as the app: keep the cyclic GC from rescanning its
     # objects on every collection (it doubled the cost of pairing a 50 MB session).
     gc.freeze()
-    return PiviewApp(session, leaf=leaf, follow=follow, sessions_root=sessions_root)
+    return PiviewApp(
+        session, leaf=leaf, follow=follow, sessions_root=sessions_root, full_loader=full_loader
+    )
 
 
 def run_app(
@@ -103,7 +113,10 @@ def run_app(
     leaf: int | None = None,
     follow: bool = True,
     sessions_root: Path | None = None,
+    full_loader: Callable[[], Session] | None = None,
 ) -> int:
     """Run the app in the terminal; return the exit status."""
-    make_app(session, leaf=leaf, follow=follow, sessions_root=sessions_root).run()
+    make_app(
+        session, leaf=leaf, follow=follow, sessions_root=sessions_root, full_loader=full_loader
+    ).run()
     return 0

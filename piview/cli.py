@@ -201,12 +201,39 @@ def cmd_view(argv: Sequence[str]) -> int:
         from piview.app import run_app
 
         return run_app(None, sessions_root=root)
+    import os
+
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        size = 0
+    if size >= TAIL_FIRST_BYTES and not args.leaf:
+        # A big file: show its last entries at once, load the whole file in a worker.
+        from piview.model import SessionOpenError
+        from piview.model.session import load_tail
+
+        try:
+            tail = load_tail(path)
+        except SessionOpenError as exc:
+            raise CliError(str(exc)) from None
+        from piview.app import run_app
+
+        def load_full() -> Any:
+            session = _load(path)
+            _LOADED.clear()
+            return session
+
+        return run_app(tail, follow=not args.no_follow, full_loader=load_full)
     session = _load(path)
     _LOADED.clear()  # the viewer saves the index itself, in a worker after the first screen
     _leaf, leaf = resolve_branch(session, args.leaf, path)
     from piview.app import run_app
 
     return run_app(session, leaf=leaf, follow=not args.no_follow)
+
+
+TAIL_FIRST_BYTES = 32 * 1024 * 1024
+"""Files at least this big open on their last entries while the whole file loads."""
 
 
 def _looks_like_path(arg: str) -> bool:

@@ -34,7 +34,7 @@ from piview.model.pairing import Pairing, pair_tool_calls
 from piview.model.tree import Tree, build_tree
 from piview.model.types import CompactionEntry, Entry, SessionHeader, UnknownEntry
 
-__all__ = ["BadLine", "Session", "SessionOpenError", "load_session"]
+__all__ = ["BadLine", "Session", "SessionOpenError", "load_session", "load_tail"]
 
 _CHUNK = 8 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
@@ -245,6 +245,8 @@ class Session:
 
     index_cache: IndexCache | None = None
     """Where this session's index is cached (None: not cached, e.g. a small file)."""
+    partial = False
+    """True for :func:`load_tail`: only the end of the file is indexed."""
     index_from_cache = False
     """True when the index came (at least in part) from the cache."""
     _index_dirty = False
@@ -492,6 +494,52 @@ def _open_readonly(path: Path) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def load_tail(path: str | os.PathLike[str], max_bytes: int = 4 * 1024 * 1024) -> Session:
+    """Load only the last ``max_bytes`` of a big file, for a first screen while the rest loads.
+
+    The result has :attr:`Session.partial` set: entries whose parents lie before the window
+    are roots, line numbers count from the window, and totals cover the window only. The
+    header is still read from the first line.
+
+    Raises:
+        SessionOpenError: the file does not exist or cannot be read.
+    """
+    session = Session(Path(path))
+    fd = _open_readonly(session.path)
+    session._fd = fd
+    try:
+        st = os.fstat(fd)
+        session._identity = (st.st_dev, st.st_ino)
+        head = os.pread(fd, 64 * 1024, 0)
+        nl = head.find(b"\n")
+        if nl > 0:
+            try:
+                value = decode_skeleton(head[:nl].removeprefix(_BOM).strip())
+            except (BadLineError, RecursionError):
+                value = None
+            if isinstance(value, SessionHeader):
+                session.header = value
+                session.header_line = 1
+        start = max(0, st.st_size - max_bytes)
+        if start > 0:
+            window = os.pread(fd, min(max_bytes, 1024 * 1024), start)
+            cut = window.find(b"\n")
+            start = start + cut + 1 if cut >= 0 else st.st_size
+            session.partial = True
+        session.size = start
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            session._consume(fd, final=True)
+            session._finish()
+        finally:
+            if was_enabled:
+                gc.enable()
+    except OSError as exc:
+        raise SessionOpenError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return session
 
 
 def load_session(

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -102,11 +104,14 @@ class SessionScreen(Screen[None]):
         leaf: int | None = None,
         follow: bool = True,
         from_picker: bool = False,
+        full_loader: Callable[[], Session] | None = None,
     ) -> None:
         super().__init__()
         self.session = session
         self.follow = follow
         self.from_picker = from_picker
+        self.full_loader = full_loader
+        """For a partial session (the tail of a big file): loads the whole file."""
         # --leaf may name any entry: show the branch through it, down to its newest leaf.
         self._focus_entry = leaf
         self.leaf = session.tree.newest_leaf(leaf) if leaf is not None else session.tree.leaf
@@ -138,7 +143,10 @@ class SessionScreen(Screen[None]):
         """Show the branch, tell the user about damaged lines, and start following the file."""
         self.show_branch(self.leaf, focus_entry=self._focus_entry)
         self.query_one(Transcript).focus()
-        if self.follow:
+        if self.session.partial and self.full_loader is not None:
+            # After the first screen: the loader and the UI share one interpreter lock.
+            self.set_timer(0.3, self._load_full)
+        elif self.follow:
             self.set_interval(0.5, self._poll, name="follow")
         if self.session.index_cache is not None:
             # Cache a big file's index for the next start, once the first screen is up.
@@ -177,6 +185,32 @@ class SessionScreen(Screen[None]):
         side.show(usage_report(self.session.nodes, path))
 
     _usage_stale = True
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False,
+          description="Loading the whole session")
+    def _load_full(self) -> None:
+        assert self.full_loader is not None
+        try:
+            full = self.full_loader()
+        except OSError as exc:
+            self.app.call_from_thread(
+                self.notify, f"Cannot load the whole file: {exc}", severity="error"
+            )
+            return
+        self.app.call_from_thread(self._swap_in, full)
+
+    def _swap_in(self, full: Session) -> None:
+        """Replace the tail-only view with the whole session, keeping the place in view."""
+        gc.freeze()  # as make_app does for the first index
+        transcript = self.query_one(Transcript)
+        entry = transcript.current_entry
+        ref = None
+        if entry is not None and not transcript.following_end:
+            ref = full.find(self.session.ids[entry])
+        self.session.close()
+        self.app.switch_screen(
+            SessionScreen(full, leaf=ref, follow=self.follow, from_picker=self.from_picker)
+        )
 
     def _save_index(self) -> None:
         self.run_worker(self.session.save_index, thread=True, group="index",
@@ -255,6 +289,8 @@ class SessionScreen(Screen[None]):
             n_leaves = len(s.tree.leaves())
             if n_leaves > 1:
                 parts.append(f"{n_leaves} leaves")
+        if s.partial:
+            parts.append(f"showing the last {len(s):,} entries: loading the whole file…")
         if t.show_hidden:
             parts.append("showing hidden")
         search = t.search_state

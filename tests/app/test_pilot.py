@@ -201,3 +201,24 @@ async def test_damaged_file_opens_with_a_notice() -> None:
         await pilot.pause()
         notes = [n.message for n in app._notifications]  # noqa: SLF001
         assert any("damaged" in m for m in notes)
+
+
+async def test_big_file_opens_on_its_tail_then_swaps_in_the_whole_file(tmp_path) -> None:
+    from piview.model.session import load_tail
+
+    src = demo().read_bytes()
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(src)
+    tail = load_tail(path, max_bytes=len(src) // 4)
+    assert tail.partial and 0 < len(tail) < len(load_session(path))
+    app = make_app(tail, full_loader=lambda: load_session(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if not app.screen.session.partial:
+                break
+        t = app.screen.query_one(Transcript)
+        assert not app.screen.session.partial
+        assert t.path == app.screen.session.tree.path(app.screen.session.tree.leaf)
+        assert t.cursor == len(t.items) - 1
