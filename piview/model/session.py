@@ -334,7 +334,7 @@ class Session:
             pos = nl + 1
         try:
             values = sk_decoder.decode_lines(buf[start:end]) if spans else []
-        except (msgspec.ValidationError, msgspec.DecodeError):
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
             values = None
         if values is None or len(values) != len(spans):
             view = memoryview(buf)
