@@ -118,11 +118,10 @@ def cmd_tools(argv: Sequence[str]) -> int:
         out = [r.as_json(session) for r in rows]
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
         return 0
-    from rich.console import Console
-
+    from piview.render.pipe import PipeConsole
     from piview.render.tooltable import tools_table
 
-    Console().print(tools_table(session, rows))
+    PipeConsole().print(tools_table(session, rows))
     return 0
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal
 from rich.console import Console, Group
 
 from piview.render.items import Item, build_items, render_header, render_item
+from piview.render.pipe import PipeConsole
 
 if TYPE_CHECKING:
     from piview.model.session import Session
@@ -114,7 +115,7 @@ def cmd_print(argv: Sequence[str], console: Console | None = None) -> int:
     # Same --leaf rule as the other subcommands: the branch through that entry, down to its
     # newest leaf (errors for unknown or ambiguous ids are raised there).
     leaf, _entry = resolve_branch(session, args.leaf, args.file)
-    console = console or Console(highlight=False)
+    console = console or PipeConsole(highlight=False)
     print_branch(
         session,
         leaf,

@@ -38,6 +38,7 @@ from piview.model.types import (
     ToolResultMessage,
     UnknownMessage,
     UserMessage,
+    number,
 )
 
 if TYPE_CHECKING:
@@ -544,8 +545,8 @@ def row_text(session: Session, i: int) -> str:
     node = session.nodes[i]
     t = node.type
     if t == "compaction":
-        tokens = node.tokens_before if isinstance(node.tokens_before, int | float) else 0
-        return f"[compaction: {round(tokens / 1000)}k tokens]"
+        # NaN, infinities and 10**400 would make round() raise: number() reads them as 0.
+        return f"[compaction: {round(number(node.tokens_before) / 1000)}k tokens]"
     if t == "branch_summary":
         return _one_line(f"[branch summary]: {node.summary or ''}")
     if t == "model_change":

@@ -49,10 +49,23 @@ __all__ = [
     "UnknownMessage",
     "Usage",
     "UserMessage",
+    "number",
 ]
 
 Number = int | float
 """Token counts and costs: Pi writes ints for tokens and floats for costs; accept both."""
+
+NUMBER_LIMIT = 1e18
+"""Larger token counts or costs are not real: :func:`number` reads them as 0."""
+
+
+def number(value: object) -> float:
+    """A token count or cost to compute with: ``value`` when it is an int or float within
+    ±:data:`NUMBER_LIMIT`, else 0 (booleans, strings, NaN, infinities, 10**400: files are
+    hand-editable, and an int too big for a float would make sums raise)."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    return value if ok and -NUMBER_LIMIT <= value <= NUMBER_LIMIT else 0  # type: ignore[return-value]
+
 
 # Tags used for values the spec does not know. They never appear in Pi files: the tolerant
 # decoder rewrites an unknown tag to these before converting, keeping the original in ``raw``.
@@ -79,8 +92,9 @@ class Cost(_Base):
     def total_cost(self) -> float:
         """``total`` when present, else the sum of the parts."""
         if self.total is not None:
-            return float(self.total)
-        return float(self.input + self.output + self.cache_read + self.cache_write)
+            return float(number(self.total))
+        parts = (self.input, self.output, self.cache_read, self.cache_write)
+        return float(sum(number(p) for p in parts))
 
 
 class Usage(_Base):

@@ -7,24 +7,19 @@ work done by the tool: it counts in session totals but is kept apart from main-m
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 
 from piview.model.decode import SkEntry
-from piview.model.types import Usage
+from piview.model.types import Usage, number
 
 __all__ = ["UsageTotals", "UsageReport", "usage_report", "sum_usage"]
 
 
 def _num(value: object) -> float:
-    # Files are hand-editable: ignore NaN, infinities, booleans and anything not a number.
-    t = type(value)
-    if t is int:
-        return value  # type: ignore[return-value]
-    if t is float:
-        return value if math.isfinite(value) else 0.0  # type: ignore[arg-type,return-value]
-    return 0.0
+    # Files are hand-editable: ignore NaN, infinities, booleans, absurd sizes (10**400 would
+    # make the sums raise) and anything not a number.
+    return number(value)
 
 
 @dataclass(slots=True)

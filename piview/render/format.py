@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from piview.model.types import number
+
 __all__ = [
     "fmt_bytes",
     "fmt_cost",
@@ -16,8 +18,8 @@ __all__ = [
 
 
 def fmt_tokens(n: float) -> str:
-    """Compact token count: 950, 12.3k, 4.56M."""
-    n = float(n)
+    """Compact token count: 950, 12.3k, 4.56M (0 for what is not a sane number)."""
+    n = float(number(n))
     if abs(n) < 1000:
         return f"{n:.0f}"
     if abs(n) < 1_000_000:

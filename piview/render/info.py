@@ -8,13 +8,14 @@ from rich.console import Console
 from rich.table import Table
 
 from piview.render.format import fmt_cost, fmt_tokens
+from piview.render.pipe import PipeConsole
 
 __all__ = ["print_info"]
 
 
 def print_info(info: dict[str, Any], *, path: str, console: Console | None = None) -> None:
     """Print the summary of ``piview info`` as tables."""
-    console = console or Console()
+    console = console or PipeConsole()  # `piview info FILE | head` ends with status 0
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")
     head.add_column()

@@ -215,6 +215,6 @@ class PickerScreen(Screen[None]):
         try:
             session = load_session(path)
         except SessionOpenError as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(str(exc), severity="error", markup=False)
             return
         self.app.push_screen(SessionScreen(session, from_picker=True))

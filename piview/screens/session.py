@@ -186,15 +186,20 @@ class SessionScreen(Screen[None]):
 
     _usage_stale = True
 
-    @work(thread=True, exclusive=True, group="load", exit_on_error=False,
-          description="Loading the whole session")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="load",
+        exit_on_error=False,
+        description="Loading the whole session",
+    )
     def _load_full(self) -> None:
         assert self.full_loader is not None
         try:
             full = self.full_loader()
         except OSError as exc:
             self.app.call_from_thread(
-                self.notify, f"Cannot load the whole file: {exc}", severity="error"
+                self.notify, f"Cannot load the whole file: {exc}", severity="error", markup=False
             )
             return
         self.app.call_from_thread(self._swap_in, full)
@@ -213,8 +218,13 @@ class SessionScreen(Screen[None]):
         )
 
     def _save_index(self) -> None:
-        self.run_worker(self.session.save_index, thread=True, group="index",
-                        description="Caching the session index", exit_on_error=False)
+        self.run_worker(
+            self.session.save_index,
+            thread=True,
+            group="index",
+            description="Caching the session index",
+            exit_on_error=False,
+        )
 
     # ------------------------------------------------------------------ follow
 
@@ -258,7 +268,9 @@ class SessionScreen(Screen[None]):
         try:
             fresh = load_session(self.session.path)
         except SessionOpenError as exc:
-            self.notify(f"The file changed and cannot be read again: {exc}", severity="error")
+            self.notify(
+                f"The file changed and cannot be read again: {exc}", severity="error", markup=False
+            )
             return
         self.session.close()
         self.app.switch_screen(
@@ -301,7 +313,8 @@ class SessionScreen(Screen[None]):
                 parts.append(f"/{q}: {cur}/{total}{running}")
             else:
                 parts.append(f"/{q}: searching…" if running else f"/{q}: no match")
-        self.query_one("#status", Static).update("  ·  ".join(parts))
+        # Ids and the query come from the file and the user: text, never markup.
+        self.query_one("#status", Static).update(Text(sanitize_line("  ·  ".join(parts))))
 
     # ------------------------------------------------------------------ actions
 
@@ -417,9 +430,9 @@ class SessionScreen(Screen[None]):
                 self.session, leaf, fmt="html", tools="preview", thinking=True, out=out
             )
         except OSError as exc:
-            self.notify(f"Export failed: {exc}", severity="error")
+            self.notify(f"Export failed: {exc}", severity="error", markup=False)
             return
-        self.notify(f"Exported the branch to {written}", timeout=6)
+        self.notify(f"Exported the branch to {written}", timeout=6, markup=False)
 
     @on(Input.Submitted, "#search")
     def _on_search(self, event: Input.Submitted) -> None:

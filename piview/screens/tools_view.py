@@ -92,7 +92,7 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
                 Text(r.status, style=STATUS_STYLE[r.status]),
                 fmt_duration_ms(r.latency_ms),
                 f"{r.output_chars:,}" if r.output_chars is not None else "–",
-                self.session.ids[r.entry][:8],
+                Text(sanitize_line(self.session.ids[r.entry][:8])),
             )
         totals = tool_stats(self._shown)
         lines = [

@@ -587,7 +587,7 @@ class Transcript(ScrollView, can_focus=True):
         if first:
             self.action_search_step(1)
         elif done and not s.matches:
-            self.notify(f"No match for {s.query!r} on this branch", timeout=3)
+            self.notify(f"No match for {s.query!r} on this branch", timeout=3, markup=False)
         self.refresh()
         self.post_message(self.SearchUpdated(self))
 
@@ -616,7 +616,7 @@ class Transcript(ScrollView, can_focus=True):
         s = self._search
         if s is None or not s.matches:
             if s is not None:
-                self.notify(f"No match for {s.query!r}", timeout=3)
+                self.notify(f"No match for {s.query!r}", timeout=3, markup=False)
             return
         if step > 0:
             nxt = next((j for j, k in enumerate(s.matches) if k > self.cursor), 0)

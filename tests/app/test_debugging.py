@@ -251,7 +251,7 @@ async def test_tools_view_lists_every_call_of_the_branch_with_totals() -> None:
         cells = [table.get_row_at(n) for n in range(table.row_count)]
         assert [str(c[1]) for c in cells] == [r.name for r in expected]
         assert [str(c[3]) for c in cells] == [r.status for r in expected]
-        assert [c[6] for c in cells] == [s.ids[r.entry][:8] for r in expected]
+        assert [str(c[6]) for c in cells] == [s.ids[r.entry][:8] for r in expected]
         totals = _totals(app)
         assert "11 of 11 calls · status: all" in totals
         stats = tool_stats(expected)
@@ -265,7 +265,7 @@ async def test_tools_view_lists_every_call_of_the_branch_with_totals() -> None:
         await pilot.press("s", "s")
         assert screen.status == "error" and table.row_count == 1
         row = table.get_row_at(0)
-        assert str(row[1]) == "bash" and str(row[3]) == "error" and row[6] == "b54b9c34"
+        assert str(row[1]) == "bash" and str(row[3]) == "error" and str(row[6]) == "b54b9c34"
         assert "1 of 11 calls · status: error" in _totals(app)
         await pilot.press("escape")
         assert isinstance(app.screen, SessionScreen)

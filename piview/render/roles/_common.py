@@ -7,6 +7,7 @@ body is any renderable or ``None``. :func:`piview.render.items.render_item` puts
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -43,10 +44,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BODY_INDENT",
+    "MAX_TEXT_CHARS",
+    "MAX_TEXT_LINES",
+    "PREVIEW_LINE_CHARS",
     "Ctx",
     "Rendered",
     "blocks_plain",
     "blocks_renderables",
+    "bound_raw",
+    "clip",
     "code",
     "count_lines",
     "head_lines",
@@ -56,7 +62,9 @@ __all__ = [
     "markdown",
     "marker",
     "more_line",
+    "prepare",
     "safe_json",
+    "sanitize_raw",
     "tail_lines",
 ]
 
@@ -121,6 +129,10 @@ def header(left: Text, right: str, width: int) -> Text:
     avail = width - (rlen + 1 if rlen else 0)
     if width < 40 or avail < 8:  # too narrow for both: drop the time, keep the identity
         right, rlen, avail = "", 0, width
+    # Measuring cells costs a lookup per character: cut a huge title (a 1 MB command) first.
+    # A character is at most two cells wide, so this never cuts what would have shown.
+    if len(left) > 2 * width + 8:
+        left.right_crop(len(left) - (2 * width + 8))
     if left.cell_len > avail:
         left.truncate(max(1, avail), overflow="ellipsis")
     if rlen:
@@ -198,28 +210,124 @@ def count_lines(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
-def head_lines(text: str, n: int) -> tuple[str, int]:
-    """The first ``n`` lines of ``text`` and how many lines were left out."""
-    text = text.rstrip("\n")
-    total = count_lines(text)
-    if total <= n:
+MAX_TEXT_LINES = 5_000
+"""Lines of one text an expanded item draws at most; a note counts the rest."""
+MAX_TEXT_CHARS = 200_000
+"""Characters of one text an expanded item draws at most."""
+PREVIEW_LINE_CHARS = 500
+"""A line of a collapsed preview is cut to this many characters (minified code, base64)."""
+
+
+def clip(
+    text: str,
+    max_lines: int = MAX_TEXT_LINES,
+    max_chars: int = MAX_TEXT_CHARS,
+    *,
+    tail: bool = False,
+) -> tuple[str, int]:
+    """At most ``max_lines`` lines and ``max_chars`` characters of ``text`` (its first ones, or
+    its last ones with ``tail``), and how many lines were left out. A line cut short gets an
+    ellipsis and counts as shown.
+
+    Expanded items show whole texts; this bounds what one item costs to wrap and draw (a
+    50 MB tool output would otherwise become millions of lines).
+    """
+    if len(text) <= max_chars and text.count("\n") < max_lines:
         return text, 0
-    cut = -1
-    for _ in range(n):
-        cut = text.find("\n", cut + 1)
-    return text[:cut], total - n
+    if tail:
+        piece = text[-max_chars:]
+        cut = len(piece)
+        for _ in range(max_lines):
+            cut = piece.rfind("\n", 0, cut)
+            if cut < 0:
+                break
+        kept = piece if cut < 0 else piece[cut + 1 :]
+        if cut < 0 and len(piece) < len(text) and text[-len(piece) - 1] != "\n":
+            kept = "…" + kept
+    else:
+        piece = text[:max_chars]
+        cut = -1
+        for _ in range(max_lines):
+            cut = piece.find("\n", cut + 1)
+            if cut < 0:
+                break
+        kept = piece if cut < 0 else piece[:cut]
+        if cut < 0 and len(piece) < len(text) and text[len(piece)] != "\n":
+            kept += "…"
+    return kept, max(0, count_lines(text) - count_lines(kept))
+
+
+def _short_lines(text: str, limit: int = PREVIEW_LINE_CHARS) -> str:
+    """Every line of ``text`` cut to ``limit`` characters (with an ellipsis)."""
+    if len(text) <= limit:
+        return text
+    lines = text.split("\n")
+    if all(len(line) <= limit for line in lines):
+        return text
+    return "\n".join(line if len(line) <= limit else line[:limit] + "…" for line in lines)
+
+
+def head_lines(text: str, n: int) -> tuple[str, int]:
+    """The first ``n`` lines of ``text`` (each cut to :data:`PREVIEW_LINE_CHARS`) and how
+    many lines were left out."""
+    text = text.rstrip("\n")
+    kept, more = clip(text, n, n * (PREVIEW_LINE_CHARS + 1))
+    return _short_lines(kept), more
 
 
 def tail_lines(text: str, n: int) -> tuple[str, int]:
-    """The last ``n`` lines of ``text`` and how many lines were left out."""
+    """The last ``n`` lines of ``text`` (each cut to :data:`PREVIEW_LINE_CHARS`) and how
+    many lines were left out."""
     text = text.rstrip("\n")
-    total = count_lines(text)
-    if total <= n:
-        return text, 0
-    cut = len(text)
-    for _ in range(n):
-        cut = text.rfind("\n", 0, cut)
-    return text[cut + 1 :], total - n
+    kept, more = clip(text, n, n * (PREVIEW_LINE_CHARS + 1), tail=True)
+    return _short_lines(kept), more
+
+
+_RAW_FACTOR = 4
+"""Raw characters read per character drawn: escape sequences take room that sanitising frees."""
+
+
+def bound_raw(
+    raw: object,
+    max_lines: int = MAX_TEXT_LINES,
+    max_chars: int = MAX_TEXT_CHARS,
+    *,
+    tail: bool = False,
+) -> tuple[str, int]:
+    """A raw string field cut before it is sanitised (sanitising 50 MB takes seconds): its
+    first (or, with ``tail``, last) lines, a few more than ``max_lines`` and ``max_chars``
+    will show, and how many lines were cut. Anything that is not a string gives ``("", 0)``.
+    """
+    if not isinstance(raw, str):
+        return "", 0
+    if len(raw) <= _RAW_FACTOR * max_chars:
+        return raw, 0
+    raw = raw.strip("\n")
+    return clip(raw, 2 * max_lines + 2, _RAW_FACTOR * max_chars, tail=tail)
+
+
+def sanitize_raw(raw: object) -> str:
+    """:func:`sanitize` of a raw string field, a huge one cut first (see :func:`bound_raw`)."""
+    return sanitize(bound_raw(raw)[0])
+
+
+def prepare(raw: object, lines: int | None = None, *, tail: bool = False) -> tuple[str, int]:
+    """The sanitised text to draw for a raw string field, bounded, and how many lines it
+    leaves out.
+
+    With ``lines``: a collapsed preview, the first (or, with ``tail``, last) ``lines`` lines.
+    Without: the whole text, up to :data:`MAX_TEXT_LINES` lines and :data:`MAX_TEXT_CHARS`
+    characters. Leading and trailing newlines are dropped. Only a bounded slice of ``raw`` is
+    sanitised, so the cost does not grow with the size of the field.
+    """
+    if lines is None:
+        piece, cut = bound_raw(raw, tail=tail)
+        text, more = clip(sanitize(piece).strip("\n"), tail=tail)
+    else:
+        n = max(1, lines)
+        piece, cut = bound_raw(raw, n, n * (PREVIEW_LINE_CHARS + 1), tail=tail)
+        text, more = (tail_lines if tail else head_lines)(sanitize(piece).strip("\n"), n)
+    return text, more + cut
 
 
 def more_line(n: int, *, earlier: bool = False, what: str = "line") -> Text:
@@ -233,11 +341,15 @@ def markdown(text: str) -> RenderableType:
     """Markdown of (already sanitised) text; plain text when there is nothing to format.
 
     Links are printed with their target instead of terminal hyperlinks, so what is shown is
-    exactly what is in the file.
+    exactly what is in the file. At most :data:`MAX_TEXT_LINES` lines are drawn (a note
+    counts the rest).
     """
+    text, more = clip(text)
     if not _MARKDOWNISH.search(text):
-        return Text(text)  # cheaper, and keeps hard line breaks as typed
-    return Markdown(text, code_theme=CODE_THEME, hyperlinks=False)
+        out: RenderableType = Text(text)  # cheaper, and keeps hard line breaks as typed
+    else:
+        out = Markdown(text, code_theme=CODE_THEME, hyperlinks=False)
+    return Group(out, more_line(more)) if more else out
 
 
 # Characters that make Markdown render differently from plain text.
@@ -257,11 +369,16 @@ _MAX_HIGHLIGHT = 200_000  # characters: beyond this, highlighting costs more tha
 
 
 def code(text: str, path: str | None, *, style_: Style | None = None) -> RenderableType:
-    """File content highlighted by its extension (plain text when unknown or huge)."""
+    """File content highlighted by its extension (plain text when unknown or huge); at most
+    :data:`MAX_TEXT_LINES` lines are drawn (a note counts the rest)."""
+    text, more = clip(text)
     lexer = _lexer_for(path) if path else None
+    out: RenderableType
     if lexer is None or len(text) > _MAX_HIGHLIGHT:
-        return Text(text, style=style_ or Style())
-    return Syntax(text, lexer, theme=CODE_THEME, word_wrap=True, background_color="default")
+        out = Text(text, style=style_ or Style())
+    else:
+        out = Syntax(text, lexer, theme=CODE_THEME, word_wrap=True, background_color="default")
+    return Group(out, more_line(more)) if more else out
 
 
 # ----------------------------------------------------------------------------- JSON
@@ -270,8 +387,12 @@ def code(text: str, path: str | None, *, style_: Style | None = None) -> Rendera
 _B64_RE = re.compile(r"^[A-Za-z0-9+/=\s]{64,}$")
 
 
+_MAX_ITEMS = 1_000  # keys or items of one JSON container shown; a note counts the rest
+
+
 def _shrink(value: Any, max_str: int, depth: int = 0) -> Any:
-    """A copy of a JSON value safe to show: long strings cut, base64 never included."""
+    """A copy of a JSON value safe to show: long strings cut, base64 never included, big
+    containers cut to their first items."""
     if depth > 50:
         return "…"
     if isinstance(value, str):
@@ -281,9 +402,18 @@ def _shrink(value: Any, max_str: int, depth: int = 0) -> Any:
             return value[:max_str] + f"… (+{len(value) - max_str:,} chars)"
         return value
     if isinstance(value, dict):
-        return {str(k): _shrink(v, max_str, depth + 1) for k, v in value.items()}
+        out = {
+            str(k): _shrink(v, max_str, depth + 1)
+            for k, v in itertools.islice(value.items(), _MAX_ITEMS)
+        }
+        if len(value) > _MAX_ITEMS:
+            out["…"] = f"+{len(value) - _MAX_ITEMS:,} more keys"
+        return out
     if isinstance(value, list | tuple):
-        return [_shrink(v, max_str, depth + 1) for v in value]
+        items = [_shrink(v, max_str, depth + 1) for v in value[:_MAX_ITEMS]]
+        if len(value) > _MAX_ITEMS:
+            items.append(f"… +{len(value) - _MAX_ITEMS:,} more items")
+        return items
     return value
 
 
@@ -305,9 +435,10 @@ def json_renderable(value: Any, *, max_str: int = 400) -> RenderableType:
     """Highlighted pretty JSON (strings cut, no base64)."""
     from rich.highlighter import JSONHighlighter
 
-    text = Text(safe_json(value, max_str=max_str))
+    plain, more = clip(safe_json(value, max_str=max_str))
+    text = Text(plain)
     JSONHighlighter().highlight(text)
-    return text
+    return Group(text, more_line(more)) if more else text
 
 
 # ----------------------------------------------------------------------------- content blocks
@@ -345,18 +476,22 @@ def blocks_renderables(
     out: list[RenderableType] = []
     pending: list[str] = []
     budget = [max_lines]
+    dropped = [0]  # lines of huge blocks cut before sanitising
 
     def flush() -> None:
         if not pending:
             return
         text = "\n".join(pending).strip("\n")
         pending.clear()
+        cut, dropped[0] = dropped[0], 0
         if not text:
             return
-        more = 0
         if budget[0] is not None:
             text, more = head_lines(text, max(1, budget[0]))
             budget[0] = max(0, budget[0] - count_lines(text))
+        else:
+            text, more = clip(text)
+        more += cut
         if md and text_style is None:
             out.append(markdown(text))
         else:
@@ -366,7 +501,9 @@ def blocks_renderables(
 
     for k, b in enumerate(blocks):
         if isinstance(b, TextContent):
-            pending.append(sanitize(b.text))
+            piece, cut = bound_raw(b.text)
+            pending.append(sanitize(piece))
+            dropped[0] += cut
         elif isinstance(b, ImageContent):
             flush()
             if images:

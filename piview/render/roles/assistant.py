@@ -11,7 +11,7 @@ from __future__ import annotations
 from rich.console import RenderableType
 from rich.text import Text
 
-from piview.model.types import AssistantMessage, DeferredHandle, Usage
+from piview.model.types import AssistantMessage, DeferredHandle, Usage, number
 from piview.render.format import fmt_cost, fmt_duration_ms, fmt_time_of_day, fmt_tokens
 from piview.render.roles._common import (
     Ctx,
@@ -21,6 +21,7 @@ from piview.render.roles._common import (
     header,
     indent,
     marker,
+    prepare,
 )
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
@@ -70,7 +71,7 @@ def usage_text(usage: Usage | None) -> str:
 
 
 def _num(v: object) -> float:
-    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 0.0
+    return float(number(v))
 
 
 def _cost(usage: Usage | None) -> float:
@@ -141,10 +142,10 @@ def render(ctx: Ctx) -> Rendered:
 
     body: list[RenderableType] = list(blocks_renderables(ctx, msg.content, key="a"))
     if stop == "error":
-        text = sanitize(msg.error_message) or "the request failed (no error message)"
+        text = prepare(msg.error_message)[0] or "the request failed (no error message)"
         body.append(Text(f"Error: {text}", style=style("piview.error.text")))
     elif stop == "aborted":
-        text = sanitize(msg.error_message) or "Operation aborted"
+        text = prepare(msg.error_message)[0] or "Operation aborted"
         body.append(Text(text, style=style("piview.error.text")))
     elif stop == "length":
         body.append(Text("Output stopped at the token limit.", style=style("piview.warning")))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from rich.console import RenderableType
 from rich.text import Text
 
-from piview.model.types import BashExecutionMessage
+from piview.model.types import BashExecutionMessage, number
 from piview.render.roles._common import (
     Ctx,
     Rendered,
@@ -21,7 +21,7 @@ from piview.render.roles._common import (
     lines_label,
     marker,
     more_line,
-    tail_lines,
+    prepare,
 )
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
@@ -59,13 +59,16 @@ def render(ctx: Ctx) -> Rendered:
     if m.cancelled:
         left.append("⊘ cancelled", style("piview.warning"))
     elif is_error(m.exit_code):
-        left.append(f"✗ exit {m.exit_code:g}", style("piview.error"))
+        status = number(m.exit_code)
+        # NaN, infinities and absurd sizes read as "?" (10**400 cannot even be formatted).
+        shown = f"{status:g}" if status == m.exit_code else "?"
+        left.append(f"✗ exit {shown}", style("piview.error"))
     elif m.exit_code is None:
         left.append("exit ?", style("piview.dim"))
     else:
         left.append("✓ exit 0", style("piview.ok"))
-    output = sanitize(m.output).rstrip("\n")
-    n = count_lines(output)
+    output, more = prepare(m.output, None if ctx.expanded else COLLAPSED_LINES, tail=True)
+    n = count_lines(output) + more
     if n:
         left.append(f" · {lines_label(n)}", style("piview.dim"))
     if m.truncated:
@@ -76,9 +79,6 @@ def render(ctx: Ctx) -> Rendered:
     if ctx.expanded and rest.strip():
         body.append(code(cmd, "command.sh"))
     if output:
-        more = 0
-        if not ctx.expanded:
-            output, more = tail_lines(output, COLLAPSED_LINES)
         if more:
             body.append(more_line(more, earlier=True))
         body.append(Text(output))

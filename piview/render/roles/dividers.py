@@ -44,11 +44,12 @@ def divider_text(ctx: Ctx) -> str:
 
 def render(ctx: Ctx) -> Rendered:
     """``── words ─────── HH:MM:SS``, dim, exactly one line."""
-    words = divider_text(ctx)
+    width = max(20, ctx.width)
+    # One line: a huge label (1 MB) would only cost time to measure before being cut.
+    words = divider_text(ctx)[: 2 * width]
     time = ctx.time
     left = f"── {words} "
     right = f" {time}" if time else ""
-    width = max(20, ctx.width)
     fill = width - len(left) - len(right)
     if fill < 2:
         text = Text(left.rstrip() + right, style=style("piview.divider"))

@@ -9,7 +9,16 @@ from __future__ import annotations
 from rich.text import Text
 
 from piview.model.types import AssistantMessage, ThinkingContent
-from piview.render.roles._common import Ctx, Rendered, header, indent, marker
+from piview.render.roles._common import (
+    MAX_TEXT_CHARS,
+    Ctx,
+    Rendered,
+    header,
+    indent,
+    marker,
+    more_line,
+    prepare,
+)
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
 
@@ -47,19 +56,23 @@ def render(ctx: Ctx) -> Rendered:
             style=style("piview.thinking.label"),
         )
         return header(left, ctx.time, ctx.width), None
-    text = sanitize(block.thinking).strip()
+    text, more = prepare(block.thinking)
+    text = text.strip()
     left = Text(f"{marker(ctx)} thinking", style=style("piview.thinking.label"))
     if not text:
         left.append(" · empty", style=style("piview.dim"))
         return header(left, ctx.time, ctx.width), None
-    left.append(f" · {len(text):,} chars", style=style("piview.dim"))
+    # Only a bounded part of a huge block was sanitised: count the raw characters then.
+    chars = len(text) if len(block.thinking) <= MAX_TEXT_CHARS else len(block.thinking.strip())
+    left.append(f" · {chars:,} chars", style=style("piview.dim"))
     if not ctx.expanded:
         preview = sanitize_line(text[: _PREVIEW * 2])
         if len(preview) > _PREVIEW or len(text) > len(preview):
             preview = preview[:_PREVIEW].rstrip() + "…"
         left.append(" · " + preview, style=style("piview.thinking"))
         return header(left, ctx.time, ctx.width), None
-    return header(left, ctx.time, ctx.width), indent(Text(text, style=style("piview.thinking")))
+    body = Text(text, style=style("piview.thinking"))
+    return header(left, ctx.time, ctx.width), indent(body, more_line(more) if more else None)
 
 
 def plain(ctx: Ctx) -> str:

@@ -23,17 +23,20 @@ from piview.model.types import (
     TextContent,
     ToolCall,
     ToolResultMessage,
+    number,
 )
 from piview.render.format import fmt_duration_ms
 from piview.render.roles._common import (
+    MAX_TEXT_LINES,
+    PREVIEW_LINE_CHARS,
     Ctx,
     Rendered,
     blocks_plain,
     blocks_renderables,
+    clip,
     code,
     count_lines,
     entry_ms,
-    head_lines,
     header,
     indent,
     json_plain,
@@ -41,8 +44,8 @@ from piview.render.roles._common import (
     lines_label,
     marker,
     more_line,
+    prepare,
     safe_json,
-    tail_lines,
 )
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
@@ -119,8 +122,8 @@ def describe(name: str, args: object, namespace: str | None = None) -> ToolView:
         t.append(first or "?", arg_style)
         if rest.strip():
             t.append(" …", style("piview.dim"))
-        timeout = a.get("timeout")
-        if isinstance(timeout, int | float) and not isinstance(timeout, bool):
+        timeout = number(a.get("timeout"))  # NaN, 10**400 …: no timeout shown
+        if timeout:
             t.append(f" (timeout {timeout:g}s)", style("piview.dim"))
         return ToolView(t, tail=True, lines=5, command=cmd if rest.strip() else None)
     if name == "edit":
@@ -179,11 +182,15 @@ _DIFF_LINE = re.compile(r"^([+\- ])( *\d+) (.*)$", re.DOTALL)
 _DIFF_SKIP = re.compile(r"^ +\.\.\.\s*$")
 
 
-def diff_lines(diff: str) -> list[Text]:
+def diff_lines(diff: str, limit: int | None = None) -> list[Text]:
     """Pi's numbered diff (``+NN text``, ``-NN text``, `` NN text``) as coloured lines.
 
     A lone removed line followed by a lone added line gets the changed span highlighted.
+    With ``limit``, only the first ``limit + 1`` lines are made (enough to tell that there
+    are more).
     """
+    if limit is not None:
+        diff, _more = clip(diff.lstrip("\n"), limit + 2, (limit + 2) * (PREVIEW_LINE_CHARS + 1))
     raw = sanitize(diff).split("\n")
     parsed: list[tuple[str, str, str]] = []
     for line in raw:
@@ -200,6 +207,8 @@ def diff_lines(diff: str) -> list[Text]:
     while parsed and parsed[-1] == ("?", "", ""):
         parsed.pop()
     out: list[Text] = []
+    if limit is not None:
+        parsed = parsed[: limit + 1]
     for k, (sign, num, text) in enumerate(parsed):
         out.append(_diff_text(sign, num, text))
         if sign == "+" and k >= 1 and parsed[k - 1][0] == "-":
@@ -271,17 +280,34 @@ def _edits_of(args: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-def args_diff_lines(args: dict[str, Any]) -> list[Text]:
-    """Fallback diff from the call's ``oldText``/``newText`` or ``edits[]`` (no line numbers)."""
+def args_diff_lines(args: dict[str, Any], limit: int | None = None) -> list[Text]:
+    """Fallback diff from the call's ``oldText``/``newText`` or ``edits[]`` (no line numbers).
+
+    With ``limit``, only the first ``limit + 1`` lines are made.
+    """
     out: list[Text] = []
+    stop = None if limit is None else limit + 1
     for k, (old, new) in enumerate(_edits_of(args)):
+        if stop is not None and len(out) >= stop:
+            break
         if k:
             out.append(Text("   ⋮", style=style("piview.diff.lineno")))
-        for line in sanitize(old).split("\n") if old else []:
-            out.append(Text("-" + line, style=style("piview.diff.del")))
-        for line in sanitize(new).split("\n") if new else []:
-            out.append(Text("+" + line, style=style("piview.diff.add")))
-    return out
+        for sign, part, name in (("-", old, "piview.diff.del"), ("+", new, "piview.diff.add")):
+            if not part:
+                continue
+            if stop is not None:
+                part, _more = clip(part, stop, stop * (PREVIEW_LINE_CHARS + 1))
+            out.extend(Text(sign + line, style=style(name)) for line in sanitize(part).split("\n"))
+    return out if stop is None else out[:stop]
+
+
+def _args_diff_total(args: dict[str, Any]) -> int:
+    """Lines :func:`args_diff_lines` would make without a limit."""
+    edits = _edits_of(args)
+    n = max(0, len(edits) - 1)
+    for old, new in edits:
+        n += (old.count("\n") + 1 if old else 0) + (new.count("\n") + 1 if new else 0)
+    return n
 
 
 def _diff_of(results: list[tuple[int, ToolResultMessage]]) -> tuple[str | None, int | None]:
@@ -315,8 +341,9 @@ def _results(ctx: Ctx) -> list[tuple[int, ToolResultMessage]]:
     return out
 
 
-def _result_text(r: ToolResultMessage) -> str:
-    return "\n".join(sanitize(b.text) for b in r.content if isinstance(b, TextContent)).strip("\n")
+def _result_raw(r: ToolResultMessage) -> str:
+    """The result's text blocks joined, not yet sanitised (see :func:`prepare`)."""
+    return "\n".join(b.text for b in r.content if isinstance(b, TextContent)).strip("\n")
 
 
 def _truncation_note(r: ToolResultMessage) -> Text | None:
@@ -356,13 +383,9 @@ def _result_body(
     show_text: bool = True,
 ) -> list[RenderableType]:
     out: list[RenderableType] = []
-    text = _result_text(r)
+    text, more = prepare(_result_raw(r), None if expanded else view.lines, tail=view.tail)
     text_style = style("piview.error.text") if r.is_error else None
     if show_text and text:
-        more = 0
-        if not expanded:
-            cut = tail_lines if view.tail else head_lines
-            text, more = cut(text, view.lines)
         if more and view.tail:
             out.append(more_line(more, earlier=True))
         if text_style is not None:
@@ -402,7 +425,7 @@ def _status(
         t.append("✗ error", style("piview.error"))
     else:
         t.append("✓", style("piview.ok"))
-    n = sum(count_lines(_result_text(r)) for _i, r in results)
+    n = sum(count_lines(_result_raw(r)) for _i, r in results)
     n_img = sum(1 for _i, r in results for b in r.content if isinstance(b, ImageContent))
     bits: list[str] = []
     if n and count_output:
@@ -449,22 +472,21 @@ def render(ctx: Ctx) -> Rendered:
     a: dict[str, Any] = args if isinstance(args, dict) else {}
     show_result_text = True
     if call.name == "edit":
-        lines = diff_lines(diff) if diff is not None else args_diff_lines(a)
+        limit = MAX_TEXT_LINES if expanded else 16
+        lines = diff_lines(diff, limit) if diff is not None else args_diff_lines(a, limit)
         if lines:
-            limit = None if expanded else 16
-            shown = lines if limit is None else lines[:limit]
+            shown = lines[:limit]
             body.extend(shown)
             if len(lines) > len(shown):
-                body.append(more_line(len(lines) - len(shown)))
+                # Only the first lines were made: count the rest in the source.
+                total = count_lines(diff.strip("\n")) if diff is not None else _args_diff_total(a)
+                body.append(more_line(max(1, total - len(shown))))
             # The text result is just "Successfully replaced…": show it only when it failed.
             show_result_text = any(r.is_error for _i, r in results) or expanded
     elif call.name == "write":
         content = a.get("content")
         if isinstance(content, str) and content:
-            text = sanitize(content).rstrip("\n")
-            more = 0
-            if not expanded:
-                text, more = head_lines(text, view.lines)
+            text, more = prepare(content, None if expanded else view.lines)
             body.append(code(text, view.path))
             if more:
                 body.append(more_line(more))

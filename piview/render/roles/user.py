@@ -30,8 +30,9 @@ from piview.render.roles._common import (
     markdown,
     marker,
     more_line,
+    sanitize_raw,
 )
-from piview.render.sanitize import sanitize, sanitize_line
+from piview.render.sanitize import sanitize_line
 from piview.render.theme import style
 
 __all__ = ["COLLAPSED_LINES", "LONG_CHARS", "LONG_LINES", "plain", "render", "split_wrappers"]
@@ -105,7 +106,7 @@ def render(ctx: Ctx) -> Rendered:
     msg = _message(ctx)
     blocks = blocks_of(msg.content) if msg is not None else []
     left = Text(f"{marker(ctx, '●')} user", style=style("piview.user"))
-    text_all = "\n".join(sanitize(b.text) for b in blocks if isinstance(b, TextContent))
+    text_all = "\n".join(sanitize_raw(b.text) for b in blocks if isinstance(b, TextContent))
     parts = split_wrappers(text_all)
     wrappers = [p for p in parts if isinstance(p, Wrapper)]
     details: list[str] = []
@@ -166,7 +167,7 @@ def _body(ctx: Ctx, blocks: list[object], *, expanded: bool) -> list[RenderableT
 
     for k, b in enumerate(blocks):
         if isinstance(b, TextContent):
-            pending.append(sanitize(b.text))
+            pending.append(sanitize_raw(b.text))
             continue
         flush()
         if isinstance(b, ImageContent):
