@@ -50,10 +50,10 @@ print(json.dumps({"load": t2 - t1, "total": t2 - t1, "entries": len(entries) - 1
 """
 
 
-def run(code: str, path: Path) -> dict[str, float]:
-    """Run ``code`` on ``path`` in a fresh interpreter and return its JSON figures."""
+def run(code: str, *args: str | Path) -> dict[str, float]:
+    """Run ``code`` with ``args`` in a fresh interpreter; return the JSON it prints last."""
     out = subprocess.run(
-        [sys.executable, "-c", code, str(path)],
+        [sys.executable, "-c", code, *map(str, args)],
         capture_output=True,
         text=True,
         check=True,

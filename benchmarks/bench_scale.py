@@ -16,16 +16,16 @@ medians over ``--runs``:
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_load import run  # noqa: E402 - after the path is set
 
 FULL = r"""
 import gc, json, resource, sys, time
@@ -76,14 +76,6 @@ with open(sys.argv[1], "rb") as f:
 print(json.dumps({"seconds": time.perf_counter() - t0,
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
-
-
-def run(code: str, *args: str) -> dict[str, float]:
-    """Run ``code`` in a fresh interpreter; return the JSON it prints last."""
-    res = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT, check=True
-    )
-    return json.loads(res.stdout.strip().splitlines()[-1])
 
 
 def med(rows: list[dict[str, float]], key: str) -> float:

@@ -13,15 +13,15 @@ it parses the whole file up front). Medians over the runs are printed.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_load import run  # noqa: E402 - after the path is set
 
 VIEWER = r"""
 import asyncio, json, os, resource, sys, time
@@ -79,18 +79,6 @@ with open(sys.argv[1], "rb") as f:
 print(json.dumps({"json.loads_all": time.perf_counter() - t0,
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
-
-
-def run(code: str, path: Path) -> dict[str, float]:
-    """Run ``code`` on ``path`` in a fresh interpreter; return its JSON figures."""
-    res = subprocess.run(
-        [sys.executable, "-c", code, str(path)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=True,
-    )
-    return json.loads(res.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
