@@ -496,7 +496,7 @@ def _open_readonly(path: Path) -> int:
     return fd
 
 
-def load_tail(path: str | os.PathLike[str], max_bytes: int = 4 * 1024 * 1024) -> Session:
+def load_tail(path: str | os.PathLike[str], max_bytes: int = 1024 * 1024) -> Session:
     """Load only the last ``max_bytes`` of a big file, for a first screen while the rest loads.
 
     The result has :attr:`Session.partial` set: entries whose parents lie before the window
