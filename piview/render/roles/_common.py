@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.markdown import Markdown
@@ -41,6 +41,8 @@ from piview.render.theme import CODE_THEME, style
 if TYPE_CHECKING:
     from piview.model.session import Session
     from piview.render.items import Item
+
+_M = TypeVar("_M")
 
 __all__ = [
     "BODY_INDENT",
@@ -568,3 +570,9 @@ def lines_label(n: int) -> str:
 def notice_text(message: str) -> Text:
     """A one-line red notice."""
     return Text(sanitize_line(message), style=style("piview.error.text"), no_wrap=True)
+
+
+def message_as(ctx: Ctx, cls: type[_M]) -> _M | None:
+    """The message of the item's entry when it is a ``cls`` (else ``None``)."""
+    m = getattr(ctx.entry, "message", None)
+    return m if isinstance(m, cls) else None

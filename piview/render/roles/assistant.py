@@ -21,6 +21,7 @@ from piview.render.roles._common import (
     header,
     indent,
     marker,
+    message_as,
     prepare,
 )
 from piview.render.sanitize import sanitize, sanitize_line
@@ -83,11 +84,6 @@ def _cost(usage: Usage | None) -> float:
         return 0.0
 
 
-def _message(ctx: Ctx) -> AssistantMessage | None:
-    msg = getattr(ctx.entry, "message", None)
-    return msg if isinstance(msg, AssistantMessage) else None
-
-
 def _model_label(msg: AssistantMessage) -> str:
     model = sanitize_line(msg.model) or "?"
     provider = sanitize_line(msg.provider)
@@ -119,7 +115,7 @@ def _ms_clock(ms: float) -> str:
 
 def render(ctx: Ctx) -> Rendered:
     """Header ``● assistant · model · usage · cost · stop mark`` and the text blocks."""
-    msg = _message(ctx)
+    msg = message_as(ctx, AssistantMessage)
     left = Text(f"{marker(ctx, '●')} assistant", style=style("piview.assistant"))
     if msg is None:
         return header(left, ctx.time, ctx.width), None
@@ -174,7 +170,7 @@ def _diagnostics_line(msg: AssistantMessage) -> Text:
 
 def plain(ctx: Ctx) -> str:
     """Model, text and error of the turn as plain text."""
-    msg = _message(ctx)
+    msg = message_as(ctx, AssistantMessage)
     if msg is None:
         return "assistant"
     lines = [f"assistant {_model_label(msg)}", blocks_plain(msg.content)]

@@ -20,6 +20,7 @@ from piview.render.roles._common import (
     indent,
     lines_label,
     marker,
+    message_as,
     more_line,
     prepare,
 )
@@ -32,11 +33,6 @@ COLLAPSED_LINES = 5
 """Output lines (the last ones) shown while collapsed."""
 
 
-def _message(ctx: Ctx) -> BashExecutionMessage | None:
-    m = getattr(ctx.entry, "message", None)
-    return m if isinstance(m, BashExecutionMessage) else None
-
-
 def is_error(exit_code: object) -> bool:
     """A real, non-zero exit code (absent/``null`` means cancelled or unknown, not an error)."""
     return isinstance(exit_code, int | float) and not isinstance(exit_code, bool) and exit_code != 0
@@ -44,7 +40,7 @@ def is_error(exit_code: object) -> bool:
 
 def render(ctx: Ctx) -> Rendered:
     """``$ command · exit N`` and the output's last lines (all of it when expanded)."""
-    m = _message(ctx)
+    m = message_as(ctx, BashExecutionMessage)
     left = Text(f"{marker(ctx)} ", style=style("piview.marker"))
     if m is None:
         left.append("$ ?", style("piview.bash"))
@@ -97,7 +93,7 @@ def render(ctx: Ctx) -> Rendered:
 
 def plain(ctx: Ctx) -> str:
     """Command and output."""
-    m = _message(ctx)
+    m = message_as(ctx, BashExecutionMessage)
     if m is None:
         return "$"
     return f"$ {sanitize(m.command)}\n{sanitize(m.output)}"

@@ -21,6 +21,7 @@ from piview.render.roles._common import (
     lines_label,
     markdown,
     marker,
+    message_as,
     text_of,
 )
 from piview.render.sanitize import sanitize, sanitize_line
@@ -29,14 +30,9 @@ from piview.render.theme import style
 __all__ = ["plain", "render"]
 
 
-def _message(ctx: Ctx) -> SystemMessage | None:
-    m = getattr(ctx.entry, "message", None)
-    return m if isinstance(m, SystemMessage) else None
-
-
 def render(ctx: Ctx) -> Rendered:
     """``system prompt`` with what it changes; the text, sections and tools when expanded."""
-    m = _message(ctx)
+    m = message_as(ctx, SystemMessage)
     left = Text(f"{marker(ctx)} ", style=style("piview.marker"))
     left.append("system", style("piview.system"))
     if m is None:
@@ -91,7 +87,7 @@ def render(ctx: Ctx) -> Rendered:
 
 def plain(ctx: Ctx) -> str:
     """Prompt text, sections and tool names."""
-    m = _message(ctx)
+    m = message_as(ctx, SystemMessage)
     if m is None:
         return "system"
     parts = ["system", text_of(blocks_of(m.content))]

@@ -43,6 +43,7 @@ from piview.render.roles._common import (
     json_renderable,
     lines_label,
     marker,
+    message_as,
     more_line,
     prepare,
     safe_json,
@@ -534,14 +535,9 @@ def plain(ctx: Ctx) -> str:
 # ----------------------------------------------------------------------------- orphans
 
 
-def _orphan(ctx: Ctx) -> ToolResultMessage | None:
-    m = getattr(ctx.entry, "message", None)
-    return m if isinstance(m, ToolResultMessage) else None
-
-
 def render_orphan(ctx: Ctx) -> Rendered:
     """A tool result whose call is not on the path: marked, with its id and output."""
-    r = _orphan(ctx)
+    r = message_as(ctx, ToolResultMessage)
     left = Text(f"{marker(ctx)} ", style=style("piview.marker"))
     left.append("⚠ result without a call", style("piview.warning"))
     if r is None:
@@ -559,7 +555,7 @@ def render_orphan(ctx: Ctx) -> Rendered:
 
 def plain_orphan(ctx: Ctx) -> str:
     """Tool name, id and output of an orphan result."""
-    r = _orphan(ctx)
+    r = message_as(ctx, ToolResultMessage)
     if r is None:
         return "result without a call"
     return "\n".join(

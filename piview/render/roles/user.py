@@ -29,6 +29,7 @@ from piview.render.roles._common import (
     lines_label,
     markdown,
     marker,
+    message_as,
     more_line,
     sanitize_raw,
 )
@@ -95,15 +96,9 @@ def _wrapper_line(w: Wrapper, expanded: bool) -> Text:
     return t
 
 
-def _message(ctx: Ctx) -> UserMessage | None:
-    entry = ctx.entry
-    msg = getattr(entry, "message", None)
-    return msg if isinstance(msg, UserMessage) else None
-
-
 def render(ctx: Ctx) -> Rendered:
     """Header ``● user`` and the message: text, wrappers (compact unless expanded), images."""
-    msg = _message(ctx)
+    msg = message_as(ctx, UserMessage)
     blocks = blocks_of(msg.content) if msg is not None else []
     left = Text(f"{marker(ctx, '●')} user", style=style("piview.user"))
     text_all = "\n".join(sanitize_raw(b.text) for b in blocks if isinstance(b, TextContent))
@@ -188,5 +183,5 @@ def _body_collapsed(ctx: Ctx, blocks: list[object]) -> list[RenderableType]:
 
 def plain(ctx: Ctx) -> str:
     """The user message as plain text (wrappers in full)."""
-    msg = _message(ctx)
+    msg = message_as(ctx, UserMessage)
     return "user\n" + blocks_plain(blocks_of(msg.content) if msg is not None else [])
