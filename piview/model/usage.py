@@ -16,12 +16,6 @@ from piview.model.types import Usage, number
 __all__ = ["UsageTotals", "UsageReport", "usage_report", "sum_usage"]
 
 
-def _num(value: object) -> float:
-    # Files are hand-editable: ignore NaN, infinities, booleans, absurd sizes (10**400 would
-    # make the sums raise) and anything not a number.
-    return number(value)
-
-
 @dataclass(slots=True)
 class UsageTotals:
     """Summed usage. Token fields are counts; ``cost`` is dollars."""
@@ -37,24 +31,22 @@ class UsageTotals:
     """How many usage records were added."""
 
     def add(self, usage: Usage | None) -> None:
-        """Add one usage record (``None`` is ignored)."""
+        """Add one usage record (``None`` is ignored).
+
+        Files are hand-editable: :func:`~piview.model.types.number` reads NaN, infinities,
+        booleans and absurd sizes as 0 (10**400 would make the sums raise).
+        """
         if usage is None:
             return
         self.count += 1
-        self.input += _num(usage.input)
-        self.output += _num(usage.output)
-        self.cache_read += _num(usage.cache_read)
-        self.cache_write += _num(usage.cache_write)
-        self.cache_write1h += _num(usage.cache_write1h)
-        self.reasoning += _num(usage.reasoning)
+        self.input += number(usage.input)
+        self.output += number(usage.output)
+        self.cache_read += number(usage.cache_read)
+        self.cache_write += number(usage.cache_write)
+        self.cache_write1h += number(usage.cache_write1h)
+        self.reasoning += number(usage.reasoning)
         if usage.cost is not None:
-            c = usage.cost
-            total = (
-                _num(c.total)
-                if c.total is not None
-                else _num(c.input) + _num(c.output) + _num(c.cache_read) + _num(c.cache_write)
-            )
-            self.cost += total
+            self.cost += usage.cost.total_cost()
 
     def __iadd__(self, other: UsageTotals) -> UsageTotals:
         for f in fields(self):
@@ -157,7 +149,7 @@ def usage_report(nodes: list[SkEntry], path: list[int]) -> UsageReport:
     for i in path:
         msg = nodes[i].message
         if msg is not None and msg.role == "assistant" and msg.usage is not None:
-            sizes.append((i, _num(msg.usage.input) + _num(msg.usage.cache_read)))
+            sizes.append((i, number(msg.usage.input) + number(msg.usage.cache_read)))
     return UsageReport(
         path=branch,
         all=total,
