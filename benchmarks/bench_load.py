@@ -17,6 +17,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,6 +64,21 @@ def run(code: str, *args: str | Path) -> dict[str, float]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@contextmanager
+def session_file(file: Path | None, size: str) -> Iterator[Path]:
+    """``file``, or a session of ``size`` generated into a temporary folder for the run."""
+    if file is not None:
+        yield file
+        return
+    from benchmarks.gen_session import generate
+
+    with tempfile.TemporaryDirectory(prefix="piview-bench-") as tmp:
+        path = Path(tmp) / "session.jsonl"
+        stats = generate(path, parse_size(size))
+        print(f"generated {path}: {stats['entries']} entries, {stats['bytes'] / 1e6:.1f} MB")
+        yield path
+
+
 def parse_size(text: str) -> int:
     """``50MB`` → bytes."""
     t = text.strip().upper().removesuffix("B").removesuffix("I")
@@ -76,20 +93,16 @@ def main() -> None:
     ap.add_argument("--size", default="50MB", help="size of the generated session (default 50MB)")
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
-    tmp = None
-    if args.file:
-        path = args.file
-    else:
-        from benchmarks.gen_session import generate
+    with session_file(args.file, args.size) as path:
+        _measure(path, args.runs)
 
-        tmp = tempfile.TemporaryDirectory(prefix="piview-bench-")
-        path = Path(tmp.name) / "session.jsonl"
-        stats = generate(path, parse_size(args.size))
-        print(f"generated {path}: {stats['entries']} entries, {stats['bytes'] / 1e6:.1f} MB")
+
+def _measure(path: Path, runs: int) -> None:
+    """Time piview and the baseline alternately on ``path``."""
     size = os.path.getsize(path)
-    print(f"file: {size / 1e6:.1f} MB, runs: {args.runs} (median)")
+    print(f"file: {size / 1e6:.1f} MB, runs: {runs} (median)")
     results: dict[str, list[dict[str, float]]] = {"piview": [], "json.loads": []}
-    for _ in range(args.runs):
+    for _ in range(runs):
         results["piview"].append(run(PIVIEW, path))
         results["json.loads"].append(run(BASELINE, path))
     for name, rows in results.items():
@@ -99,8 +112,6 @@ def main() -> None:
             for k in keys
         )
         print(f"{name:>10}: entries {int(rows[0]['entries'])}, {figures}")
-    if tmp is not None:
-        tmp.cleanup()
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,22 +87,19 @@ def main() -> None:
     ap.add_argument("--size", default="50MB")
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
-    tmp = None
-    if args.file:
-        path = args.file
-    else:
-        from benchmarks.bench_load import parse_size
-        from benchmarks.gen_session import generate
+    from benchmarks.bench_load import session_file
 
-        tmp = tempfile.TemporaryDirectory(prefix="piview-bench-")
-        path = Path(tmp.name) / "session.jsonl"
-        stats = generate(path, parse_size(args.size))
-        print(f"generated {stats['entries']} entries, {stats['bytes'] / 1e6:.1f} MB")
-    viewer = [run(VIEWER, path) for _ in range(args.runs)]
-    base = [run(BASELINE, path) for _ in range(args.runs)]
+    with session_file(args.file, args.size) as path:
+        _report(path, args.runs)
+
+
+def _report(path: Path, runs: int) -> None:
+    """Run the viewer and the baseline ``runs`` times on ``path``; print medians."""
+    viewer = [run(VIEWER, path) for _ in range(runs)]
+    base = [run(BASELINE, path) for _ in range(runs)]
     print(
         f"file {path.stat().st_size / 1e6:.1f} MB, {int(viewer[0]['entries'])} entries, "
-        f"{int(viewer[0]['blocks'])} blocks on the branch; medians of {args.runs} runs"
+        f"{int(viewer[0]['blocks'])} blocks on the branch; medians of {runs} runs"
     )
     for key in viewer[0]:
         if key in ("entries", "blocks", "search_hits"):
@@ -117,8 +113,6 @@ def main() -> None:
         unit = "MB" if key == "rss_mb" else "ms"
         val = med if unit == "MB" else med * 1000
         print(f"  baseline {key:<22} {val:10.1f} {unit}")
-    if tmp is not None:
-        tmp.cleanup()
 
 
 if __name__ == "__main__":
