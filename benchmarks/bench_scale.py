@@ -8,6 +8,8 @@ medians over ``--runs``:
 * full tree: load the whole file into the index and tree, pair tool calls (no cache);
 * reopen: the same with the index cache written by the previous step;
 * peak RSS of the full load;
+* the viewer's whole run, headless: first screen, then the full load in its worker until the
+  whole file is shown, with the process's peak RSS;
 * baseline: ``json.loads`` of every line (time and peak RSS).
 
     python benchmarks/bench_scale.py --sizes 50MB,1GB --runs 3
@@ -68,6 +70,32 @@ async def main():
 asyncio.run(main())
 """
 
+APP = r"""
+import asyncio, json, os, resource, sys, time
+os.environ["TEXTUAL_ANIMATIONS"] = "none"
+t0 = time.perf_counter()
+from piview.app import make_app
+from piview.cli import TAIL_FIRST_BYTES
+from piview.model import load_session
+from piview.model.session import load_tail
+path = sys.argv[1]
+big = os.path.getsize(path) >= TAIL_FIRST_BYTES
+s = load_tail(path) if big else load_session(path)
+app = make_app(s, full_loader=(lambda: load_session(path)) if big else None)
+
+async def main():
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        first = time.perf_counter() - t0
+        while getattr(app.screen, "session", s).partial:
+            await asyncio.sleep(0.05)
+        await pilot.pause()
+        print(json.dumps({"first": first, "seconds": time.perf_counter() - t0,
+                          "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+
+asyncio.run(main())
+"""
+
 BASELINE = r"""
 import json, resource, sys, time
 t0 = time.perf_counter()
@@ -91,6 +119,7 @@ def measure(path: Path, runs: int) -> None:
         run(FULL, str(path), cache)  # writes the cache
         warm = [run(FULL, str(path), cache) for _ in range(runs)]
     first = [run(FIRST, str(path)) for _ in range(runs)]
+    app = [run(APP, str(path)) for _ in range(runs)]
     base = [run(BASELINE, str(path)) for _ in range(runs)]
     print(
         f"{path.name}: {size:.0f} MB, {int(cold[0]['entries']):,} entries, medians of {runs} runs"
@@ -106,6 +135,10 @@ def measure(path: Path, runs: int) -> None:
     assert all(r["from_cache"] for r in warm)
     print(f"  reopen with the index cache     {med(warm, 'seconds') * 1000:8.0f} ms")
     print(f"  peak RSS, full tree             {med(cold, 'rss_mb'):8.0f} MB")
+    print(
+        f"  viewer, whole file shown        {med(app, 'seconds') * 1000:8.0f} ms, "
+        f"peak RSS {med(app, 'rss_mb'):.0f} MB (headless, tail first, then the full load)"
+    )
     print(
         f"  baseline json.loads, all lines  {med(base, 'seconds') * 1000:8.0f} ms, "
         f"peak RSS {med(base, 'rss_mb'):.0f} MB"

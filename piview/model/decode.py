@@ -108,7 +108,6 @@ class SkMessage(msgspec.Struct, rename="camel", gc=False):
     display: bool | None = None
     exclude_from_context: bool | None = None
     exit_code: int | float | None = None
-    timestamp: int | float | None = None
 
 
 class SkEntry(msgspec.Struct, rename="camel", gc=False):
@@ -259,7 +258,6 @@ def skeleton_of(entry: Any) -> SkEntry:
             "display",
             "exclude_from_context",
             "exit_code",
-            "timestamp",
         ):
             if hasattr(m, name):
                 setattr(sm, name, getattr(m, name))

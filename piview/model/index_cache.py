@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from piview.model.decode import SkEntry
+from piview.model.store import NodeStore, StoreState
 from piview.model.types import SessionHeader
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ __all__ = ["CACHE_MIN_BYTES", "IndexCache"]
 CACHE_MIN_BYTES = 16 * 1024 * 1024
 """Files smaller than this load faster from scratch than from a cache."""
 
-_FORMAT = 2
+_FORMAT = 3
 _PROBE = 4096
 
 
@@ -43,7 +43,7 @@ class _Cached(msgspec.Struct, array_like=True):
     header: SessionHeader | None
     header_line: int | None
     bad_lines: list[tuple[int, str]]
-    nodes: list[SkEntry]
+    nodes: StoreState
     lines: bytes
     offsets: bytes
     lengths: bytes
@@ -89,7 +89,10 @@ class IndexCache:
         if _probe(fd, cached.size) != cached.probe:
             return False
         idx = session.index
-        idx.nodes = cached.nodes
+        try:
+            idx.nodes = NodeStore.from_state(cached.nodes)
+        except ValueError:
+            return False
         idx.lines = array("q", cached.lines)
         idx.offsets = array("q", cached.offsets)
         idx.lengths = array("q", cached.lengths)
@@ -109,9 +112,8 @@ class IndexCache:
         """Write the index of ``session`` (up to its last complete line). Errors are ignored."""
         st = os.fstat(fd)
         idx = session.index
-        count = len(idx.nodes)
         if session._tail_entry:  # noqa: SLF001 - an unterminated last entry is not cached
-            count -= 1
+            return  # rare (Pi is writing the last line): the next run caches it
         cached = _Cached(
             format=_FORMAT,
             path=str(session.path),
@@ -122,10 +124,10 @@ class IndexCache:
             header=session.header,
             header_line=session.header_line,
             bad_lines=[(b.line, b.reason) for b in session.bad_lines if not b.torn],
-            nodes=idx.nodes[:count],
-            lines=idx.lines[:count].tobytes(),
-            offsets=idx.offsets[:count].tobytes(),
-            lengths=idx.lengths[:count].tobytes(),
+            nodes=idx.nodes.state(),
+            lines=idx.lines.tobytes(),
+            offsets=idx.offsets.tobytes(),
+            lengths=idx.lengths.tobytes(),
         )
         target = self._file_for(session.path)
         try:

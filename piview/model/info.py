@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Any
 
 from piview.model.session import Session
+from piview.model.store import OTHER, ROLE_NAMES, TYPE_NAMES
 from piview.model.usage import UsageTotals, sum_usage
 
 __all__ = ["session_info"]
@@ -24,19 +25,28 @@ def session_info(session: Session) -> dict[str, Any]:
     header = session.header
     entry_types: Counter[str] = Counter()
     roles: Counter[str] = Counter()
-    for n in nodes:
-        entry_types[n.type if isinstance(n.type, str) else "?"] += 1
-        if n.type == "message":
-            role = n.message.role if n.message is not None else None
-            roles[role if isinstance(role, str) else "?"] += 1
+    message = TYPE_NAMES.index("message")
+    # Counting the code pairs runs at C speed; only codes outside the tables need a look.
+    for (t, r), count in Counter(zip(nodes.types, nodes.roles, strict=True)).items():
+        if t == OTHER or (t == message and r == OTHER):
+            continue
+        name = TYPE_NAMES[t]
+        entry_types[name if isinstance(name, str) else "?"] += count
+        if t == message:
+            role = ROLE_NAMES[r]
+            roles[role if isinstance(role, str) else "?"] += count
+    for i, n in nodes.whole.items():
+        if nodes.types[i] == OTHER or (nodes.types[i] == message and nodes.roles[i] == OTHER):
+            entry_types[n.type if isinstance(n.type, str) else "?"] += 1
+            if n.type == "message":
+                role = n.message.role if n.message is not None else None
+                roles[role if isinstance(role, str) else "?"] += 1
     leaf = tree.leaf
     path = tree.path(leaf) if leaf is not None else []
     pairing = session.pairing
     tools = UsageTotals()
     for i in pairing.results:
-        msg = nodes[i].message
-        if msg is not None:
-            tools.add(msg.usage)
+        tools.add(nodes.message_usage(i))
     return {
         "version": session.version,
         "session_id": header.id if header is not None and isinstance(header.id, str) else None,

@@ -2,37 +2,55 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from piview.model.decode import SkEntry
+from piview.model.store import as_store
 from piview.model.tree import Tree
 
 __all__ = ["resolve_labels", "session_name"]
 
 
-def resolve_labels(nodes: list[SkEntry], tree: Tree, ids: list[str]) -> dict[int, str]:
+def resolve_labels(nodes: Sequence[SkEntry], tree: Tree, ids: Sequence[str]) -> dict[int, str]:
     """Label of each labelled entry: the latest ``label`` entry per target wins.
 
     A label entry without a label (or with an empty one) clears it. Labels on ids that are
     not in the file are ignored.
     """
+    store = as_store(nodes)
     out: dict[int, str] = {}
-    seen: dict[str, int] = {}
-    for i, node in enumerate(nodes):
-        if node.type == "label" and isinstance(node.target_id, str):
-            target = seen.get(node.target_id, tree.id_index.get(node.target_id))
+    for i in store.of_type("label"):
+        node = store[i]
+        if isinstance(node.target_id, str):
+            target = _preceding(ids, i, node.target_id, tree)
             if target is not None:
                 if isinstance(node.label, str) and node.label.strip():
                     out[target] = node.label
                 else:
                     out.pop(target, None)
-        seen[ids[i]] = i
     return out
 
 
-def session_name(nodes: list[SkEntry]) -> str | None:
+def _preceding(ids: Sequence[str], i: int, target: str, tree: Tree) -> int | None:
+    """The entry a label at ``i`` names: the last one before it with that id, else the last
+    one in the file."""
+    last = tree.id_index.get(target)
+    if last is None or last < i:
+        return last
+    dups = tree.duplicate_ids.get(target)
+    if dups:
+        before = [k for k in dups if k < i]
+        if before:
+            return before[-1]
+    return last
+
+
+def session_name(nodes: Sequence[SkEntry]) -> str | None:
     """The session's name: the latest ``session_info`` in file order; empty clears it."""
+    store = as_store(nodes)
     name: str | None = None
-    for node in nodes:
-        if node.type == "session_info":
-            value = node.name.strip() if isinstance(node.name, str) else ""
-            name = value or None
+    for i in store.of_type("session_info"):
+        node = store[i]
+        value = node.name.strip() if isinstance(node.name, str) else ""
+        name = value or None
     return name

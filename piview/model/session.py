@@ -13,7 +13,10 @@ import os
 import threading
 from array import array
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +34,14 @@ from piview.model.decode import (
 from piview.model.index_cache import CACHE_MIN_BYTES, IndexCache
 from piview.model.labels import resolve_labels, session_name
 from piview.model.pairing import Pairing, pair_tool_calls
-from piview.model.tree import Tree, build_tree
+from piview.model.store import F_NO_ID, ROLE_NAMES, NodeStore
+from piview.model.tree import Tree, build_tree, build_tree_resolved
 from piview.model.types import CompactionEntry, Entry, SessionHeader, UnknownEntry
 
 __all__ = ["BadLine", "Session", "SessionOpenError", "load_session", "load_tail"]
 
 _CHUNK = 8 * 1024 * 1024
+_TYPE_OF = attrgetter("type")
 _BOM = b"\xef\xbb\xbf"
 _WS = b" \t\r"
 
@@ -59,7 +64,7 @@ class BadLine:
 class _Index:
     """Byte positions and decoded skeletons of every entry, in file order."""
 
-    nodes: list[SkEntry] = field(default_factory=list)
+    nodes: NodeStore = field(default_factory=NodeStore)
     lines: array[int] = field(default_factory=lambda: array("q"))
     offsets: array[int] = field(default_factory=lambda: array("q"))
     lengths: array[int] = field(default_factory=lambda: array("q"))
@@ -103,8 +108,8 @@ class Session:
         return len(self.index.nodes)
 
     @property
-    def nodes(self) -> list[SkEntry]:
-        """Skeletons of every entry, in file order."""
+    def nodes(self) -> NodeStore:
+        """Skeletons of every entry, in file order (columns; ``nodes[i]`` builds one)."""
         return self.index.nodes
 
     @property
@@ -310,10 +315,48 @@ class Session:
     def _take_block(self, buf: bytes, end: int, base: int, line_no: int) -> int:
         """Index the complete lines in ``buf[:end]``; return the last line number.
 
-        Fast path: one ``decode_lines`` call for the whole block. When any line in it is not a
-        clean, well-typed object, the block is read again line by line, tolerantly.
+        Fast path: one ``decode_lines`` call for the whole block, and line positions from one
+        ``split``. A block with blank lines or a header line takes a slower per-line pass; when
+        any line is not a clean, well-typed object, the block is read again line by line,
+        tolerantly.
         """
         start = 3 if base == 0 and buf.startswith(_BOM) else 0
+        block = buf[start:end]
+        if not block:
+            return line_no
+        # Padding needs no check: decode_lines skips blank lines (the counts then differ and
+        # the slow pass runs), and spaces or a CR around a line only widen its span.
+        lengths = list(map(len, block.split(b"\n")))
+        lengths.pop()  # the block ends with a newline: the last part is empty
+        try:
+            values = sk_decoder.decode_lines(block)
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+            values = None
+        if values is not None and len(values) == len(lengths):
+            if "session" not in map(_TYPE_OF, values):  # a header line needs the slow pass
+                idx = self.index
+                count = len(lengths)
+                idx.nodes.extend(values)
+                idx.lines.extend(range(line_no + 1, line_no + 1 + count))
+                offsets = array("q", accumulate(map((1).__add__, lengths), initial=base + start))
+                offsets.pop()
+                idx.offsets.extend(offsets)
+                idx.lengths.extend(lengths)
+                return line_no + count
+            return self._take_lines(buf, start, end, base, line_no, values)
+        return self._take_lines(buf, start, end, base, line_no)
+
+    def _take_lines(
+        self,
+        buf: bytes,
+        start: int,
+        end: int,
+        base: int,
+        line_no: int,
+        decoded: list[SkEntry] | None = None,
+    ) -> int:
+        """:meth:`_take_block` for a block that needs each line looked at (``decoded``: its
+        lines, already decoded, when there is no blank line)."""
         spans: list[tuple[int, int, int]] = []
         pos = start
         n = line_no
@@ -332,10 +375,12 @@ class Session:
             if s < e:
                 append((n, s, e))
             pos = nl + 1
-        try:
-            values = sk_decoder.decode_lines(buf[start:end]) if spans else []
-        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
-            values = None
+        values = decoded
+        if values is None:
+            try:
+                values = sk_decoder.decode_lines(buf[start:end]) if spans else []
+            except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+                values = None
         if values is None or len(values) != len(spans):
             view = memoryview(buf)
             for ln, s, e in spans:
@@ -344,18 +389,22 @@ class Session:
             return n
         idx = self.index
         legacy = self._legacy_hint()
+        batch: list[SkEntry] = []
         for (ln, s, e), sk in zip(spans, values, strict=True):
             if sk.type == "session" or legacy:
                 value = finish_skeleton(sk, buf[s:e], legacy=legacy)
                 if isinstance(value, SessionHeader):
+                    idx.nodes.extend(batch)
+                    batch = []
                     self._take_header(value, ln)
                     legacy = self._legacy_hint()
                     continue
                 sk = value
-            idx.nodes.append(sk)
+            batch.append(sk)
             idx.lines.append(ln)
             idx.offsets.append(base + s)
             idx.lengths.append(e - s)
+        idx.nodes.extend(batch)
         return n
 
     def _take_header(self, header: SessionHeader, line_no: int) -> None:
@@ -367,7 +416,7 @@ class Session:
 
     def _drop_last_entry(self) -> None:
         idx = self.index
-        idx.nodes.pop()
+        idx.nodes.truncate(len(idx.nodes) - 1)
         idx.lines.pop()
         idx.offsets.pop()
         idx.lengths.pop()
@@ -435,42 +484,68 @@ class Session:
         return self.version < 3 if self.header is not None else False
 
     def _finish(self) -> None:
-        nodes = self.nodes
+        store = self.nodes
+        n = len(store)
         if (
             self.header is None
-            and nodes
-            and all(n.id is None for n in nodes[:50])
+            and n
+            and all(store.flags[i] & F_NO_ID for i in range(min(n, 50)))
             or self.header is not None
             and self.version < 2
         ):
             self._legacy_ids = True
         if self.header is None or self.version < 3:
-            for n in nodes:
-                if n.message is not None and n.message.role == "hookMessage":
-                    n.message.role = "custom"
-        ids: list[str] = []
-        parent_refs: list[str | None] = []
+            custom = ROLE_NAMES.index("custom")
+            for i, node in store.whole.items():
+                if node.message is not None and node.message.role == "hookMessage":
+                    node.message.role = "custom"
+                    store.roles[i] = custom
+        lines = self.index.lines
         if self._legacy_ids:
             # As Pi's migrateV1ToV2, with deterministic ids: a linear chain in file order.
-            prev: str | None = None
-            for i in range(len(nodes)):
-                new_id = f"L{self.index.lines[i]}"
-                ids.append(new_id)
-                parent_refs.append(prev)
-                prev = new_id
-            for n in nodes:
-                k = n.first_kept_entry_index
-                if n.type == "compaction" and isinstance(k, int) and 1 <= k <= len(nodes):
+            ids = [f"L{line}" for line in lines]
+            preceding: Sequence[int] = range(-1, n - 1)
+            forward: dict[int, str] = {}
+            for i in store.whole_indices():
+                node = store.whole[i]
+                k = node.first_kept_entry_index
+                if node.type == "compaction" and isinstance(k, int) and 1 <= k <= n:
                     # The index counts the header as entry 0 of the parsed lines.
-                    n.first_kept_entry_id = ids[k - 1]
+                    node.first_kept_entry_id = ids[k - 1]
         else:
-            for i, n in enumerate(nodes):
-                ids.append(n.id if isinstance(n.id, str) else f"L{self.index.lines[i]}")
-                parent_refs.append(n.parent_id if isinstance(n.parent_id, str) else None)
+            ids = list(store.ids)
+            for i in store.missing_ids:
+                ids[i] = f"L{lines[i]}"
+            preceding = store.parent_at
+            forward = store.forward_refs
+            if store.missing_ids:
+                # A parentId may name an entry by its made-up id: resolve all of them by name.
+                refs = [store.parent_ref(i) for i in range(n)]
+                self.ids = ids
+                self.tree = build_tree(ids, refs, _Timestamps(store))
+                self._pairing = None
+                self._labels = None
+                return
         self.ids = ids
-        self.tree = build_tree(ids, parent_refs, [n.timestamp for n in nodes])
+        self.tree = build_tree_resolved(ids, preceding, forward, _Timestamps(store))
+        store.rebase(self.tree.id_index)
         self._pairing = None
         self._labels = None
+
+
+class _Timestamps:
+    """The entries' timestamps as a sequence, read from the store only when sorting."""
+
+    __slots__ = ("_store",)
+
+    def __init__(self, store: NodeStore) -> None:
+        self._store = store
+
+    def __getitem__(self, i: int) -> str | None:
+        return self._store.timestamp(i)
+
+    def __len__(self) -> int:
+        return len(self._store)
 
 
 def _open_readonly(path: Path) -> int:
@@ -542,9 +617,7 @@ def load_tail(path: str | os.PathLike[str], max_bytes: int = 1024 * 1024) -> Ses
     return session
 
 
-def load_session(
-    path: str | os.PathLike[str], *, index_cache: IndexCache | None = None
-) -> Session:
+def load_session(path: str | os.PathLike[str], *, index_cache: IndexCache | None = None) -> Session:
     """Load a session file read-only.
 
     Bad lines are recorded in :attr:`Session.bad_lines` and skipped; they never stop the load.

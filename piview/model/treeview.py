@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from piview.model.decode import SkEntry
+from piview.model.store import F_WHOLE, STOP_NAMES, TYPE_NAMES, as_store
 from piview.model.types import (
     AssistantMessage,
     BashExecutionMessage,
@@ -70,6 +71,9 @@ ROW_TEXT_MAX = 100
 
 _SETTINGS = frozenset({"label", "custom", "model_change", "thinking_level_change", "session_info"})
 """Bookkeeping entry types hidden by ``default`` and ``no-tools``."""
+_MESSAGE = TYPE_NAMES.index("message")
+_QUIET_STOPS = frozenset(STOP_NAMES.index(s) for s in (None, "stop", "toolUse"))
+"""Stop reasons of an assistant turn that ended normally (as codes)."""
 
 
 def next_filter(mode: FilterMode, step: int = 1) -> FilterMode:
@@ -264,32 +268,54 @@ class TreeRows:
         return None
 
 
-def _visibility(nodes: list[SkEntry], mode: FilterMode, labels: dict[int, str]) -> bytearray:
+def _visibility(
+    nodes: Sequence[SkEntry], mode: FilterMode, labels: dict[int, str]
+) -> bytearray:
     """One byte per entry: 1 when it passes ``mode``."""
-    out = bytearray(len(nodes))
+    store = as_store(nodes)
+    n = len(store)
     if mode == "labeled-only":
+        out = bytearray(n)
         for i in labels:
-            if not _assistant_is_empty(nodes[i]):
+            out[i] = 1
+    elif mode == "user-only":
+        out = bytearray(n)
+        for i in store.of_role("user"):
+            if store.types[i] == _MESSAGE:
                 out[i] = 1
         return out
-    settings = _SETTINGS
-    user_only = mode == "user-only"
-    everything = mode == "all"
-    no_tools = mode == "no-tools"
-    for i, node in enumerate(nodes):
-        msg = node.message
-        if msg is not None and node.type == "message":
-            role = msg.role
-            if role == "assistant":
-                ok = not user_only and not _assistant_is_empty(node)
-            elif user_only:
-                ok = role == "user"
-            else:
-                ok = not (no_tools and role == "toolResult")
+    elif mode == "all":
+        out = bytearray(b"\x01") * n
+    else:
+        out = bytearray(b"\x01") * n
+        for name in _SETTINGS:
+            for i in store.of_type(name):
+                out[i] = 0
+        if mode == "no-tools":
+            for i in store.of_role("toolResult"):
+                if store.types[i] == _MESSAGE:
+                    out[i] = 0
+    # Messages: the settings types never hold one, so only textless assistants change.
+    has_text: dict[int, bool] = {}
+    flags, stops, content_at = store.flags, store.stops, store.content_at
+    for i in store.of_role("assistant"):
+        if not out[i] or store.types[i] != _MESSAGE:
+            continue
+        if flags[i] & F_WHOLE:
+            empty = _assistant_is_empty(store[i])
+        elif stops[i] not in _QUIET_STOPS:
+            empty = False
         else:
-            ok = not user_only and (everything or node.type not in settings)
-        if ok:
-            out[i] = 1
+            at = content_at[i]
+            if at >= 0:
+                text = has_text.get(at)
+                if text is None:
+                    text = has_text[at] = any(b.type == "text" for b in store.patterns[at])
+                empty = not text
+            else:
+                empty = at != -2 or not store.texts[i].strip()
+        if empty:
+            out[i] = 0
     return out
 
 

@@ -7,10 +7,11 @@ work done by the tool: it counts in session totals but is kept apart from main-m
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 
 from piview.model.decode import SkEntry
+from piview.model.store import ROLE_NAMES, NodeStore, as_store
 from piview.model.types import Usage, number
 
 __all__ = ["UsageTotals", "UsageReport", "usage_report", "sum_usage"]
@@ -91,13 +92,17 @@ def model_key(node: SkEntry) -> str:
     return f"{provider}/{model}"
 
 
-def sum_usage(nodes: list[SkEntry], indices: Iterable[int], role: str = "assistant") -> UsageTotals:
+def sum_usage(
+    nodes: Sequence[SkEntry], indices: Iterable[int], role: str = "assistant"
+) -> UsageTotals:
     """Sum the usage of the messages with ``role`` among ``indices``."""
+    store = as_store(nodes)
     out = UsageTotals()
+    if isinstance(indices, range) and indices == range(len(store)) and role in ROLE_NAMES:
+        indices = store.of_role(role)  # the whole file: skip other roles at C speed
     for i in indices:
-        msg = nodes[i].message
-        if msg is not None and msg.role == role:
-            out.add(msg.usage)
+        if store.role(i) == role:
+            out.add(store.message_usage(i))
     return out
 
 
@@ -121,8 +126,9 @@ class UsageReport:
     """Per assistant turn on the branch: (entry index, input + cacheRead)."""
 
 
-def usage_report(nodes: list[SkEntry], path: list[int]) -> UsageReport:
+def usage_report(nodes: Sequence[SkEntry], path: Sequence[int]) -> UsageReport:
     """Compute every usage figure for the branch ``path`` (root to leaf) of a file."""
+    store = as_store(nodes)
     on_path = set(path)
     total = UsageTotals()
     branch = UsageTotals()
@@ -130,26 +136,33 @@ def usage_report(nodes: list[SkEntry], path: list[int]) -> UsageReport:
     tools_path = UsageTotals()
     per_all: dict[str, UsageTotals] = {}
     per_path: dict[str, UsageTotals] = {}
-    for i, node in enumerate(nodes):
-        msg = node.message
-        if msg is None or msg.usage is None:
+    roles = store.roles
+    assistant, tool_result = ROLE_NAMES.index("assistant"), ROLE_NAMES.index("toolResult")
+    for i in _with_usage(store):
+        role = roles[i]
+        if role != assistant and role != tool_result:
             continue
-        if msg.role == "assistant":
-            key = model_key(node)
-            total.add(msg.usage)
-            per_all.setdefault(key, UsageTotals()).add(msg.usage)
+        usage = store.message_usage(i)
+        if usage is None:
+            continue
+        if role == assistant:
+            provider, model = store.model(i)
+            key = f"{provider or '?'}/{model or '?'}"
+            total.add(usage)
+            per_all.setdefault(key, UsageTotals()).add(usage)
             if i in on_path:
-                branch.add(msg.usage)
-                per_path.setdefault(key, UsageTotals()).add(msg.usage)
-        elif msg.role == "toolResult":
-            tools_all.add(msg.usage)
+                branch.add(usage)
+                per_path.setdefault(key, UsageTotals()).add(usage)
+        else:
+            tools_all.add(usage)
             if i in on_path:
-                tools_path.add(msg.usage)
+                tools_path.add(usage)
     sizes: list[tuple[int, float]] = []
     for i in path:
-        msg = nodes[i].message
-        if msg is not None and msg.role == "assistant" and msg.usage is not None:
-            sizes.append((i, number(msg.usage.input) + number(msg.usage.cache_read)))
+        if roles[i] == assistant:
+            usage = store.message_usage(i)
+            if usage is not None:
+                sizes.append((i, number(usage.input) + number(usage.cache_read)))
     return UsageReport(
         path=branch,
         all=total,
@@ -160,3 +173,12 @@ def usage_report(nodes: list[SkEntry], path: list[int]) -> UsageReport:
         per_model_all=per_all,
         context_sizes=sizes,
     )
+
+
+def _with_usage(store: NodeStore) -> list[int]:
+    """Messages that may carry usage, in file order: those with a usage row, and messages
+    kept whole."""
+    at = store.usage_at
+    rows = [i for i, r in enumerate(at) if r >= 0]
+    whole = [i for i, n in store.whole.items() if n.message is not None]
+    return sorted(rows + whole) if whole else rows

@@ -14,7 +14,7 @@ thinking that came before the text is read before it, tool calls after it.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -23,6 +23,7 @@ from rich.measure import Measurement
 from rich.segment import Segment
 from rich.text import Text
 
+from piview.model.store import F_ERROR, ROLE_NAMES, STOP_NAMES
 from piview.render.roles import (
     assistant,
     bash,
@@ -40,7 +41,7 @@ from piview.render.sanitize import sanitize_line
 from piview.render.theme import style
 
 if TYPE_CHECKING:
-    from piview.model.decode import SkEntry
+    from piview.model.decode import SkBlock
     from piview.model.session import Session
 
 __all__ = ["Item", "ItemKind", "build_items", "item_text", "render_header", "render_item"]
@@ -95,8 +96,7 @@ _PEEK_LIMIT = 256 * 1024  # bytes: a line this big is long (text or images) with
 _user_flags: weakref.WeakKeyDictionary[Session, dict[int, bool]] = weakref.WeakKeyDictionary()
 
 
-def _user_collapsible(session: Session, i: int, node: SkEntry, cache: dict[int, bool]) -> bool:
-    content = node.message.content if node.message is not None else None
+def _user_collapsible(session: Session, i: int, content: object, cache: dict[int, bool]) -> bool:
     if isinstance(content, str):
         return (
             "<file name=" in content
@@ -132,7 +132,6 @@ def build_items(session: Session, path: list[int], *, show_hidden: bool = False)
     Uses only skeletons and the pairing (no full decode): a tool result paired with a call on
     the path is drawn inside that call's item, so it gets no item of its own.
     """
-    nodes = session.nodes
     pairing = session.pairing
     result_call = pairing.result_call
     on_path = set(path)
@@ -146,16 +145,32 @@ def build_items(session: Session, path: list[int], *, show_hidden: bool = False)
     # Positional construction: twice as fast as keywords, and this loop runs per entry.
     # Item(kind, entry, part, hidden, collapsible, expanded, error, user)
     new = Item
+    store = session.nodes
+    whole = store.whole
+    roles, stops, flags, content_at = store.roles, store.stops, store.flags, store.content_at
     for i in path:
-        n = nodes[i]
-        t = n.type
-        if t == "message":
+        n = whole.get(i)
+        if n is None:
+            # A plain message: user, assistant or tool result, read from the columns.
+            t = "message"
+            role = ROLE_NAMES[roles[i]]
+            m = None
+            at = content_at[i]
+            blocks: Sequence[SkBlock] = store.patterns[at] if at >= 0 else ()
+            content: object = store.texts.get(i) if at == -2 else blocks
+            bad_stop = STOP_NAMES[stops[i]] in _BAD_STOPS
+            is_error = bool(flags[i] & F_ERROR)
+        else:
+            t = n.type
             m = n.message
             role = m.role if m is not None else None
+            content = m.content if m is not None else None
+            blocks = content if isinstance(content, list) else ()
+            bad_stop = m is not None and m.stop_reason in _BAD_STOPS
+            is_error = bool(m is not None and m.is_error)
+        if t == "message":
             if role == "assistant":
-                assert m is not None
-                blocks = m.content if isinstance(m.content, list) else ()
-                head = new("assistant", i, -1, False, False, True, m.stop_reason in _BAD_STOPS)
+                head = new("assistant", i, -1, False, False, True, bad_stop)
                 first_text = -1
                 for k, b in enumerate(blocks):
                     if b.type == "text":
@@ -177,10 +192,9 @@ def build_items(session: Session, path: list[int], *, show_hidden: bool = False)
                 ref = result_call.get(i)
                 if ref is not None and ref[0] in on_path:
                     continue
-                assert m is not None
-                add(new("orphan_result", i, -1, False, True, False, bool(m.is_error)))
+                add(new("orphan_result", i, -1, False, True, False, is_error))
             elif role == "user":
-                c = _user_collapsible(session, i, n, user_cache)
+                c = _user_collapsible(session, i, content, user_cache)
                 add(new("user", i, -1, False, c, not c, False, True))
             elif role == "bashExecution":
                 assert m is not None

@@ -48,11 +48,16 @@ def session_title(session: Session) -> str:
 
 def session_models(session: Session) -> list[str]:
     """Distinct ``provider/model`` of the assistant messages, in order of first use."""
+    store = session.nodes
     seen: dict[str, None] = {}
-    for node in session.nodes:
-        m = node.message
-        if m is not None and m.role == "assistant" and m.model:
-            seen.setdefault(f"{m.model}", None)
+    codes: set[int] = set()
+    for i in store.of_role("assistant"):
+        code = store.models[i]
+        if code not in codes:  # a few distinct models: skip the rest at C speed
+            codes.add(code)
+            model = store.model(i)[1]
+            if model:
+                seen.setdefault(f"{model}", None)
     return list(seen)
 
 
@@ -197,6 +202,9 @@ class SessionScreen(Screen[None]):
         assert self.full_loader is not None
         try:
             full = self.full_loader()
+            # Computed once per session; here, not on the UI thread when the screen swaps.
+            full.pairing  # noqa: B018
+            full.labels  # noqa: B018
         except OSError as exc:
             self.app.call_from_thread(
                 self.notify, f"Cannot load the whole file: {exc}", severity="error", markup=False

@@ -40,7 +40,7 @@ def test_bad_lines_are_reported_and_skipped(write_session) -> None:
         (4, "not"),
         (5, "not"),
     ]
-    assert s.tree.parents == [-1, 0]
+    assert s.tree.parents.tolist() == [-1, 0]
 
 
 def test_torn_last_line(write_session) -> None:
@@ -82,7 +82,7 @@ def test_v1_migration_is_deterministic() -> None:
     s = load_session(fixture("v1.jsonl"))
     assert s.version == 1 and s.legacy_ids
     assert s.ids == [f"L{s.line_of(i)}" for i in range(len(s))]
-    assert s.tree.parents == [-1] + list(range(len(s) - 1))
+    assert s.tree.parents.tolist() == [-1] + list(range(len(s) - 1))
     # firstKeptEntryIndex counts the header as 0
     comp = [i for i, n in enumerate(s.nodes) if n.type == "compaction"][0]
     k = s.nodes[comp].first_kept_entry_index

@@ -1,0 +1,702 @@
+"""Provides :class:`NodeStore`: the skeletons of a file's entries, kept in compact columns.
+
+A msgspec skeleton per entry costs about 1.2 KB in some twenty small objects; a 1 GB session
+has 450,000 entries, so a list of them took over 500 MB and most of the load time went into
+allocating and freeing them. The store keeps instead, per entry:
+
+* codes in byte arrays (entry type, role, stop reason, flags), the timestamp as 24 ASCII bytes
+  (Pi's ``toISOString()`` form; any other value goes to a side table), the parent as the
+  index of the entry whose id it names, the model as a code into a table of distinct pairs;
+* the id, as a string (these are needed anyway for lookups);
+* sparse tables for what only some entries have: usage, tool-call blocks, tool-result ids,
+  user text.
+
+Plain messages (user, assistant and tool results with no unusual fields) are stored that way.
+Every other entry (settings changes, summaries, labels, custom and bash messages, anything
+repaired or unknown) is rare and is kept whole as its :class:`~piview.model.decode.SkEntry`.
+``store[i]`` rebuilds an equal ``SkEntry`` on demand, so code that wants the skeleton object
+still gets one; the hot loops (tree, pairing, usage, filters) read the columns directly.
+"""
+
+from __future__ import annotations
+
+import sys
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, overload
+
+import msgspec
+from msgspec.structs import astuple
+
+from piview.model.decode import SkBlock, SkEntry, SkMessage
+from piview.model.types import Usage
+
+__all__ = ["OTHER", "NodeStore", "ROLE_NAMES", "STOP_NAMES", "StoreState", "TYPE_NAMES", "as_store"]
+
+TYPE_NAMES: tuple[str | None, ...] = (
+    None,
+    "session",
+    "message",
+    "model_change",
+    "thinking_level_change",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+)
+ROLE_NAMES: tuple[str | None, ...] = (
+    None,
+    "user",
+    "assistant",
+    "toolResult",
+    "bashExecution",
+    "custom",
+    "branchSummary",
+    "compactionSummary",
+    "system",
+    "hookMessage",
+)
+STOP_NAMES: tuple[str | None, ...] = (
+    None,
+    "stop",
+    "length",
+    "toolUse",
+    "error",
+    "aborted",
+    "deferred",
+    "pending",
+)
+OTHER = _OTHER = 255
+"""Code of a value outside the table: the entry is kept whole, read it from there."""
+
+_TYPE_CODE = {name: k for k, name in enumerate(TYPE_NAMES)}
+_ROLE_CODE = {name: k for k, name in enumerate(ROLE_NAMES)}
+_STOP_CODE = {name: k for k, name in enumerate(STOP_NAMES)}
+_MESSAGE = _TYPE_CODE["message"]
+
+# Flag bits, one byte per entry.
+F_NO_ID = 1
+"""The entry has no ``id`` (version 1 files); :attr:`NodeStore.ids` holds a made-up one."""
+F_ERROR_SET = 2
+F_ERROR = 4
+F_WHOLE = 32
+"""The entry is kept whole in :attr:`NodeStore.whole`."""
+F_NO_PARENT_REF = 64
+"""The entry's ``parentId`` is absent (``None``)."""
+
+_TS_LEN = 24
+_TS_GAP = b"\0" * _TS_LEN
+_NO_CONTENT = -1
+_TEXT_CONTENT = -2
+_usage_encoder = msgspec.msgpack.Encoder()
+_usage_decoder = msgspec.msgpack.Decoder(Usage)
+_LAST_PLAIN_ROLE = 3
+"""Role codes 1-3 (user, assistant, toolResult) are plain; others are kept whole."""
+_ENTRY_DEFAULTS = [None] * 14 + [False]
+"""SkEntry's fields after ``message``, all at their defaults: only other entry types set them."""
+_NO_ODD = [None] * 4
+"""SkMessage's customType, display, excludeFromContext and exitCode, all absent."""
+
+
+class NodeStore(Sequence[SkEntry]):
+    """Skeletons of every entry, in file order, as columns (see the module docstring)."""
+
+    __slots__ = (
+        "types",
+        "roles",
+        "stops",
+        "flags",
+        "ids",
+        "parent_at",
+        "forward_refs",
+        "ts",
+        "ts_other",
+        "models",
+        "model_table",
+        "_model_code",
+        "content_at",
+        "patterns",
+        "_pattern_code",
+        "texts",
+        "whole",
+        "missing_ids",
+        "usage_at",
+        "usage_blob",
+        "usage_end",
+        "result_at",
+        "result_ids",
+        "result_names",
+        "_recent",
+        "_base",
+        "_open_calls",
+        "_canon",
+    )
+
+    def __init__(self) -> None:
+        self.types = bytearray()
+        self.roles = bytearray()
+        self.stops = bytearray()
+        self.flags = bytearray()
+        self.ids: list[str] = []
+        """The raw id of each entry (``""`` when it has none: see :data:`F_NO_ID`)."""
+        self.parent_at = array("q")
+        """Index of the nearest preceding entry whose id the ``parentId`` names; -1 when it
+        names none (see :attr:`forward_refs`) or is null."""
+        self.forward_refs: dict[int, str] = {}
+        """``parentId`` values that name no preceding entry (forward references, orphans)."""
+        self.ts = bytearray()
+        self.ts_other: dict[int, str | None] = {}
+        self.models = array("I")
+        self.model_table: list[tuple[str | None, str | None]] = [(None, None)]
+        self._model_code: dict[tuple[str | None, str | None], int] = {(None, None): 0}
+        self.content_at = array("i")
+        """Per entry: an index into :attr:`patterns`, or -1 (no content) or -2 (text)."""
+        self.patterns: list[tuple[SkBlock, ...]] = []
+        """Distinct block lists; those without tool calls are shared by many entries."""
+        self._pattern_code: dict[tuple[Any, ...], int] | None = {}
+        self.texts: dict[int, str] = {}
+        """String content of messages (user text is kept: it decides what folds)."""
+        self.usage_at = array("i")
+        """Per entry: the row of its usage, or -1. Row ``r`` is ``usage_blob[usage_end[r - 1] :
+        usage_end[r]]``: the usage as msgpack (no Python objects per entry; exact numbers)."""
+        self.usage_blob = bytearray()
+        self.usage_end = array("q")
+        self.result_at = array("i")
+        """Per entry: a row of :attr:`result_ids` / :attr:`result_names`, or -1."""
+        self.result_ids: list[str | None] = []
+        self.result_names: list[str | None] = []
+        self.whole: dict[int, SkEntry] = {}
+        self.missing_ids: list[int] = []
+        """Entries without an ``id``, in file order."""
+        self._recent: dict[str, int] | None = {}
+        self._base: Mapping[str, int] | None = None
+        self._open_calls: dict[str, str] = {}
+        self._canon: dict[tuple[Any, ...], SkBlock] = {}
+
+    # ----------------------------------------------------------------- building
+
+    def rebase(self, id_index: Mapping[str, int]) -> None:
+        """Resolve later ``parentId`` values through ``id_index`` (the tree's, which covers
+        every entry so far) instead of a second map of all ids."""
+        self._base = id_index
+        self._recent = {}
+
+    def append(self, sk: SkEntry) -> None:
+        """Add the skeleton of the next entry in file order."""
+        self.extend((sk,))
+
+    def extend(self, sks: Iterable[SkEntry]) -> None:
+        """Add the skeletons of the next entries in file order.
+
+        This runs once per line of a 1 GB file: attribute lookups are hoisted into locals and
+        fields are read with one ``astuple`` call instead of one lookup each.
+        """
+        recent = self._recent
+        base = self._base
+        if recent is None:
+            recent = self._recent = {}
+            if base is None:
+                recent.update((own, k) for k, own in enumerate(self.ids) if own)
+        ids = self.ids
+        flags_col = self.flags
+        parent_at = self.parent_at
+        forward_refs = self.forward_refs
+        ts = self.ts
+        types = self.types
+        roles = self.roles
+        stops = self.stops
+        models = self.models
+        content_at = self.content_at
+        usage_at = self.usage_at
+        result_at = self.result_at
+        whole = self.whole
+        model_code = self._model_code
+        open_calls = self._open_calls
+        usage_blob = self.usage_blob
+        usage_end = self.usage_end
+        encode_into = _usage_encoder.encode_into
+        last_provider: str | None = None
+        last_model: str | None = None
+        code = 0
+        i = len(types)
+        for sk in sks:
+            etype, own, ref, t, m, *rest = astuple(sk)
+            flags = 0
+            if own is None:
+                flags = F_NO_ID
+                own = ""
+                self.missing_ids.append(i)
+            if ref is None:
+                flags |= F_NO_PARENT_REF
+                parent_at.append(-1)
+            else:
+                p = recent.get(ref)
+                if p is None:
+                    p = base.get(ref) if base is not None else None
+                    if p is None:
+                        p = -1
+                        forward_refs[i] = ref
+                parent_at.append(p)
+            if own:
+                recent[own] = i
+            ids.append(own)
+            if t is not None and len(t) == _TS_LEN and t.isascii():
+                ts += t.encode("ascii")
+            else:
+                ts += _TS_GAP
+                self.ts_other[i] = t
+            tcode = _TYPE_CODE.get(etype, _OTHER)
+            types.append(tcode)
+            if m is None:
+                roles.append(0)
+                stops.append(0)
+                models.append(0)
+                content_at.append(_NO_CONTENT)
+                usage_at.append(-1)
+                result_at.append(-1)
+                flags_col.append(flags | F_WHOLE)
+                whole[i] = sk
+                i += 1
+                continue
+            (role, content, usage, stop, call_id, tool_name, is_error, provider, model,
+             *odd) = astuple(m)  # fmt: skip
+            rcode = _ROLE_CODE.get(role, _OTHER)
+            roles.append(rcode)
+            scode = _STOP_CODE.get(stop, _OTHER)
+            stops.append(scode)
+            if provider != last_provider or model != last_model:
+                key = (provider, model)
+                code = model_code.get(key)
+                if code is None:
+                    code = model_code[key] = len(self.model_table)
+                    self.model_table.append(key)
+                last_provider, last_model = key
+            models.append(code)
+            if is_error is not None:
+                flags |= F_ERROR_SET | (F_ERROR if is_error else 0)
+            odd_usage = False
+            if usage is not None:
+                mark = len(usage_blob)
+                try:
+                    encode_into(usage, usage_blob, -1)
+                except (OverflowError, TypeError, ValueError):
+                    # An integer msgpack cannot hold (hand-edited file): keep the entry whole.
+                    del usage_blob[mark:]
+                    odd_usage = True
+            if (
+                tcode != _MESSAGE
+                or rcode > _LAST_PLAIN_ROLE
+                or scode == _OTHER
+                or odd != _NO_ODD
+                or rest != _ENTRY_DEFAULTS
+                or odd_usage
+            ):
+                if usage is not None and not odd_usage:
+                    del usage_blob[mark:]
+                content_at.append(_NO_CONTENT)
+                usage_at.append(-1)
+                result_at.append(-1)
+                flags_col.append(flags | F_WHOLE)
+                whole[i] = sk
+                i += 1
+                continue
+            if content is None:
+                content_at.append(_NO_CONTENT)
+            elif isinstance(content, str):
+                content_at.append(_TEXT_CONTENT)
+                self.texts[i] = content
+            else:
+                content_at.append(self._pattern(content, open_calls))
+            if usage is None:
+                usage_at.append(-1)
+            else:
+                usage_at.append(len(usage_end))
+                usage_end.append(len(usage_blob))
+            if call_id is not None or tool_name is not None:
+                result_at.append(len(self.result_ids))
+                # The call's id string serves the result too (most calls are answered).
+                self.result_ids.append(
+                    open_calls.pop(call_id, call_id) if call_id is not None else None
+                )
+                self.result_names.append(sys.intern(tool_name) if tool_name else tool_name)
+            else:
+                result_at.append(-1)
+            flags_col.append(flags)
+            i += 1
+
+    def _pattern(self, blocks: list[SkBlock], open_calls: dict[str, str]) -> int:
+        key = tuple(map(astuple, blocks))
+        shared = self._pattern_code
+        if shared is None:
+            shared = self._pattern_code = {
+                tuple((b.type, b.id, b.name, b.redacted) for b in p): k
+                for k, p in enumerate(self.patterns)
+                if all(b.id is None for b in p)
+            }
+        code = shared.get(key)
+        if code is not None:
+            return code
+        code = len(self.patterns)
+        unique = False
+        for b in blocks:
+            if b.id is not None:
+                unique = True
+                open_calls[b.id] = b.id
+            if b.name is not None:
+                b.name = sys.intern(b.name)
+        if unique:
+            # Tool-call ids make a list unique; the other blocks in it can still be shared.
+            canon = self._canon
+            self.patterns.append(
+                tuple([b if b.id is not None else canon.setdefault(_key(b), b) for b in blocks])
+            )
+        else:
+            self.patterns.append(tuple(blocks))
+            shared[key] = code
+        return code
+
+    def truncate(self, n: int) -> None:
+        """Drop every entry from index ``n`` on (an unterminated last line read again)."""
+        for col in (self.types, self.roles, self.stops, self.flags, self.ids):
+            del col[n:]
+        for arr in (
+            self.parent_at,
+            self.models,
+            self.content_at,
+            self.usage_at,
+            self.result_at,
+        ):
+            del arr[n:]
+        del self.ts[n * _TS_LEN :]
+        self.missing_ids = [k for k in self.missing_ids if k < n]
+        for table in (self.forward_refs, self.ts_other, self.texts, self.whole):
+            for k in [k for k in table if k >= n]:
+                del table[k]
+        # Rows past the last kept entry's rows are left in place: they are never read.
+        self._recent = None  # rebuilt (from every id) on the next append
+        self._base = None
+
+    # ----------------------------------------------------------------- saving
+
+    def state(self) -> StoreState:
+        """Everything in the store, for the index cache."""
+        return StoreState(
+            types=bytes(self.types),
+            roles=bytes(self.roles),
+            stops=bytes(self.stops),
+            flags=bytes(self.flags),
+            ids=self.ids,
+            parent_at=self.parent_at.tobytes(),
+            forward_refs=self.forward_refs,
+            ts=bytes(self.ts),
+            ts_other=self.ts_other,
+            models=self.models.tobytes(),
+            model_table=self.model_table,
+            content_at=self.content_at.tobytes(),
+            patterns=[[_key(b) for b in p] for p in self.patterns],
+            texts=self.texts,
+            usage_at=self.usage_at.tobytes(),
+            usage_blob=bytes(self.usage_blob),
+            usage_end=self.usage_end.tobytes(),
+            result_at=self.result_at.tobytes(),
+            result_ids=self.result_ids,
+            result_names=self.result_names,
+            whole={i: _plain(sk) for i, sk in self.whole.items()},
+            missing_ids=self.missing_ids,
+        )
+
+    @classmethod
+    def from_state(cls, st: StoreState) -> NodeStore:
+        """A store from :meth:`state`; raises ``ValueError`` when the columns disagree."""
+        out = cls()
+        out.types = bytearray(st.types)
+        out.roles = bytearray(st.roles)
+        out.stops = bytearray(st.stops)
+        out.flags = bytearray(st.flags)
+        out.ids = st.ids
+        out.parent_at = array("q", st.parent_at)
+        out.forward_refs = st.forward_refs
+        out.ts = bytearray(st.ts)
+        out.ts_other = st.ts_other
+        out.models = array("I", st.models)
+        out.model_table = [(p[0], p[1]) for p in st.model_table]
+        out._model_code = {p: k for k, p in enumerate(out.model_table)}
+        out.content_at = array("i", st.content_at)
+        canon = out._canon
+        out.patterns = [
+            tuple(
+                [
+                    SkBlock(*b) if b[1] is not None else canon.setdefault(b, SkBlock(*b))  # type: ignore[arg-type]
+                    for b in p
+                ]
+            )
+            for p in map(lambda p: [tuple(b) for b in p], st.patterns)
+        ]
+        out._pattern_code = None
+        out.texts = st.texts
+        out.usage_at = array("i", st.usage_at)
+        out.usage_blob = bytearray(st.usage_blob)
+        out.usage_end = array("q", st.usage_end)
+        out.result_at = array("i", st.result_at)
+        out.result_ids = st.result_ids
+        out.result_names = [sys.intern(n) if n else n for n in st.result_names]
+        out.whole = {i: _from_plain(d) for i, d in st.whole.items()}
+        out.missing_ids = st.missing_ids
+        out._recent = None
+        n = len(out.types)
+        sizes = (
+            len(out.roles),
+            len(out.stops),
+            len(out.flags),
+            len(out.ids),
+            len(out.parent_at),
+            len(out.ts) // _TS_LEN,
+            len(out.models),
+            len(out.content_at),
+            len(out.usage_at),
+            len(out.result_at),
+        )
+        rows = len(out.usage_end)
+        if (
+            any(k != n for k in sizes)
+            or (n and max(out.content_at) >= len(out.patterns))
+            or (n and max(out.usage_at) >= rows)
+            or (n and max(out.result_at) >= len(out.result_ids))
+            or len(out.result_names) != len(out.result_ids)
+            or (rows and out.usage_end[-1] != len(out.usage_blob))
+        ):
+            raise ValueError("inconsistent cached index")
+        return out
+
+    # ----------------------------------------------------------------- reading
+
+    def __len__(self) -> int:
+        return len(self.types)
+
+    @overload
+    def __getitem__(self, i: int) -> SkEntry: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[SkEntry]: ...
+    def __getitem__(self, i: int | slice) -> SkEntry | list[SkEntry]:
+        """The skeleton of entry ``i`` (built on demand: treat it as read-only)."""
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        n = len(self.types)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(i)
+        whole = self.whole.get(i)
+        if whole is not None:
+            return whole
+        flags = self.flags[i]
+        at = self.content_at[i]
+        content: str | list[SkBlock] | None
+        if at == _NO_CONTENT:
+            content = None
+        elif at == _TEXT_CONTENT:
+            content = self.texts[i]
+        else:
+            content = list(self.patterns[at])
+        provider, model = self.model_table[self.models[i]]
+        r = self.result_at[i]
+        msg = SkMessage(
+            role=ROLE_NAMES[self.roles[i]],  # type: ignore[arg-type]
+            content=content,
+            usage=self.message_usage(i),
+            stop_reason=STOP_NAMES[self.stops[i]],  # type: ignore[arg-type]
+            tool_call_id=self.result_ids[r] if r >= 0 else None,
+            tool_name=self.result_names[r] if r >= 0 else None,
+            is_error=bool(flags & F_ERROR) if flags & F_ERROR_SET else None,
+            provider=provider,
+            model=model,
+        )
+        return SkEntry(
+            type="message",
+            id=self.raw_id(i),
+            parent_id=self.parent_ref(i),
+            timestamp=self.timestamp(i),
+            message=msg,
+        )
+
+    def __iter__(self) -> Iterator[SkEntry]:
+        for i in range(len(self.types)):
+            yield self[i]
+
+    def raw_id(self, i: int) -> str | None:
+        """The ``id`` as written (``None`` when absent)."""
+        return None if self.flags[i] & F_NO_ID else self.ids[i]
+
+    def parent_ref(self, i: int) -> str | None:
+        """The ``parentId`` as written."""
+        if self.flags[i] & F_NO_PARENT_REF:
+            return None
+        p = self.parent_at[i]
+        return self.ids[p] if p >= 0 else self.forward_refs[i]
+
+    def timestamp(self, i: int) -> str | None:
+        """The entry's ``timestamp`` as written."""
+        k = i * _TS_LEN
+        if self.ts[k] == 0:
+            return self.ts_other.get(i)
+        return self.ts[k : k + _TS_LEN].decode("ascii")
+
+    def etype(self, i: int) -> str | None:
+        """The entry's ``type``."""
+        code = self.types[i]
+        return self.whole[i].type if code == _OTHER else TYPE_NAMES[code]
+
+    def role(self, i: int) -> str | None:
+        """The message role (``None`` for entries that are not messages)."""
+        code = self.roles[i]
+        if code == _OTHER:
+            m = self.whole[i].message
+            return m.role if m is not None else None
+        return ROLE_NAMES[code]
+
+    def stop_reason(self, i: int) -> str | None:
+        """The assistant's ``stopReason``."""
+        code = self.stops[i]
+        if code == _OTHER:
+            m = self.whole[i].message
+            return m.stop_reason if m is not None else None
+        return STOP_NAMES[code]
+
+    def is_error(self, i: int) -> bool:
+        """The tool result's ``isError`` (false when absent)."""
+        return bool(self.flags[i] & F_ERROR)
+
+    def model(self, i: int) -> tuple[str | None, str | None]:
+        """``(provider, model)`` of a message."""
+        return self.model_table[self.models[i]]
+
+    def message_usage(self, i: int) -> Usage | None:
+        """The usage a message carries (decoded from its row: a new object each call)."""
+        r = self.usage_at[i]
+        if r >= 0:
+            return self.usage_of_row(r)
+        whole = self.whole.get(i)
+        if whole is not None and whole.message is not None:
+            return whole.message.usage
+        return None
+
+    def usage_of_row(self, r: int) -> Usage:
+        """The usage in row ``r``."""
+        start = self.usage_end[r - 1] if r > 0 else 0
+        with memoryview(self.usage_blob) as view:
+            return _usage_decoder.decode(view[start : self.usage_end[r]])
+
+    def blocks(self, i: int) -> Sequence[SkBlock]:
+        """The content blocks of a message (empty for text or no content)."""
+        at = self.content_at[i]
+        if at >= 0:
+            return self.patterns[at]
+        whole = self.whole.get(i)
+        if whole is not None and whole.message is not None:
+            c = whole.message.content
+            if isinstance(c, list):
+                return c
+        return ()
+
+    def tool_call_id(self, i: int) -> str | None:
+        """The tool result's ``toolCallId``."""
+        r = self.result_at[i]
+        if r >= 0:
+            return self.result_ids[r]
+        whole = self.whole.get(i)
+        return whole.message.tool_call_id if whole is not None and whole.message else None
+
+    def of_type(self, name: str) -> Iterator[int]:
+        """Entries of type ``name`` (one in the closed set), in file order, found at C speed."""
+        return _positions(self.types, _TYPE_CODE[name])
+
+    def of_role(self, name: str) -> Iterator[int]:
+        """Messages with role ``name`` (one in the closed set), in file order."""
+        return _positions(self.roles, _ROLE_CODE[name])
+
+    def whole_indices(self) -> list[int]:
+        """Entries kept whole (not plain messages), in file order."""
+        return sorted(self.whole)
+
+
+class StoreState(msgspec.Struct, array_like=True):
+    """The columns and tables of a :class:`NodeStore`, as the index cache writes them."""
+
+    types: bytes
+    roles: bytes
+    stops: bytes
+    flags: bytes
+    ids: list[str]
+    parent_at: bytes
+    forward_refs: dict[int, str]
+    ts: bytes
+    ts_other: dict[int, str | None]
+    models: bytes
+    model_table: list[tuple[str | None, str | None]]
+    content_at: bytes
+    patterns: list[list[tuple[str | None, str | None, str | None, bool | None]]]
+    """Blocks as plain tuples: a skeleton can hold values outside SkBlock's literal types."""
+    texts: dict[int, str]
+    usage_at: bytes
+    usage_blob: bytes
+    usage_end: bytes
+    result_at: bytes
+    result_ids: list[str | None]
+    result_names: list[str | None]
+    whole: dict[int, dict[str, Any]]
+    """Entries as plain dicts, for the same reason (see :func:`_plain`)."""
+    missing_ids: list[int]
+
+
+def _positions(codes: bytearray, code: int) -> Iterator[int]:
+    find = codes.find
+    i = find(code)
+    while i >= 0:
+        yield i
+        i = find(code, i + 1)
+
+
+def as_store(nodes: Sequence[SkEntry]) -> NodeStore:
+    """``nodes`` as a store: itself when it is one, else a new store of them (for callers,
+    such as tests, that hold a plain list of skeletons)."""
+    if isinstance(nodes, NodeStore):
+        return nodes
+    store = NodeStore()
+    store.extend(nodes)
+    return store
+
+
+def _key(b: SkBlock) -> tuple[Any, ...]:
+    return (b.type, b.id, b.name, b.redacted)
+
+
+def _plain(sk: SkEntry) -> dict[str, Any]:
+    """A skeleton as plain values, restored by :func:`_from_plain` without validation (a
+    skeleton from the tolerant path may hold types and roles outside the literal sets)."""
+    d = msgspec.structs.asdict(sk)
+    d["usage"] = msgspec.to_builtins(sk.usage)
+    m = sk.message
+    if m is not None:
+        md = msgspec.structs.asdict(m)
+        md["usage"] = msgspec.to_builtins(m.usage)
+        if isinstance(m.content, list):
+            md["content"] = [(b.type, b.id, b.name, b.redacted) for b in m.content]
+        d["message"] = md
+    return d
+
+
+def _from_plain(d: dict[str, Any]) -> SkEntry:
+    d = dict(d)
+    if d.get("usage") is not None:
+        d["usage"] = msgspec.convert(d["usage"], Usage)
+    md = d.get("message")
+    if md is not None:
+        md = dict(md)
+        if md.get("usage") is not None:
+            md["usage"] = msgspec.convert(md["usage"], Usage)
+        if isinstance(md.get("content"), list):
+            md["content"] = [SkBlock(*b) for b in md["content"]]
+        d["message"] = SkMessage(**md)
+    return SkEntry(**d)
