@@ -501,6 +501,7 @@ class Session:
                     node.message.role = "custom"
                     store.roles[i] = custom
         lines = self.index.lines
+        store.rebase({})  # the full map of ids goes before the tree builds its own
         if self._legacy_ids:
             # As Pi's migrateV1ToV2, with deterministic ids: a linear chain in file order.
             ids = [f"L{line}" for line in lines]
@@ -523,6 +524,7 @@ class Session:
                 refs = [store.parent_ref(i) for i in range(n)]
                 self.ids = ids
                 self.tree = build_tree(ids, refs, _Timestamps(store))
+                store.rebase(self.tree.id_index)
                 self._pairing = None
                 self._labels = None
                 return

@@ -10,8 +10,9 @@ that what the user is looking at stays put.
 from __future__ import annotations
 
 import time
+from array import array
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import accumulate
@@ -28,7 +29,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import Worker, get_current_worker
 
-from piview.render.items import Item, build_items, item_text, render_item
+from piview.render.items import Item, ItemList, build_items, item_text, render_item
 
 if TYPE_CHECKING:
     from piview.model import Session
@@ -124,13 +125,14 @@ class Transcript(ScrollView, can_focus=True):
     def __init__(self, session: Session, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self.session = session
-        self.items: list[Item] = []
+        self.items: Sequence[Item] = ItemList()
         self.path: list[int] = []
         self.show_hidden = False
         self.cursor = 0
         self._expanded: dict[tuple[int, int], bool] = {}
-        self._heights: list[int] = []
-        self._offsets: list[int] = [0]
+        # Arrays, not lists: a 1 GB session has ~500,000 blocks (a list of ints costs 36 B each).
+        self._heights = array("i")
+        self._offsets = array("q", [0])
         self._exact: bytearray = bytearray()
         self._cache: LRUCache[tuple[int, int, bool, int], list[Strip]] = LRUCache(512)
         self._width = 0
@@ -182,7 +184,9 @@ class Transcript(ScrollView, can_focus=True):
         self.path = path
         self.items = new
         self._cache.clear()
-        self._heights = self._heights[:fresh_from] + [self._estimate(it) for it in new[fresh_from:]]
+        self._heights = self._heights[:fresh_from] + array(
+            "i", [self._estimate(it) for it in new[fresh_from:]]
+        )
         self._exact = self._exact[:fresh_from] + bytearray(len(new) - fresh_from)
         self._recompute_offsets()
         if self.cursor >= len(new):
@@ -264,12 +268,12 @@ class Transcript(ScrollView, can_focus=True):
 
     def _reset_heights(self) -> None:
         self._width = self.scrollable_content_region.width or self.size.width or 80
-        self._heights = [self._estimate(it) for it in self.items]
+        self._heights = array("i", map(self._estimate, self.items))
         self._exact = bytearray(len(self.items))
         self._recompute_offsets()
 
     def _recompute_offsets(self) -> None:
-        self._offsets = [0, *accumulate(self._heights)]
+        self._offsets = array("q", accumulate(self._heights, initial=0))
         self.virtual_size = Size(self._width, self._offsets[-1])
 
     def _item_at_line(self, y: int) -> int:
@@ -535,7 +539,7 @@ class Transcript(ScrollView, can_focus=True):
         self._search = _Search(query, [], set(), running=True)
         self.post_message(self.SearchUpdated(self))
         self._search_worker = self.run_worker(
-            partial(self._search_thread, query, list(self.items), self._search_gen),
+            partial(self._search_thread, query, self.items, self._search_gen),
             thread=True,
             group="search",
             description=f"Searching for {query!r}",
@@ -548,7 +552,7 @@ class Transcript(ScrollView, can_focus=True):
             worker.cancel()
         self._search_worker = None
 
-    def _search_thread(self, query: str, items: list[Item], gen: int) -> None:
+    def _search_thread(self, query: str, items: Sequence[Item], gen: int) -> None:
         worker = get_current_worker()
         session = self.session
         needle = query.lower()
