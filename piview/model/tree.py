@@ -69,6 +69,8 @@ class Tree:
     """Entries made roots to break a parent cycle."""
     duplicate_ids: dict[str, list[int]] = field(default_factory=dict)
     """Ids used by more than one entry, with every entry using them."""
+    _leaves: list[int] | None = None
+    _last_path: tuple[int, array[int]] | None = None
 
     def __len__(self) -> int:
         return len(self.parents)
@@ -79,9 +81,17 @@ class Tree:
         return len(self.parents) - 1 if self.parents else None
 
     def leaves(self) -> list[int]:
-        """Entries with no children, in file order."""
-        start = self.children.start
-        return [i for i in range(len(self.parents)) if start[i] == start[i + 1]]
+        """Entries with no children, in file order (computed once: a tree never changes)."""
+        if self._leaves is None:
+            start = self.children.start
+            self._leaves = [i for i in range(len(self.parents)) if start[i] == start[i + 1]]
+        return list(self._leaves)
+
+    def leaf_count(self) -> int:
+        """How many leaves the tree has."""
+        if self._leaves is None:
+            self.leaves()
+        return len(self._leaves or ())
 
     def branch_points(self) -> list[int]:
         """Entries with two or more children, in file order."""
@@ -89,13 +99,18 @@ class Tree:
         return [i for i in range(len(self.parents)) if start[i + 1] - start[i] > 1]
 
     def path(self, i: int) -> list[int]:
-        """Entries from the root down to ``i``, inclusive."""
+        """Entries from the root down to ``i``, inclusive (a new list)."""
+        last = self._last_path
+        if last is not None and last[0] == i:
+            return last[1].tolist()  # the screen and the branch panel ask for the same path
         out: list[int] = []
         parents = self.parents
         while i >= 0:
             out.append(i)
             i = parents[i]
         out.reverse()
+        if len(out) > 1000:
+            self._last_path = (out[-1], array("q", out))
         return out
 
     def depth(self, i: int) -> int:

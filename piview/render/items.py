@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import weakref
 from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
+from itertools import repeat
+from operator import and_, mul, ne
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -170,6 +174,22 @@ class ItemList(Sequence[Item]):
     def entry(self, k: int) -> int:
         """The entry of item ``k`` (without building the item)."""
         return self._entries[k]
+
+    def estimates(self, lengths: Sequence[int], width: int, cap: int) -> array[int]:
+        """A first guess at each item's height in lines, before any is rendered: 2 for a
+        collapsed one, else 2 + the size of its entry's line (``lengths``, per entry) over
+        twice ``width``, at most ``cap``.
+
+        Runs over every item of a branch (500,000 in a 1 GB session), so it is built from
+        ``map`` over C functions only: no Python code runs per item.
+        """
+        sizes = map(lengths.__getitem__, self._entries)
+        # 2 + min(cap - 2, size // (2 * width)), as a count of the thresholds passed.
+        per = 2 * width
+        steps = map(partial(bisect_right, range(per, per * (cap - 1), per)), sizes)
+        # Collapsed (collapsible, not expanded: flags & 6 == 2) items get 0 extra lines.
+        open_ = map(ne, map(and_, self._flags, repeat(6)), repeat(2))
+        return array("i", map((2).__add__, map(mul, steps, open_)))
 
 
 _DIVIDER_TYPES = frozenset({"model_change", "thinking_level_change", "label", "session_info"})

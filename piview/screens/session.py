@@ -16,6 +16,7 @@ from textual.widgets import Footer, Input, Static
 
 from piview.model import usage_report
 from piview.render.format import fmt_iso_short
+from piview.render.items import ItemList, build_items
 from piview.render.sanitize import sanitize_line
 from piview.widgets.branch_panel import BranchPanel
 from piview.widgets.transcript import Transcript
@@ -110,9 +111,12 @@ class SessionScreen(Screen[None]):
         follow: bool = True,
         from_picker: bool = False,
         full_loader: Callable[[], Session] | None = None,
+        prebuilt: tuple[int, ItemList] | None = None,
     ) -> None:
         super().__init__()
         self.session = session
+        self._prebuilt = prebuilt
+        """``(leaf, items)``: the transcript of that branch, built by the loading worker."""
         self.follow = follow
         self.from_picker = from_picker
         self.full_loader = full_loader
@@ -174,7 +178,12 @@ class SessionScreen(Screen[None]):
         tree = self.session.tree
         self.leaf = leaf
         path = tree.path(leaf) if leaf is not None else []
-        self.query_one(Transcript).set_path(path, focus_entry=focus_entry)
+        transcript = self.query_one(Transcript)
+        items = None
+        if self._prebuilt is not None and self._prebuilt[0] == leaf and not transcript.show_hidden:
+            items = self._prebuilt[1]
+        self._prebuilt = None
+        transcript.set_path(path, focus_entry=focus_entry, items=items)
         self.query_one(BranchPanel).set_active(leaf if leaf is not None else -1)
         self._refresh_usage()
         self._update_status()
@@ -205,14 +214,18 @@ class SessionScreen(Screen[None]):
             # Computed once per session; here, not on the UI thread when the screen swaps.
             full.pairing  # noqa: B018
             full.labels  # noqa: B018
+            leaf = full.tree.leaf
+            prebuilt = None
+            if leaf is not None:
+                prebuilt = (leaf, build_items(full, full.tree.path(leaf)))
         except OSError as exc:
             self.app.call_from_thread(
                 self.notify, f"Cannot load the whole file: {exc}", severity="error", markup=False
             )
             return
-        self.app.call_from_thread(self._swap_in, full)
+        self.app.call_from_thread(self._swap_in, full, prebuilt)
 
-    def _swap_in(self, full: Session) -> None:
+    def _swap_in(self, full: Session, prebuilt: tuple[int, ItemList] | None = None) -> None:
         """Replace the tail-only view with the whole session, keeping the place in view."""
         gc.freeze()  # as make_app does for the first index
         transcript = self.query_one(Transcript)
@@ -222,7 +235,13 @@ class SessionScreen(Screen[None]):
             ref = full.find(self.session.ids[entry])
         self.session.close()
         self.app.switch_screen(
-            SessionScreen(full, leaf=ref, follow=self.follow, from_picker=self.from_picker)
+            SessionScreen(
+                full,
+                leaf=ref,
+                follow=self.follow,
+                from_picker=self.from_picker,
+                prebuilt=prebuilt,
+            )
         )
 
     def _save_index(self) -> None:
@@ -306,7 +325,7 @@ class SessionScreen(Screen[None]):
             parts.append(
                 f"branch to {s.ids[self.leaf][:8]}" + ("" if on_latest else " (not the latest)")
             )
-            n_leaves = len(s.tree.leaves())
+            n_leaves = s.tree.leaf_count()
             if n_leaves > 1:
                 parts.append(f"{n_leaves} leaves")
         if s.partial:

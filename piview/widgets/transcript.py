@@ -143,10 +143,21 @@ class Transcript(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ model
 
-    def set_path(self, path: list[int], *, focus_entry: int | None = None) -> None:
-        """Show the entries of ``path`` (root to leaf); focus ``focus_entry`` or the last block."""
+    def set_path(
+        self,
+        path: list[int],
+        *,
+        focus_entry: int | None = None,
+        items: ItemList | None = None,
+    ) -> None:
+        """Show the entries of ``path`` (root to leaf); focus ``focus_entry`` or the last block.
+
+        ``items``: the items of ``path`` already built (by a worker, for a big file).
+        """
         self.path = path
-        self.items = build_items(self.session, path, show_hidden=self.show_hidden)
+        if items is None:
+            items = build_items(self.session, path, show_hidden=self.show_hidden)
+        self.items = items
         self._cache.clear()
         self._reset_heights()
         target = len(self.items) - 1
@@ -267,8 +278,16 @@ class Transcript(ScrollView, can_focus=True):
         return max(2, min(_MAX_ESTIMATE, 2 + n // (width * 2)))
 
     def _reset_heights(self) -> None:
-        self._width = self.scrollable_content_region.width or self.size.width or 80
-        self._heights = array("i", map(self._estimate, self.items))
+        # Before the first layout, guess the full screen less the scrollbar (the default
+        # layout): a right guess saves a second pass over every item on the first render.
+        guess = self.app.size.width - self.styles.scrollbar_size_vertical
+        self._width = self.scrollable_content_region.width or self.size.width or guess or 80
+        if isinstance(self.items, ItemList) and not self._expanded:
+            width = max(20, self._width - _GUTTER)
+            lengths = self.session.index.lengths
+            self._heights = self.items.estimates(lengths, width, _MAX_ESTIMATE)
+        else:
+            self._heights = array("i", map(self._estimate, self.items))
         self._exact = bytearray(len(self.items))
         self._recompute_offsets()
 

@@ -188,3 +188,29 @@ def test_rendering_layer_imports_no_textual() -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_item_list_packs_items_and_estimates_heights() -> None:
+    import random
+    from array import array
+
+    from piview.render.items import ItemList
+
+    rng = random.Random(7)
+    lengths = array("q", [rng.randrange(0, 200_000) for _ in range(50)])
+    kinds = ["user", "assistant", "thinking", "tool", "orphan_result", "divider"]
+    items = [
+        Item(rng.choice(kinds), rng.randrange(50), rng.randrange(-1, 4),
+             *(rng.random() < 0.5 for _ in range(5)))  # fmt: skip
+        for _ in range(300)
+    ]
+    packed = ItemList(items)
+    assert list(packed) == items and packed == items and packed[5:9] == items[5:9]
+    for width in (20, 77, 200):
+        want = [
+            2
+            if it.collapsible and not it.expanded
+            else max(2, min(30, 2 + lengths[it.entry] // (width * 2)))
+            for it in items
+        ]
+        assert packed.estimates(lengths, width, 30).tolist() == want
