@@ -11,7 +11,6 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from piview.screens.help import HelpScreen
 from piview.screens.session import SessionScreen
 
 if TYPE_CHECKING:
@@ -60,9 +59,13 @@ class PiviewApp(App[None]):
             from piview.screens.picker import PickerScreen
 
             self.push_screen(PickerScreen(self._root or sessions_dir()))
+        # The CLI pauses the cyclic GC while it starts up: resume it once the screen is shown.
+        self.call_after_refresh(gc.enable)
 
     def action_help(self) -> None:
         """Show every key."""
+        from piview.screens.help import HelpScreen  # imported here: only needed on "?"
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 

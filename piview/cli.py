@@ -8,6 +8,7 @@ status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from collections.abc import Sequence
@@ -171,6 +172,17 @@ def _viewer_parser() -> argparse.ArgumentParser:
 def cmd_view(argv: Sequence[str]) -> int:
     """``piview FILE`` (the viewer)."""
     args = _viewer_parser().parse_args(argv)
+    # No cyclic garbage collection until the first screen is up (the app turns it back on):
+    # importing Textual and building the first screen make many objects and little garbage,
+    # and the collector's passes over them cost tens of milliseconds of the start.
+    gc.disable()
+    try:
+        return _view(args)
+    finally:
+        gc.enable()
+
+
+def _view(args: argparse.Namespace) -> int:
     from piview.model.discovery import resolve_session_id, sessions_dir
 
     root = sessions_dir(args.sessions)

@@ -184,6 +184,7 @@ class Transcript(ScrollView, can_focus=True):
         Used when the file grows: the blocks both paths share keep their heights; the last
         few are rendered again, since a tool call's result may just have arrived.
         """
+        self._measure_deferred()
         old = self.items
         new = build_items(self.session, path, show_hidden=self.show_hidden)
         same = 0
@@ -329,9 +330,17 @@ class Transcript(ScrollView, can_focus=True):
         """Render every item in the viewport, correcting heights while keeping the view still."""
         if not self.items:
             return
+        self._measure_deferred()
         height = self.scrollable_content_region.height or self.size.height
-        for _ in range(8):
+        deferred = False
+        for attempt in range(8):
             top = round(self.scroll_y)
+            if attempt == 0 and self._follow_end and top != max(0, self._offsets[-1] - height):
+                # The view is about to stick to the end (the first screen: scroll_y is still
+                # 0): draw the end first, and the blocks at scroll_y only after this paint.
+                deferred = self._defer_measure(top, height)
+            if deferred:
+                top = max(0, self._offsets[-1] - height)
             anchor = self._item_at_line(top)
             into = top - self._offsets[anchor]
             first, last = anchor, self._item_at_line(top + height)
@@ -340,6 +349,8 @@ class Transcript(ScrollView, can_focus=True):
                 if not self._exact[k]:
                     changed |= self._measure(k)
             if not changed:
+                if deferred and round(self.scroll_y) != top:
+                    self.set_scroll(None, top)
                 return
             self._recompute_offsets()
             if self._follow_end:
@@ -347,6 +358,54 @@ class Transcript(ScrollView, can_focus=True):
             else:
                 new_top = self._offsets[anchor] + min(into, self._heights[anchor] - 1)
             self.set_scroll(None, max(0, min(new_top, self._offsets[-1] - height)))
+
+    def _defer_measure(self, top: int, height: int) -> bool:
+        """Measure the blocks at lines ``top``..``top + height`` after the next paint; False
+        when there is nothing to measure there.
+
+        They are not shown (the view goes to the end), but measuring them fixes their heights,
+        hence the scrollbar, exactly as before the first screen was made to skip them.
+        """
+        first, last = self._item_at_line(top), self._item_at_line(top + height)
+        if all(self._exact[first : last + 1]):
+            return False
+        self._deferred_window = (self.items, first, last)
+        self.call_after_refresh(self._measure_deferred)
+        return True
+
+    _deferred_window: tuple[list[Item], int, int] | None = None
+    """Blocks :meth:`_defer_measure` left to measure: ``(items, first, last)``."""
+
+    def _measure_deferred(self) -> None:
+        """Measure the blocks :meth:`_defer_measure` left, if any.
+
+        Runs after the first paint, and before anything that reads or changes heights and
+        scroll offsets (a render, a scroll, a key, a click), so these see the heights they
+        always saw.
+        """
+        if self._deferred_window is None:
+            return
+        window, self._deferred_window = self._deferred_window, None
+        if window[0] is not self.items:
+            return  # another path or filter since: its own settling measures what shows
+        _items, first, last = window
+        height = self.scrollable_content_region.height or self.size.height
+        top = round(self.scroll_y)
+        anchor = self._item_at_line(top)
+        into = top - self._offsets[anchor]
+        changed = False
+        for k in range(first, last + 1):
+            if not self._exact[k]:
+                changed |= self._measure(k)
+        if not changed:
+            return
+        self._recompute_offsets()
+        if self._follow_end:
+            new_top = max(0, self._offsets[-1] - height)
+        else:  # the user moved since the first screen: keep what they see still
+            new_top = self._offsets[anchor] + min(into, self._heights[anchor] - 1)
+        self.set_scroll(None, max(0, min(new_top, self._offsets[-1] - height)))
+        self.refresh()
 
     # ------------------------------------------------------------------ rendering
 
@@ -393,6 +452,7 @@ class Transcript(ScrollView, can_focus=True):
             self._scroll_to_end()
 
     def _scroll_to_end(self) -> None:
+        self._measure_deferred()
         if not self.items:
             return
         height = self.scrollable_content_region.height or self.size.height
@@ -412,6 +472,7 @@ class Transcript(ScrollView, can_focus=True):
 
     def scroll_to_item(self, index: int) -> None:
         """Bring item ``index`` into view: its top at the top, or whole when it fits."""
+        self._measure_deferred()
         if not self.items:
             return
         index = max(0, min(index, len(self.items) - 1))
@@ -461,6 +522,7 @@ class Transcript(ScrollView, can_focus=True):
 
     def action_page(self, direction: int) -> None:
         """Scroll by a page and focus the block at the top."""
+        self._measure_deferred()
         height = self.scrollable_content_region.height or self.size.height
         y = max(0, min(round(self.scroll_y) + direction * (height - 1), self._offsets[-1] - height))
         self.set_scroll(None, y)
@@ -514,6 +576,7 @@ class Transcript(ScrollView, can_focus=True):
         self.scroll_to_item(self.cursor)
 
     def _set_expanded(self, items: Iterable[Item], expanded: bool) -> None:
+        self._measure_deferred()
         ids = {(it.entry, it.part) for it in items}
         for key in ids:
             self._expanded[key] = expanded
@@ -527,6 +590,7 @@ class Transcript(ScrollView, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         """Click a block to focus it; click the focused block to expand or collapse it."""
+        self._measure_deferred()
         line = round(self.scroll_y) + event.y
         if not self.items or line >= self._offsets[-1]:
             return

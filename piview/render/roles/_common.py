@@ -16,11 +16,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.markdown import Markdown
 from rich.measure import Measurement
 from rich.segment import Segment
 from rich.style import Style
-from rich.syntax import Syntax
 from rich.text import Text
 
 from piview.model.decode import SkEntry
@@ -350,6 +348,10 @@ def markdown(text: str) -> RenderableType:
     if not _MARKDOWNISH.search(text):
         out: RenderableType = Text(text)  # cheaper, and keeps hard line breaks as typed
     else:
+        # Imported here: rich.markdown pulls in markdown-it and Pygments (about a tenth of
+        # a second), which a first screen without Markdown does not need.
+        from rich.markdown import Markdown
+
         out = Markdown(text, code_theme=CODE_THEME, hyperlinks=False)
     return Group(out, more_line(more)) if more else out
 
@@ -360,6 +362,8 @@ _MARKDOWNISH = re.compile(r"[*_`#>\[|~]|^\s*(?:[-+]\s|\d+[.)]\s)", re.MULTILINE)
 
 @lru_cache(maxsize=256)
 def _lexer_for(path: str) -> str | None:
+    from rich.syntax import Syntax  # imported here: Pygments is slow to import (see markdown())
+
     try:
         name = Syntax.guess_lexer(path)
     except Exception:  # noqa: BLE001 - pygments plugins can raise anything
@@ -379,6 +383,8 @@ def code(text: str, path: str | None, *, style_: Style | None = None) -> Rendera
     if lexer is None or len(text) > _MAX_HIGHLIGHT:
         out = Text(text, style=style_ or Style())
     else:
+        from rich.syntax import Syntax
+
         out = Syntax(text, lexer, theme=CODE_THEME, word_wrap=True, background_color="default")
     return Group(out, more_line(more)) if more else out
 
