@@ -373,7 +373,7 @@ class Transcript(ScrollView, can_focus=True):
         self.call_after_refresh(self._measure_deferred)
         return True
 
-    _deferred_window: tuple[list[Item], int, int] | None = None
+    _deferred_window: tuple[Sequence[Item], int, int] | None = None
     """Blocks :meth:`_defer_measure` left to measure: ``(items, first, last)``."""
 
     def _measure_deferred(self) -> None:
