@@ -23,6 +23,7 @@ from __future__ import annotations
 import sys
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import compress
 from typing import Any, overload
 
 import msgspec
@@ -651,11 +652,8 @@ class StoreState(msgspec.Struct, array_like=True):
 
 
 def _positions(codes: bytearray, code: int) -> Iterator[int]:
-    find = codes.find
-    i = find(code)
-    while i >= 0:
-        yield i
-        i = find(code, i + 1)
+    # compress over map: no Python code runs per position.
+    return compress(range(len(codes)), map(code.__eq__, codes))
 
 
 def as_store(nodes: Sequence[SkEntry]) -> NodeStore:
