@@ -15,8 +15,7 @@ from array import array
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
-from operator import attrgetter
+from operator import attrgetter, sub
 from pathlib import Path
 from typing import Any
 
@@ -315,33 +314,38 @@ class Session:
     def _take_block(self, buf: bytes, end: int, base: int, line_no: int) -> int:
         """Index the complete lines in ``buf[:end]``; return the last line number.
 
-        Fast path: one ``decode_lines`` call for the whole block, and line positions from one
-        ``split``. A block with blank lines or a header line takes a slower per-line pass; when
+        Fast path: one ``decode_lines`` call for the whole block, and line positions from a
+        ``find`` per line. A block with blank lines or a header line takes a slower pass; when
         any line is not a clean, well-typed object, the block is read again line by line,
         tolerantly.
         """
         start = 3 if base == 0 and buf.startswith(_BOM) else 0
-        block = buf[start:end]
-        if not block:
+        if start >= end:
             return line_no
-        # Padding needs no check: decode_lines skips blank lines (the counts then differ and
-        # the slow pass runs), and spaces or a CR around a line only widen its span.
-        lengths = list(map(len, block.split(b"\n")))
-        lengths.pop()  # the block ends with a newline: the last part is empty
+        # Line ends by find (no copy of each line, unlike split); blank lines make the counts
+        # differ below and the slow pass runs; spaces or a CR around a line only widen it.
+        ends = array("q")
+        add = ends.append
+        find = buf.find
+        pos = start
+        while (nl := find(b"\n", pos, end)) >= 0:
+            add(nl)
+            pos = nl + 1
         try:
-            values = sk_decoder.decode_lines(block)
+            with memoryview(buf) as view:
+                values = sk_decoder.decode_lines(view[start:end])
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
             values = None
-        if values is not None and len(values) == len(lengths):
+        if values is not None and len(values) == len(ends):
             if "session" not in map(_TYPE_OF, values):  # a header line needs the slow pass
                 idx = self.index
-                count = len(lengths)
+                count = len(ends)
                 idx.nodes.extend(values)
                 idx.lines.extend(range(line_no + 1, line_no + 1 + count))
-                offsets = array("q", accumulate(map((1).__add__, lengths), initial=base + start))
-                offsets.pop()
-                idx.offsets.extend(offsets)
-                idx.lengths.extend(lengths)
+                starts = array("q", [start])
+                starts.extend(map((1).__add__, ends[:-1]))
+                idx.lengths.extend(map(sub, ends, starts))
+                idx.offsets.extend(map(base.__add__, starts))
                 return line_no + count
             return self._take_lines(buf, start, end, base, line_no, values)
         return self._take_lines(buf, start, end, base, line_no)
