@@ -19,7 +19,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
-from itertools import repeat
+from itertools import compress, repeat
 from operator import and_, mul, ne
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -170,6 +170,20 @@ class ItemList(Sequence[Item]):
         return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
 
     __hash__ = None  # type: ignore[assignment]
+
+    def positions(self, kind: ItemKind, *, collapsible: bool = False) -> list[int]:
+        """Positions of the items of ``kind`` (only collapsible ones when asked), at C speed."""
+        code = _KIND_CODE[kind]
+        hits = compress(range(len(self._kinds)), map(code.__eq__, self._kinds))
+        if not collapsible:
+            return list(hits)
+        flags = self._flags
+        return [k for k in hits if flags[k] & 2]
+
+    def position_map(self) -> dict[tuple[int, int], int]:
+        """``(entry, part)`` → position, for every item (built at C speed)."""
+        keys = zip(self._entries, self._parts, strict=True)
+        return dict(zip(keys, range(len(self._kinds)), strict=True))
 
     def entry(self, k: int) -> int:
         """The entry of item ``k`` (without building the item)."""

@@ -283,10 +283,16 @@ class Transcript(ScrollView, can_focus=True):
         # layout): a right guess saves a second pass over every item on the first render.
         guess = self.app.size.width - self.styles.scrollbar_size_vertical
         self._width = self.scrollable_content_region.width or self.size.width or guess or 80
-        if isinstance(self.items, ItemList) and not self._expanded:
+        if isinstance(self.items, ItemList):
             width = max(20, self._width - _GUTTER)
             lengths = self.session.index.lengths
             self._heights = self.items.estimates(lengths, width, _MAX_ESTIMATE)
+            if self._expanded:  # blocks the user opened or closed: only those differ
+                where = self.items.position_map()
+                for key in self._expanded:
+                    k = where.get(key)
+                    if k is not None:
+                        self._heights[k] = self._estimate(self.items[k])
         else:
             self._heights = array("i", map(self._estimate, self.items))
         self._exact = bytearray(len(self.items))
@@ -563,28 +569,31 @@ class Transcript(ScrollView, can_focus=True):
         item = self.current_item
         if item is None or not item.collapsible:
             return
-        self._set_expanded([item], not self.is_expanded(item))
+        self._set_expanded([self.cursor], not self.is_expanded(item))
         self.scroll_to_item(self.cursor)
 
     def action_toggle_kind(self, kind: str) -> None:
         """Expand or collapse every block of one kind (thinking or tool output)."""
-        targets = [it for it in self.items if it.kind == kind and it.collapsible]
-        if not targets:
+        items = self.items
+        if isinstance(items, ItemList):
+            where = items.positions(kind, collapsible=True)
+        else:
+            where = [k for k, it in enumerate(items) if it.kind == kind and it.collapsible]
+        if not where:
             return
-        expand = not all(self.is_expanded(it) for it in targets)
-        self._set_expanded(targets, expand)
+        expand = not all(self.is_expanded(items[k]) for k in where)
+        self._set_expanded(where, expand)
         self.scroll_to_item(self.cursor)
 
-    def _set_expanded(self, items: Iterable[Item], expanded: bool) -> None:
+    def _set_expanded(self, where: Iterable[int], expanded: bool) -> None:
+        """Expand or collapse the items at positions ``where``; only their heights change."""
         self._measure_deferred()
-        ids = {(it.entry, it.part) for it in items}
-        for key in ids:
-            self._expanded[key] = expanded
-        # Only the toggled items change height: re-estimate them.
-        for k, it in enumerate(self.items):
-            if (it.entry, it.part) in ids:
-                self._exact[k] = 0
-                self._heights[k] = self._estimate(it)
+        items = self.items
+        for k in where:
+            it = items[k]
+            self._expanded[(it.entry, it.part)] = expanded
+            self._exact[k] = 0
+            self._heights[k] = self._estimate(it)
         self._recompute_offsets()
         self.refresh()
 
@@ -715,7 +724,7 @@ class Transcript(ScrollView, can_focus=True):
         s.current = nxt
         item = self.items[s.matches[nxt]]
         if item.collapsible and not self.is_expanded(item):
-            self._set_expanded([item], True)
+            self._set_expanded([s.matches[nxt]], True)
         self._set_cursor(s.matches[nxt])
 
 
