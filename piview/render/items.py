@@ -19,7 +19,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
-from itertools import compress, repeat
+from itertools import compress, product, repeat
 from operator import and_, mul, ne
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -100,6 +100,14 @@ _KINDS: tuple[ItemKind, ...] = ItemKind.__args__  # type: ignore[attr-defined]
 _KIND_CODE = {k: c for c, k in enumerate(_KINDS)}
 
 
+_FLAG_BITS: dict[tuple[bool, ...], int] = {
+    flags[:n]: sum(1 << k for k, on in enumerate(flags[:n]) if on)
+    for flags in product((False, True), repeat=5)
+    for n in range(6)
+}
+"""Item's (hidden, collapsible, expanded, error, user), or a prefix of it, as flag bits."""
+
+
 def _pack(*args: object) -> tuple[object, ...]:
     return args
 
@@ -124,15 +132,17 @@ class ItemList(Sequence[Item]):
 
     def push(self, args: tuple[Any, ...]) -> None:
         """Add an item given as the positional arguments of :class:`Item`."""
-        n = len(args)
         self._kinds.append(_KIND_CODE[args[0]])
         self._entries.append(args[1])
-        self._parts.append(args[2] if n > 2 else -1)
-        flags = 0
-        for bit, k in ((1, 3), (2, 4), (4, 5), (8, 6), (16, 7)):
-            if n > k and args[k]:
-                flags |= bit
-        self._flags.append(flags)
+        if len(args) > 2:
+            self._parts.append(args[2])
+            flags = _FLAG_BITS.get(args[3:])
+            if flags is None:  # not plain booleans
+                flags = _FLAG_BITS[tuple(bool(a) for a in args[3:])]
+            self._flags.append(flags)
+        else:
+            self._parts.append(-1)
+            self._flags.append(0)
 
     def __len__(self) -> int:
         return len(self._kinds)
