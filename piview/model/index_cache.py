@@ -9,11 +9,13 @@ instead of being rebuilt.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import mmap
 import os
 from array import array
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 import msgspec
 
@@ -28,11 +30,15 @@ __all__ = ["CACHE_MIN_BYTES", "IndexCache"]
 CACHE_MIN_BYTES = 16 * 1024 * 1024
 """Files smaller than this load faster from scratch than from a cache."""
 
-_FORMAT = 3
+_FORMAT = 4
+_MAGIC = b"PVIDX\x00\x00\x04"
 _PROBE = 4096
+_LEN = 8
 
 
-class _Cached(msgspec.Struct, array_like=True):
+class _Header(msgspec.Struct, array_like=True):
+    """The first frame: what the cached index was made from, checked before the rest."""
+
     format: int
     path: str
     size: int
@@ -43,10 +49,12 @@ class _Cached(msgspec.Struct, array_like=True):
     header: SessionHeader | None
     header_line: int | None
     bad_lines: list[tuple[int, str]]
-    nodes: StoreState
-    lines: bytes
-    offsets: bytes
-    lengths: bytes
+
+
+_ARRAYS = ("lines", "offsets", "lengths")
+"""The session index's own arrays, one frame each after the header."""
+_FIELDS = StoreState.__struct_fields__
+"""Then one frame per field of the node store."""
 
 
 def _default_dir() -> Path:
@@ -60,52 +68,78 @@ def _probe(fd: int, size: int) -> str:
 
 
 class IndexCache:
-    """Index files in ``directory`` (default ``$XDG_CACHE_HOME/piview/index``)."""
+    """Index files in ``directory`` (default ``$XDG_CACHE_HOME/piview/index``).
+
+    A file is a magic number, then length-prefixed msgpack frames: the header, the line
+    arrays, and each field of the node store. Frames are written one at a time and read
+    from a memory map, so neither side holds a second copy of a 100 MB index.
+    """
 
     def __init__(self, directory: Path | None = None) -> None:
         self.directory = directory or _default_dir()
-        self._decoder = msgspec.msgpack.Decoder(_Cached)
         self._encoder = msgspec.msgpack.Encoder()
+        self._header = msgspec.msgpack.Decoder(_Header)
+        self._bytes = msgspec.msgpack.Decoder(bytes)
+        hints = get_type_hints(StoreState)
+        self._fields = {name: msgspec.msgpack.Decoder(hints[name]) for name in _FIELDS}
 
     def _file_for(self, path: Path) -> Path:
         key = hashlib.blake2b(str(path.resolve()).encode(), digest_size=16).hexdigest()
-        return self.directory / f"{key}.msgpack"
+        return self.directory / f"{key}.index"
 
     def restore(self, session: Session, fd: int) -> bool:
         """Fill ``session`` from the cache when it matches the file; True when it did.
 
         The session is left at the cached end: the caller reads whatever follows.
         """
-        st = os.fstat(fd)
         try:
-            data = self._file_for(session.path).read_bytes()
-            cached = self._decoder.decode(data)
-        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
-            return False
-        if cached.format != _FORMAT or cached.size > st.st_size:
-            return False
-        if cached.size == st.st_size and cached.mtime_ns != st.st_mtime_ns:
-            return False  # rewritten in place with the same size
-        if _probe(fd, cached.size) != cached.probe:
-            return False
-        idx = session.index
-        try:
-            idx.nodes = NodeStore.from_state(cached.nodes)
-        except ValueError:
-            return False
-        idx.lines = array("q", cached.lines)
-        idx.offsets = array("q", cached.offsets)
-        idx.lengths = array("q", cached.lengths)
-        if len(idx.lines) != len(idx.nodes) or len(idx.offsets) != len(idx.nodes):
+            with open(self._file_for(session.path), "rb") as f:
+                if os.fstat(f.fileno()).st_size <= len(_MAGIC):
+                    return False
+                with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                    return self._restore(session, fd, mm)
+        except (OSError, ValueError, BufferError, msgspec.DecodeError, msgspec.ValidationError):
             session.index = type(session.index)()
             return False
+
+    def _restore(self, session: Session, fd: int, mm: mmap.mmap) -> bool:
+        if mm[: len(_MAGIC)] != _MAGIC:
+            return False
+        pos = len(_MAGIC)
+
+        def frame(decoder: msgspec.msgpack.Decoder[Any]) -> Any:
+            nonlocal pos
+            n = int.from_bytes(mm[pos : pos + _LEN], "little")
+            start = pos + _LEN
+            pos = start + n
+            if pos > len(mm):
+                raise ValueError("truncated cache file")
+            with memoryview(mm) as view, view[start:pos] as part:
+                return decoder.decode(part)
+
+        head: _Header = frame(self._header)
+        st = os.fstat(fd)
+        if head.format != _FORMAT or head.size > st.st_size:
+            return False
+        if head.size == st.st_size and head.mtime_ns != st.st_mtime_ns:
+            return False  # rewritten in place with the same size
+        if _probe(fd, head.size) != head.probe:
+            return False
+        lines, offsets, lengths = (array("q", frame(self._bytes)) for _ in _ARRAYS)
+        state = StoreState(**{name: frame(self._fields[name]) for name in _FIELDS})
+        idx = session.index
+        idx.nodes = NodeStore.from_state(state)
+        idx.lines, idx.offsets, idx.lengths = lines, offsets, lengths
+        n = len(idx.nodes)
+        if len(lines) != n or len(offsets) != n or len(lengths) != n:
+            raise ValueError("inconsistent cached index")
         from piview.model.session import BadLine
 
-        session.header = cached.header
-        session.header_line = cached.header_line
-        session.bad_lines = [BadLine(n, r) for n, r in cached.bad_lines]
-        session.size = cached.size
-        session._line_no = cached.line_no  # noqa: SLF001 - the session's own loader state
+        session.header = head.header
+        session.header_line = head.header_line
+        session.bad_lines = [BadLine(n, r) for n, r in head.bad_lines]
+        session.size = head.size
+        session._line_no = head.line_no  # noqa: SLF001 - the session's own loader state
         return True
 
     def store(self, session: Session, fd: int) -> None:
@@ -114,7 +148,7 @@ class IndexCache:
         idx = session.index
         if session._tail_entry:  # noqa: SLF001 - an unterminated last entry is not cached
             return  # rare (Pi is writing the last line): the next run caches it
-        cached = _Cached(
+        head = _Header(
             format=_FORMAT,
             path=str(session.path),
             size=session.size,
@@ -124,16 +158,25 @@ class IndexCache:
             header=session.header,
             header_line=session.header_line,
             bad_lines=[(b.line, b.reason) for b in session.bad_lines if not b.torn],
-            nodes=idx.nodes.state(),
-            lines=idx.lines.tobytes(),
-            offsets=idx.offsets.tobytes(),
-            lengths=idx.lengths.tobytes(),
         )
+        state = idx.nodes.state()
+        frames = [
+            head,
+            *(memoryview(getattr(idx, name)).cast("B") for name in _ARRAYS),
+            *(getattr(state, name) for name in _FIELDS),
+        ]
         target = self._file_for(session.path)
+        tmp = target.with_suffix(f".{os.getpid()}.tmp")
+        buf = bytearray()
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(self._encoder.encode(cached))
+            with open(tmp, "wb") as f:
+                f.write(_MAGIC)
+                for value in frames:
+                    self._encoder.encode_into(value, buf)
+                    f.write(len(buf).to_bytes(_LEN, "little"))
+                    f.write(buf)
             os.replace(tmp, target)
         except OSError:
-            pass
+            with contextlib.suppress(OSError):
+                tmp.unlink()

@@ -383,25 +383,29 @@ class NodeStore(Sequence[SkEntry]):
 
     def state(self) -> StoreState:
         """Everything in the store, for the index cache."""
+        # Views, not copies: the cache encodes them frame by frame.
+        def raw(values: bytearray | array[Any]) -> memoryview:
+            return memoryview(values).cast("B")
+
         return StoreState(
-            types=bytes(self.types),
-            roles=bytes(self.roles),
-            stops=bytes(self.stops),
-            flags=bytes(self.flags),
+            types=raw(self.types),  # type: ignore[arg-type]
+            roles=raw(self.roles),  # type: ignore[arg-type]
+            stops=raw(self.stops),  # type: ignore[arg-type]
+            flags=raw(self.flags),  # type: ignore[arg-type]
             ids=self.ids,
-            parent_at=self.parent_at.tobytes(),
+            parent_at=raw(self.parent_at),  # type: ignore[arg-type]
             forward_refs=self.forward_refs,
-            ts=bytes(self.ts),
+            ts=raw(self.ts),  # type: ignore[arg-type]
             ts_other=self.ts_other,
-            models=self.models.tobytes(),
+            models=raw(self.models),  # type: ignore[arg-type]
             model_table=self.model_table,
-            content_at=self.content_at.tobytes(),
-            patterns=[[_key(b) for b in p] for p in self.patterns],
+            content_at=raw(self.content_at),  # type: ignore[arg-type]
+            patterns=self.patterns,  # type: ignore[arg-type]
             texts=self.texts,
-            usage_at=self.usage_at.tobytes(),
-            usage_blob=bytes(self.usage_blob),
-            usage_end=self.usage_end.tobytes(),
-            result_at=self.result_at.tobytes(),
+            usage_at=raw(self.usage_at),  # type: ignore[arg-type]
+            usage_blob=raw(self.usage_blob),  # type: ignore[arg-type]
+            usage_end=raw(self.usage_end),  # type: ignore[arg-type]
+            result_at=raw(self.result_at),  # type: ignore[arg-type]
             result_ids=self.result_ids,
             result_names=self.result_names,
             whole={i: _plain(sk) for i, sk in self.whole.items()},
@@ -429,11 +433,11 @@ class NodeStore(Sequence[SkEntry]):
         out.patterns = [
             tuple(
                 [
-                    SkBlock(*b) if b[1] is not None else canon.setdefault(b, SkBlock(*b))  # type: ignore[arg-type]
-                    for b in p
+                    SkBlock(*k) if k[1] is not None else canon.setdefault(k, SkBlock(*k))  # type: ignore[arg-type]
+                    for k in map(astuple, p)
                 ]
             )
-            for p in map(lambda p: [tuple(b) for b in p], st.patterns)
+            for p in st.patterns
         ]
         out._pattern_code = None
         out.texts = st.texts
@@ -622,6 +626,15 @@ class NodeStore(Sequence[SkEntry]):
         return sorted(self.whole)
 
 
+class LooseBlock(msgspec.Struct):
+    """:class:`~piview.model.decode.SkBlock`'s fields without its literal types (cache reads)."""
+
+    type: str | None = None
+    id: str | None = None
+    name: str | None = None
+    redacted: bool | None = None
+
+
 class StoreState(msgspec.Struct, array_like=True):
     """The columns and tables of a :class:`NodeStore`, as the index cache writes them."""
 
@@ -637,8 +650,9 @@ class StoreState(msgspec.Struct, array_like=True):
     models: bytes
     model_table: list[tuple[str | None, str | None]]
     content_at: bytes
-    patterns: list[list[tuple[str | None, str | None, str | None, bool | None]]]
-    """Blocks as plain tuples: a skeleton can hold values outside SkBlock's literal types."""
+    patterns: list[list[LooseBlock]]
+    """Written from SkBlocks, read as LooseBlocks: a skeleton from the tolerant path can hold
+    values outside SkBlock's literal types."""
     texts: dict[int, str]
     usage_at: bytes
     usage_blob: bytes
