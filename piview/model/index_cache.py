@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import mmap
 import os
 from array import array
 from pathlib import Path
@@ -71,8 +70,8 @@ class IndexCache:
     """Index files in ``directory`` (default ``$XDG_CACHE_HOME/piview/index``).
 
     A file is a magic number, then length-prefixed msgpack frames: the header, the line
-    arrays, and each field of the node store. Frames are written one at a time and read
-    from a memory map, so neither side holds a second copy of a 100 MB index.
+    arrays, and each field of the node store. Frames are written and read one at a time,
+    so neither side holds a second copy of a 100 MB index.
     """
 
     def __init__(self, directory: Path | None = None) -> None:
@@ -94,28 +93,28 @@ class IndexCache:
         """
         try:
             with open(self._file_for(session.path), "rb") as f:
-                if os.fstat(f.fileno()).st_size <= len(_MAGIC):
-                    return False
-                with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-                    return self._restore(session, fd, mm)
-        except (OSError, ValueError, BufferError, msgspec.DecodeError, msgspec.ValidationError):
+                return self._restore(session, fd, f.fileno())
+        except (OSError, ValueError, msgspec.DecodeError, msgspec.ValidationError):
             session.index = type(session.index)()
             return False
 
-    def _restore(self, session: Session, fd: int, mm: mmap.mmap) -> bool:
-        if mm[: len(_MAGIC)] != _MAGIC:
+    def _restore(self, session: Session, fd: int, cache_fd: int) -> bool:
+        if os.pread(cache_fd, len(_MAGIC), 0) != _MAGIC:
             return False
         pos = len(_MAGIC)
+        total = os.fstat(cache_fd).st_size
 
         def frame(decoder: msgspec.msgpack.Decoder[Any]) -> Any:
+            # One frame in memory at a time: the peak stays at the largest frame.
             nonlocal pos
-            n = int.from_bytes(mm[pos : pos + _LEN], "little")
-            start = pos + _LEN
-            pos = start + n
-            if pos > len(mm):
+            n = int.from_bytes(os.pread(cache_fd, _LEN, pos), "little")
+            if pos + _LEN + n > total:
                 raise ValueError("truncated cache file")
-            with memoryview(mm) as view, view[start:pos] as part:
-                return decoder.decode(part)
+            data = os.pread(cache_fd, n, pos + _LEN)
+            if len(data) != n:
+                raise ValueError("truncated cache file")
+            pos += _LEN + n
+            return decoder.decode(data)
 
         head: _Header = frame(self._header)
         st = os.fstat(fd)

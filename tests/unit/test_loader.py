@@ -224,3 +224,23 @@ def test_index_cache_never_touches_the_session_folder(write_session, tmp_path_fa
     s = load_session(path, index_cache=IndexCache(tmp_path_factory.mktemp("cache")))
     s.save_index()
     assert sorted(p.name for p in path.parent.iterdir()) == before
+
+
+def test_a_damaged_index_cache_is_ignored(write_session, tmp_path: Path, monkeypatch) -> None:
+    import piview.model.session as sess
+    from piview.model.index_cache import IndexCache
+
+    monkeypatch.setattr(sess, "CACHE_MIN_BYTES", 0)
+    cache = IndexCache(tmp_path / "cache")
+    lines = [HEADER] + [entry(f"e{i}", f"e{i - 1}" if i else None) for i in range(40)]
+    path = write_session(lines)
+    assert load_session(path, index_cache=cache).save_index()
+    (cached,) = (tmp_path / "cache").iterdir()
+    good = cached.read_bytes()
+    for damaged in (good[: len(good) // 2], good[:9], good[:-1] + b"\xff", b"junk" * 10):
+        cached.write_bytes(damaged)
+        s = load_session(path, index_cache=cache)
+        assert s.ids == [f"e{i}" for i in range(40)] and s.tree.parents[-1] == 38
+    # A frame length larger than the file: refused before reading it.
+    cached.write_bytes(good[:8] + (2**62).to_bytes(8, "little") + good[16:])
+    assert not load_session(path, index_cache=cache).index_from_cache
