@@ -362,24 +362,28 @@ def flatten(
     vchildren: dict[int, list[int]] = {}
     order: list[int] = []
     children = tree.children
+    start, packed = children.start, children.items
     stack: list[tuple[int, int]] = [(r, -1) for r in reversed(_ordered(tree.roots, on_path))]
-    push = stack.append
     while stack:
         i, anc = stack.pop()
-        if visible[i]:
-            vparent[i] = anc
-            sib = vchildren.get(anc)
-            if sib is None:
-                vchildren[anc] = [i]
-            else:
-                sib.append(i)
-            order.append(i)
-            anc = i
-        kids = children[i]
-        if len(kids) == 1:
-            push((kids[0], anc))
-        elif kids:
-            stack.extend([(c, anc) for c in reversed(_ordered(kids, on_path))])
+        # Down a single-child chain without the stack: most of a long session is one.
+        while True:
+            if visible[i]:
+                vparent[i] = anc
+                sib = vchildren.get(anc)
+                if sib is None:
+                    vchildren[anc] = [i]
+                else:
+                    sib.append(i)
+                order.append(i)
+                anc = i
+            a = start[i]
+            count = start[i + 1] - a
+            if count != 1:
+                break
+            i = packed[a]
+        if count:
+            stack.extend([(c, anc) for c in reversed(_ordered(children[i], on_path))])
 
     # 2. Visible subtree sizes (for the hidden counts of folded rows).
     size = [1] * n

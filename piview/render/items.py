@@ -195,6 +195,13 @@ class ItemList(Sequence[Item]):
         keys = zip(self._entries, self._parts, strict=True)
         return dict(zip(keys, range(len(self._kinds)), strict=True))
 
+    def first_of(self, entry: int) -> int | None:
+        """Position of the first item of ``entry`` (searched at C speed)."""
+        try:
+            return self._entries.index(entry)
+        except ValueError:
+            return None
+
     def entry(self, k: int) -> int:
         """The entry of item ``k`` (without building the item)."""
         return self._entries[k]

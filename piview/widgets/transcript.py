@@ -244,9 +244,15 @@ class Transcript(ScrollView, can_focus=True):
 
     def index_of_entry(self, entry: int) -> int | None:
         """Index of the first item of ``entry`` (or of the item that draws it, for results)."""
-        for k, item in enumerate(self.items):
-            if item.entry == entry:
-                return k
+        items = self.items
+        if isinstance(items, ItemList):
+            found = items.first_of(entry)
+            if found is not None:
+                return found
+        else:
+            for k, item in enumerate(items):
+                if item.entry == entry:
+                    return k
         ref = self.session.pairing.result_call.get(entry)
         if ref is not None:
             for k, item in enumerate(self.items):
