@@ -24,7 +24,12 @@ def fmt_tokens(n: float) -> str:
         return f"{n:.0f}"
     if abs(n) < 1_000_000:
         return f"{n / 1000:.1f}k"
-    return f"{n / 1_000_000:.2f}M"
+    # At most 6 characters: they fill fixed columns (the usage sidebar).
+    for unit, scale in (("M", 1e6), ("B", 1e9), ("T", 1e12)):
+        v = n / scale
+        if abs(v) < 1000 or unit == "T":
+            return f"{v:.2f}{unit}" if abs(v) < 100 else f"{v:.1f}{unit}"
+    return f"{n:.0f}"  # not reached
 
 
 def fmt_cost(c: float) -> str:
@@ -34,6 +39,15 @@ def fmt_cost(c: float) -> str:
     if abs(c) < 0.01:
         return f"${c:.4f}"
     return f"${c:,.2f}"
+
+
+def fmt_cost_short(c: float) -> str:
+    """Dollars in at most 7 characters, for fixed columns: $0.0123, $12.34, $5.72k, $1.20M."""
+    if abs(c) < 1000:
+        return fmt_cost(c)
+    if abs(c) < 1_000_000:
+        return f"${c / 1000:.2f}k" if abs(c) < 100_000 else f"${c / 1000:.0f}k"
+    return f"${c / 1_000_000:.2f}M"
 
 
 def fmt_bytes(n: float) -> str:

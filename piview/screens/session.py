@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
 __all__ = ["SessionScreen"]
 
+_USAGE_IN_WORKER = 50_000
+"""Sessions with this many entries sum their usage in a worker thread."""
+
 
 def session_title(session: Session) -> str:
     """The session's name, else its first user message, else its file name."""
@@ -196,7 +199,17 @@ class SessionScreen(Screen[None]):
             return
         self._usage_stale = False
         path = self.session.tree.path(self.leaf) if self.leaf is not None else []
-        side.show(usage_report(self.session.nodes, path))
+        if len(self.session) < _USAGE_IN_WORKER:
+            side.show(usage_report(self.session.nodes, path))
+        else:
+            # A big file takes seconds to sum: keep the keys alive meanwhile.
+            side.show(None, waiting=True)
+            self._usage_worker(path)
+
+    @work(thread=True, exclusive=True, group="usage", exit_on_error=False, description="Usage")
+    def _usage_worker(self, path: list[int]) -> None:
+        report = usage_report(self.session.nodes, path)
+        self.app.call_from_thread(self.query_one(UsageSidebar).show, report)
 
     _usage_stale = True
 

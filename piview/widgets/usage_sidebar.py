@@ -15,7 +15,8 @@ from textual.reactive import reactive
 from textual.widgets import Sparkline, Static
 
 from piview.model.usage import UsageReport, UsageTotals
-from piview.render.format import fmt_cost, fmt_tokens
+from piview.render.format import fmt_cost_short as fmt_cost
+from piview.render.format import fmt_tokens
 
 __all__ = ["UsageSidebar"]
 
@@ -172,9 +173,14 @@ class UsageSidebar(VerticalScroll):
         """Fill the sections."""
         self._fill()
 
-    def show(self, report: UsageReport | None) -> None:
-        """Show ``report`` (same as setting :attr:`report`)."""
+    empty_text = "No usage to show"
+
+    def show(self, report: UsageReport | None, *, waiting: bool = False) -> None:
+        """Show ``report`` (same as setting :attr:`report`); ``waiting``: it is being summed."""
+        self.empty_text = "Summing usage…" if waiting else "No usage to show"
         self.report = report
+        if report is None:
+            self._fill()
 
     def watch_report(self) -> None:
         """Refill the sections."""
@@ -191,7 +197,7 @@ class UsageSidebar(VerticalScroll):
         spark = self.query_one("#usage-sparkline", Sparkline)
         stats = self.query_one("#usage-context-stats", Static)
         if report is None:
-            totals.update(Content.styled("No usage to show", _MUTED))
+            totals.update(Content.styled(self.empty_text, _MUTED))
             for w in (models, tools):
                 w.update("")
             spark.data = []

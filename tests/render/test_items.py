@@ -214,3 +214,13 @@ def test_item_list_packs_items_and_estimates_heights() -> None:
             for it in items
         ]
         assert packed.estimates(lengths, width, 30).tolist() == want
+
+
+def test_compact_numbers_fit_the_sidebar_columns() -> None:
+    from piview.render.format import fmt_cost_short, fmt_tokens
+
+    for n in (950, 12_345, 4.56e6, 101.58e6, 15.7e9, 101e9, 3e12):
+        assert len(fmt_tokens(n)) <= 6
+    for c in (0.0012, 12.34, 999.99, 5724.36, 123_456, 2.5e6):
+        assert len(fmt_cost_short(c)) <= 7
+    assert fmt_tokens(15_706_900_000) == "15.71B" and fmt_cost_short(5724.36) == "$5.72k"
