@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, get_type_hints
 
 import msgspec
 
-from piview.model.store import NodeStore, StoreState
+from piview.model.store import NodeStore, StoreState, column
 from piview.model.types import SessionHeader
 
 if TYPE_CHECKING:
@@ -125,9 +125,11 @@ class IndexCache:
         if _probe(fd, head.size) != head.probe:
             return False
         lines, offsets, lengths = (array("q", frame(self._bytes)) for _ in _ARRAYS)
-        state = StoreState(**{name: frame(self._fields[name]) for name in _FIELDS})
+        # Each frame is converted as it is read: its raw form is freed before the next one.
+        columns = {name: column(name, frame(self._fields[name])) for name in _FIELDS}
         idx = session.index
-        idx.nodes = NodeStore.from_state(state)
+        idx.nodes = NodeStore.from_columns(columns)
+        del columns
         idx.lines, idx.offsets, idx.lengths = lines, offsets, lengths
         n = len(idx.nodes)
         if len(lines) != n or len(offsets) != n or len(lengths) != n:

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from itertools import compress
 from typing import Any, overload
 
@@ -415,40 +416,18 @@ class NodeStore(Sequence[SkEntry]):
     @classmethod
     def from_state(cls, st: StoreState) -> NodeStore:
         """A store from :meth:`state`; raises ``ValueError`` when the columns disagree."""
+        return cls.from_columns({name: column(name, getattr(st, name)) for name in _STATE})
+
+    @classmethod
+    def from_columns(cls, columns: dict[str, Any]) -> NodeStore:
+        """A store from every field of :class:`StoreState`, each passed through
+        :func:`column` (the index cache converts each as it reads it, so that no second copy
+        of the whole index is ever held); raises ``ValueError`` when they disagree."""
         out = cls()
-        out.types = bytearray(st.types)
-        out.roles = bytearray(st.roles)
-        out.stops = bytearray(st.stops)
-        out.flags = bytearray(st.flags)
-        out.ids = st.ids
-        out.parent_at = array("q", st.parent_at)
-        out.forward_refs = st.forward_refs
-        out.ts = bytearray(st.ts)
-        out.ts_other = st.ts_other
-        out.models = array("I", st.models)
-        out.model_table = [(p[0], p[1]) for p in st.model_table]
+        for name in _STATE:
+            setattr(out, name, columns[name])
         out._model_code = {p: k for k, p in enumerate(out.model_table)}
-        out.content_at = array("i", st.content_at)
-        canon = out._canon
-        out.patterns = [
-            tuple(
-                [
-                    SkBlock(*k) if k[1] is not None else canon.setdefault(k, SkBlock(*k))  # type: ignore[arg-type]
-                    for k in map(astuple, p)
-                ]
-            )
-            for p in st.patterns
-        ]
         out._pattern_code = None
-        out.texts = st.texts
-        out.usage_at = array("i", st.usage_at)
-        out.usage_blob = bytearray(st.usage_blob)
-        out.usage_end = array("q", st.usage_end)
-        out.result_at = array("i", st.result_at)
-        out.result_ids = st.result_ids
-        out.result_names = [sys.intern(n) if n else n for n in st.result_names]
-        out.whole = {i: _from_plain(d) for i, d in st.whole.items()}
-        out.missing_ids = st.missing_ids
         out._recent = None
         n = len(out.types)
         sizes = (
@@ -668,6 +647,48 @@ class StoreState(msgspec.Struct, array_like=True):
 def _positions(codes: bytearray, code: int) -> Iterator[int]:
     # compress over map: no Python code runs per position.
     return compress(range(len(codes)), map(code.__eq__, codes))
+
+
+def _patterns(loose: list[list[LooseBlock]]) -> list[tuple[SkBlock, ...]]:
+    canon: dict[tuple[Any, ...], SkBlock] = {}
+    return [
+        tuple(
+            [
+                SkBlock(*k) if k[1] is not None else canon.setdefault(k, SkBlock(*k))  # type: ignore[arg-type]
+                for k in map(astuple, p)
+            ]
+        )
+        for p in loose
+    ]
+
+
+_COLUMN: dict[str, Callable[[Any], Any]] = {
+    "types": bytearray,
+    "roles": bytearray,
+    "stops": bytearray,
+    "flags": bytearray,
+    "ts": bytearray,
+    "usage_blob": bytearray,
+    "parent_at": partial(array, "q"),
+    "usage_end": partial(array, "q"),
+    "models": partial(array, "I"),
+    "content_at": partial(array, "i"),
+    "usage_at": partial(array, "i"),
+    "result_at": partial(array, "i"),
+    "model_table": lambda table: [(p[0], p[1]) for p in table],
+    "patterns": _patterns,
+    "result_names": lambda names: [sys.intern(n) if n else n for n in names],
+    "whole": lambda whole: {i: _from_plain(d) for i, d in whole.items()},
+}
+
+
+def column(name: str, value: Any) -> Any:
+    """A field of :class:`StoreState` as read, converted to what the store keeps."""
+    convert = _COLUMN.get(name)
+    return convert(value) if convert is not None else value
+
+
+_STATE = StoreState.__struct_fields__
 
 
 def as_store(nodes: Sequence[SkEntry]) -> NodeStore:
