@@ -24,11 +24,19 @@ SOCKET = "piview-bench"
 def first_screen(command: str, marker: str, timeout: float = 30.0) -> float:
     """Seconds from starting ``command`` in tmux until ``marker`` is on the screen."""
     name = f"bench{time.monotonic_ns()}"
-    t0 = time.perf_counter()
-    subprocess.run(
-        ["tmux", "-L", SOCKET, "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command],
-        check=True,
-    )
+    for attempt in range(5):
+        t0 = time.perf_counter()
+        started = subprocess.run(
+            ["tmux", "-L", SOCKET, "new-session", "-d", "-s", name, "-x", "120", "-y", "40",
+             command],
+            capture_output=True,
+        )  # fmt: skip
+        if started.returncode == 0:
+            break
+        # The previous run's server may still be exiting ("server exited unexpectedly").
+        time.sleep(0.2 * (attempt + 1))
+    else:
+        raise RuntimeError(started.stderr.decode(errors="replace").strip())
     try:
         while time.perf_counter() - t0 < timeout:
             out = subprocess.run(
