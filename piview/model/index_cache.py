@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, get_type_hints
 
 import msgspec
 
+from piview.model.decode import SkBlock
 from piview.model.store import NodeStore, StoreState, column
 from piview.model.types import SessionHeader
 
@@ -81,6 +82,7 @@ class IndexCache:
         self._bytes = msgspec.msgpack.Decoder(bytes)
         hints = get_type_hints(StoreState)
         self._fields = {name: msgspec.msgpack.Decoder(hints[name]) for name in _FIELDS}
+        self._strict_patterns = msgspec.msgpack.Decoder(list[list[SkBlock]])
 
     def _file_for(self, path: Path) -> Path:
         key = hashlib.blake2b(str(path.resolve()).encode(), digest_size=16).hexdigest()
@@ -126,7 +128,19 @@ class IndexCache:
             return False
         lines, offsets, lengths = (array("q", frame(self._bytes)) for _ in _ARRAYS)
         # Each frame is converted as it is read: its raw form is freed before the next one.
-        columns = {name: column(name, frame(self._fields[name])) for name in _FIELDS}
+        columns: dict[str, Any] = {}
+        for name in _FIELDS:
+            if name == "patterns":
+                # As SkBlocks when every value is in their literal sets; else loosely.
+                mark = pos
+                try:
+                    value = frame(self._strict_patterns)
+                except msgspec.ValidationError:
+                    pos = mark
+                    value = frame(self._fields[name])
+            else:
+                value = frame(self._fields[name])
+            columns[name] = column(name, value)
         idx = session.index
         idx.nodes = NodeStore.from_columns(columns)
         del columns

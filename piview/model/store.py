@@ -428,6 +428,10 @@ class NodeStore(Sequence[SkEntry]):
             setattr(out, name, columns[name])
         out._model_code = {p: k for k, p in enumerate(out.model_table)}
         out._pattern_code = None
+        # A result's toolCallId was read as a new string: share its call's, as a load does.
+        calls = {b.id: b.id for p in out.patterns for b in p if b.id is not None}
+        out.result_ids = [calls.get(x, x) if x is not None else None for x in out.result_ids]
+        del calls
         out._recent = None
         n = len(out.types)
         sizes = (
@@ -649,17 +653,23 @@ def _positions(codes: bytearray, code: int) -> Iterator[int]:
     return compress(range(len(codes)), map(code.__eq__, codes))
 
 
-def _patterns(loose: list[list[LooseBlock]]) -> list[tuple[SkBlock, ...]]:
+def _patterns(read: list[list[SkBlock]] | list[list[LooseBlock]]) -> list[tuple[SkBlock, ...]]:
     canon: dict[tuple[Any, ...], SkBlock] = {}
-    return [
-        tuple(
-            [
-                SkBlock(*k) if k[1] is not None else canon.setdefault(k, SkBlock(*k))  # type: ignore[arg-type]
-                for k in map(astuple, p)
-            ]
-        )
-        for p in loose
-    ]
+    out: list[tuple[SkBlock, ...]] = []
+    for p in read:
+        if p and isinstance(p[0], SkBlock):  # read as SkBlocks (the usual case): keep them
+            shared = [b if b.id is not None else canon.setdefault(astuple(b), b) for b in p]
+            out.append(tuple(shared))
+        else:
+            out.append(
+                tuple(
+                    [
+                        SkBlock(*k) if k[1] is not None else canon.setdefault(k, SkBlock(*k))  # type: ignore[arg-type]
+                        for k in map(astuple, p)
+                    ]
+                )
+            )
+    return out
 
 
 _COLUMN: dict[str, Callable[[Any], Any]] = {

@@ -244,3 +244,21 @@ def test_a_damaged_index_cache_is_ignored(write_session, tmp_path: Path, monkeyp
     # A frame length larger than the file: refused before reading it.
     cached.write_bytes(good[:8] + (2**62).to_bytes(8, "little") + good[16:])
     assert not load_session(path, index_cache=cache).index_from_cache
+
+
+@pytest.mark.parametrize("name", ["unknown.jsonl", "tool_pairing.jsonl", "roles_all.jsonl"])
+def test_index_cache_round_trip_keeps_every_skeleton(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import piview.model.session as sess
+    from piview.model.index_cache import IndexCache
+    from tests.conftest import fixture
+
+    monkeypatch.setattr(sess, "CACHE_MIN_BYTES", 0)
+    cache = IndexCache(tmp_path / "cache")
+    first = load_session(fixture(name), index_cache=cache)
+    assert first.save_index()
+    again = load_session(fixture(name), index_cache=cache)
+    assert again.index_from_cache
+    assert list(again.nodes) == list(first.nodes) and again.ids == first.ids
+    assert dict(again.pairing.result_call.items()) == dict(first.pairing.result_call.items())
