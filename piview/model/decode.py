@@ -36,6 +36,9 @@ from piview.model.types import (
 
 __all__ = [
     "BadLineError",
+    "EntryType",
+    "Role",
+    "StopReason",
     "SkBlock",
     "SkEntry",
     "SkMessage",

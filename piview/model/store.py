@@ -25,51 +25,20 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from itertools import compress
-from typing import Any, overload
+from typing import Any, get_args, overload
 
 import msgspec
 from msgspec.structs import astuple
 
-from piview.model.decode import SkBlock, SkEntry, SkMessage
+from piview.model.decode import EntryType, Role, SkBlock, SkEntry, SkMessage, StopReason
 from piview.model.types import Usage
 
 __all__ = ["OTHER", "NodeStore", "ROLE_NAMES", "STOP_NAMES", "StoreState", "TYPE_NAMES", "as_store"]
 
-TYPE_NAMES: tuple[str | None, ...] = (
-    None,
-    "session",
-    "message",
-    "model_change",
-    "thinking_level_change",
-    "compaction",
-    "branch_summary",
-    "custom",
-    "custom_message",
-    "label",
-    "session_info",
-)
-ROLE_NAMES: tuple[str | None, ...] = (
-    None,
-    "user",
-    "assistant",
-    "toolResult",
-    "bashExecution",
-    "custom",
-    "branchSummary",
-    "compactionSummary",
-    "system",
-    "hookMessage",
-)
-STOP_NAMES: tuple[str | None, ...] = (
-    None,
-    "stop",
-    "length",
-    "toolUse",
-    "error",
-    "aborted",
-    "deferred",
-    "pending",
-)
+# The closed sets of the skeleton decoder, in its order; code 0 is "absent".
+TYPE_NAMES: tuple[str | None, ...] = (None, *get_args(EntryType))
+ROLE_NAMES: tuple[str | None, ...] = (None, *get_args(Role))
+STOP_NAMES: tuple[str | None, ...] = (None, *get_args(StopReason))
 OTHER = _OTHER = 255
 """Code of a value outside the table: the entry is kept whole, read it from there."""
 
@@ -94,11 +63,13 @@ _NO_CONTENT = -1
 _TEXT_CONTENT = -2
 _usage_encoder = msgspec.msgpack.Encoder()
 _usage_decoder = msgspec.msgpack.Decoder(Usage)
-_LAST_PLAIN_ROLE = 3
+_LAST_PLAIN_ROLE = ROLE_NAMES.index("toolResult")
 """Role codes 1-3 (user, assistant, toolResult) are plain; others are kept whole."""
 _ENTRY_DEFAULTS = [None] * 14 + [False]
 """SkEntry's fields after ``message``, all at their defaults: only other entry types set them."""
 _NO_ODD = [None] * 4
+_NO_MESSAGE = (None,) * 13
+"""SkMessage's fields for an entry without a message: its codes are 0 and it is kept whole."""
 """SkMessage's customType, display, excludeFromContext and exitCode, all absent."""
 
 
@@ -251,19 +222,8 @@ class NodeStore(Sequence[SkEntry]):
                 self.ts_other[i] = t
             tcode = _TYPE_CODE.get(etype, _OTHER)
             types.append(tcode)
-            if m is None:
-                roles.append(0)
-                stops.append(0)
-                models.append(0)
-                content_at.append(_NO_CONTENT)
-                usage_at.append(-1)
-                result_at.append(-1)
-                flags_col.append(flags | F_WHOLE)
-                whole[i] = sk
-                i += 1
-                continue
             (role, content, usage, stop, call_id, tool_name, is_error, provider, model,
-             *odd) = astuple(m)  # fmt: skip
+             *odd) = astuple(m) if m is not None else _NO_MESSAGE  # fmt: skip
             rcode = _ROLE_CODE.get(role, _OTHER)
             roles.append(rcode)
             scode = _STOP_CODE.get(stop, _OTHER)
@@ -288,7 +248,8 @@ class NodeStore(Sequence[SkEntry]):
                     del usage_blob[mark:]
                     odd_usage = True
             if (
-                tcode != _MESSAGE
+                m is None
+                or tcode != _MESSAGE
                 or rcode > _LAST_PLAIN_ROLE
                 or scode == _OTHER
                 or odd != _NO_ODD
@@ -333,7 +294,7 @@ class NodeStore(Sequence[SkEntry]):
         shared = self._pattern_code
         if shared is None:
             shared = self._pattern_code = {
-                tuple((b.type, b.id, b.name, b.redacted) for b in p): k
+                tuple(map(astuple, p)): k
                 for k, p in enumerate(self.patterns)
                 if all(b.id is None for b in p)
             }
@@ -352,7 +313,7 @@ class NodeStore(Sequence[SkEntry]):
             # Tool-call ids make a list unique; the other blocks in it can still be shared.
             canon = self._canon
             self.patterns.append(
-                tuple([b if b.id is not None else canon.setdefault(_key(b), b) for b in blocks])
+                tuple([b if b.id is not None else canon.setdefault(astuple(b), b) for b in blocks])
             )
         else:
             self.patterns.append(tuple(blocks))
@@ -709,10 +670,6 @@ def as_store(nodes: Sequence[SkEntry]) -> NodeStore:
     store = NodeStore()
     store.extend(nodes)
     return store
-
-
-def _key(b: SkBlock) -> tuple[Any, ...]:
-    return (b.type, b.id, b.name, b.redacted)
 
 
 def _plain(sk: SkEntry) -> dict[str, Any]:

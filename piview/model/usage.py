@@ -87,9 +87,12 @@ def model_key(node: SkEntry) -> str:
     msg = node.message
     if msg is None:
         return "?"
-    provider = msg.provider or "?"
-    model = msg.model or "?"
-    return f"{provider}/{model}"
+    return model_label(msg.provider, msg.model)
+
+
+def model_label(provider: str | None, model: str | None) -> str:
+    """``provider/model``, with ``?`` for a missing part."""
+    return f"{provider or '?'}/{model or '?'}"
 
 
 def sum_usage(
@@ -146,8 +149,7 @@ def usage_report(nodes: Sequence[SkEntry], path: Sequence[int]) -> UsageReport:
         if usage is None:
             continue
         if role == assistant:
-            provider, model = store.model(i)
-            key = f"{provider or '?'}/{model or '?'}"
+            key = model_label(*store.model(i))
             total.add(usage)
             per_all.setdefault(key, UsageTotals()).add(usage)
             if i in on_path:
