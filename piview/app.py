@@ -15,6 +15,7 @@ from piview.screens.session import SessionScreen
 
 if TYPE_CHECKING:
     from piview.model import Session
+    from piview.render.prerender import Prerender
 
 __all__ = ["PiviewApp", "make_app", "run_app"]
 
@@ -36,10 +37,12 @@ class PiviewApp(App[None]):
         follow: bool = True,
         sessions_root: Path | None = None,
         full_loader: Callable[[], Session] | None = None,
+        prerender: Prerender | None = None,
     ) -> None:
         super().__init__()
         self.session = session
         self._full_loader = full_loader
+        self._prerender = prerender
         self._leaf = leaf
         self._follow = follow
         self._root = sessions_root
@@ -50,8 +53,11 @@ class PiviewApp(App[None]):
         if self.session is not None:
             self.push_screen(
                 SessionScreen(
-                    self.session, leaf=self._leaf, follow=self._follow,
+                    self.session,
+                    leaf=self._leaf,
+                    follow=self._follow,
                     full_loader=self._full_loader,
+                    prerender=self._prerender,
                 )
             )
         else:
@@ -97,6 +103,7 @@ def make_app(
     follow: bool = False,
     sessions_root: Path | None = None,
     full_loader: Callable[[], Session] | None = None,
+    prerender: Prerender | None = None,
 ) -> PiviewApp:
     """Build the app (used by the CLI, tests and scripts). Without a session: the picker.
 
@@ -106,7 +113,12 @@ def make_app(
     # objects on every collection (it doubled the cost of pairing a 50 MB session).
     gc.freeze()
     return PiviewApp(
-        session, leaf=leaf, follow=follow, sessions_root=sessions_root, full_loader=full_loader
+        session,
+        leaf=leaf,
+        follow=follow,
+        sessions_root=sessions_root,
+        full_loader=full_loader,
+        prerender=prerender,
     )
 
 
@@ -117,9 +129,19 @@ def run_app(
     follow: bool = True,
     sessions_root: Path | None = None,
     full_loader: Callable[[], Session] | None = None,
+    prerender: Prerender | None = None,
 ) -> int:
     """Run the app in the terminal; return the exit status."""
-    make_app(
-        session, leaf=leaf, follow=follow, sessions_root=sessions_root, full_loader=full_loader
-    ).run()
+    try:
+        make_app(
+            session,
+            leaf=leaf,
+            follow=follow,
+            sessions_root=sessions_root,
+            full_loader=full_loader,
+            prerender=prerender,
+        ).run()
+    finally:
+        if prerender is not None:
+            prerender.close()
     return 0

@@ -227,6 +227,7 @@ def _view(args: argparse.Namespace) -> int:
             tail = load_tail(path)
         except SessionOpenError as exc:
             raise CliError(str(exc)) from None
+        prerender = _prerender(tail, tail.tree.leaf)
         from piview.app import run_app
 
         def load_full() -> Any:
@@ -234,13 +235,21 @@ def _view(args: argparse.Namespace) -> int:
             _LOADED.clear()
             return session
 
-        return run_app(tail, follow=not args.no_follow, full_loader=load_full)
+        return run_app(tail, follow=not args.no_follow, full_loader=load_full, prerender=prerender)
     session = _load(path)
     _LOADED.clear()  # the viewer saves the index itself, in a worker after the first screen
-    _leaf, leaf = resolve_branch(session, args.leaf, path)
+    branch, leaf = resolve_branch(session, args.leaf, path)
+    prerender = _prerender(session, branch) if leaf is None else None
     from piview.app import run_app
 
-    return run_app(session, leaf=leaf, follow=not args.no_follow)
+    return run_app(session, leaf=leaf, follow=not args.no_follow, prerender=prerender)
+
+
+def _prerender(session: Any, leaf: int | None) -> Any:
+    # Before Textual is imported: the forked child renders the first frame meanwhile.
+    from piview.render.prerender import start
+
+    return start(session, leaf)
 
 
 TAIL_FIRST_BYTES = 32 * 1024 * 1024

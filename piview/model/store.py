@@ -345,6 +345,7 @@ class NodeStore(Sequence[SkEntry]):
 
     def state(self) -> StoreState:
         """Everything in the store, for the index cache."""
+
         # Views, not copies: the cache encodes them frame by frame.
         def raw(values: bytearray | array[Any]) -> memoryview:
             return memoryview(values).cast("B")

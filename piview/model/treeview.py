@@ -268,9 +268,7 @@ class TreeRows:
         return None
 
 
-def _visibility(
-    nodes: Sequence[SkEntry], mode: FilterMode, labels: dict[int, str]
-) -> bytearray:
+def _visibility(nodes: Sequence[SkEntry], mode: FilterMode, labels: dict[int, str]) -> bytearray:
     """One byte per entry: 1 when it passes ``mode``."""
     store = as_store(nodes)
     n = len(store)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 
 from piview.model.store import F_ERROR, ROLE_NAMES, STOP_NAMES
@@ -54,6 +55,7 @@ __all__ = [
     "ItemKind",
     "ItemList",
     "build_items",
+    "item_lines",
     "item_text",
     "render_header",
     "render_item",
@@ -456,6 +458,17 @@ def render_item(session: Session, item: Item, *, expanded: bool, width: int) -> 
     except Exception as exc:  # noqa: BLE001 - a bad entry must never break the view
         return _failure(item, exc, width)
     return _Safe(Group(head, body) if body is not None else Group(head), item, width)
+
+
+def item_lines(
+    session: Session, item: Item, *, expanded: bool, width: int, console: Console
+) -> list[list[Segment]]:
+    """The lines of one item at ``width``, as the transcript draws them (hidden ones dim)."""
+    renderable = render_item(session, item, expanded=expanded, width=width)
+    base = Style(dim=True) if item.hidden else None
+    return console.render_lines(
+        renderable, console.options.update_width(width), style=base, pad=True
+    )
 
 
 def render_header(session: Session, item: Item, *, expanded: bool, width: int) -> Text:

@@ -123,9 +123,7 @@ def context_renderable(session: Session, at: int) -> Group:
     if ctx.compaction is not None:
         # Count what the model would otherwise have seen, not settings or labels.
         replaced = sum(
-            1
-            for i in ctx.hidden_by_compaction
-            if session.nodes[i].type in _CONTEXT_TYPES
+            1 for i in ctx.hidden_by_compaction if session.nodes[i].type in _CONTEXT_TYPES
         )
         out.append(
             Text(

@@ -24,6 +24,7 @@ from piview.widgets.usage_sidebar import UsageSidebar
 
 if TYPE_CHECKING:
     from piview.model import Session
+    from piview.render.prerender import Prerender
 
 __all__ = ["SessionScreen"]
 
@@ -115,9 +116,12 @@ class SessionScreen(Screen[None]):
         from_picker: bool = False,
         full_loader: Callable[[], Session] | None = None,
         prebuilt: tuple[int, ItemList] | None = None,
+        prerender: Prerender | None = None,
     ) -> None:
         super().__init__()
         self.session = session
+        self._prerender = prerender
+        """The first frame's blocks, being rendered by a child process (see the CLI)."""
         self._prebuilt = prebuilt
         """``(leaf, items)``: the transcript of that branch, built by the loading worker."""
         self.follow = follow
@@ -133,7 +137,7 @@ class SessionScreen(Screen[None]):
         yield Static(self._title_text(), id="title")
         with Horizontal(id="body"):
             yield BranchPanel(self.session, id="branches")
-            yield Transcript(self.session, id="transcript")
+            yield Transcript(self.session, id="transcript", prerender=self._prerender)
             yield UsageSidebar(id="usage")
         yield Input(placeholder="search this branch (enter: find, escape: close)", id="search")
         yield Static("", id="status")

@@ -29,7 +29,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import Worker, get_current_worker
 
-from piview.render.items import Item, ItemList, build_items, item_text, render_item
+from piview.render.items import Item, ItemList, build_items, item_lines, item_text
+from piview.render.prerender import Key, Lines, Prerender, console_signature
 
 if TYPE_CHECKING:
     from piview.model import Session
@@ -122,9 +123,18 @@ class Transcript(ScrollView, can_focus=True):
             """The transcript."""
             return self.transcript
 
-    def __init__(self, session: Session, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(
+        self,
+        session: Session,
+        *,
+        id: str | None = None,  # noqa: A002
+        prerender: Prerender | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.session = session
+        self._prerender = prerender
+        """Blocks of the first frame, rendered by a child process while Textual loaded."""
+        self._prerendered: dict[Key, Lines] = {}
         self.items: Sequence[Item] = ItemList()
         self.path: list[int] = []
         self.show_hidden = False
@@ -158,7 +168,7 @@ class Transcript(ScrollView, can_focus=True):
         if items is None:
             items = build_items(self.session, path, show_hidden=self.show_hidden)
         self.items = items
-        self._cache.clear()
+        self._clear_rendered()
         self._reset_heights()
         target = len(self.items) - 1
         if focus_entry is not None:
@@ -195,7 +205,7 @@ class Transcript(ScrollView, can_focus=True):
         fresh_from = max(0, same - 8)
         self.path = path
         self.items = new
-        self._cache.clear()
+        self._clear_rendered()
         self._heights = self._heights[:fresh_from] + array(
             "i", [self._estimate(it) for it in new[fresh_from:]]
         )
@@ -223,7 +233,7 @@ class Transcript(ScrollView, can_focus=True):
         entry = self.current_entry
         self.show_hidden = show
         self.items = build_items(self.session, self.path, show_hidden=show)
-        self._cache.clear()
+        self._clear_rendered()
         self._reset_heights()
         self.cursor = 0
         if entry is not None:
@@ -319,15 +329,35 @@ class Transcript(ScrollView, can_focus=True):
         if cached is not None:
             return cached
         width = max(20, self._width - _GUTTER)
-        console = self.app.console
-        options = console.options.update_width(width)
-        renderable = render_item(self.session, item, expanded=expanded, width=width)
-        base = Style(dim=True) if item.hidden else None
-        lines = console.render_lines(renderable, options, style=base, pad=True)
+        if self._prerender is not None:
+            self._take_prerendered()
+        lines = self._prerendered.pop((item.entry, item.part, expanded, width), None)
+        if lines is None:
+            lines = item_lines(
+                self.session, item, expanded=expanded, width=width, console=self.app.console
+            )
         strips = [Strip(line, width) for line in lines]
         strips.append(Strip.blank(width))  # one blank line between blocks
         self._cache[key] = strips
         return strips
+
+    def _clear_rendered(self) -> None:
+        # A block's look may depend on the blocks before it (the model shown when it changes):
+        # another path or filter renders again. The child's blocks are for the first path.
+        self._cache.clear()
+        if self._prerender is None:
+            self._prerendered.clear()
+
+    def _take_prerendered(self) -> None:
+        """Collect the child's blocks (once), if they are what this widget would draw."""
+        pre, self._prerender = self._prerender, None
+        if pre is None or pre.session is not self.session:
+            if pre is not None:
+                pre.close()
+            return
+        got = pre.take()
+        if got is not None and got[0] == console_signature(self.app.console):
+            self._prerendered = got[1]
 
     def _measure(self, index: int) -> bool:
         """Render item ``index``; fix its height. True when the height changed."""
@@ -342,7 +372,10 @@ class Transcript(ScrollView, can_focus=True):
         """Render every item in the viewport, correcting heights while keeping the view still."""
         if not self.items:
             return
-        self._measure_deferred()
+        if not self._follow_end:
+            # At the end, the blocks left for later are off screen: the first frame goes out
+            # without them (only the scrollbar is rough until they are measured).
+            self._measure_deferred()
         height = self.scrollable_content_region.height or self.size.height
         deferred = False
         for attempt in range(8):
@@ -382,7 +415,9 @@ class Transcript(ScrollView, can_focus=True):
         if all(self._exact[first : last + 1]):
             return False
         self._deferred_window = (self.items, first, last)
-        self.call_after_refresh(self._measure_deferred)
+        # Two hops: at startup this runs while Textual batches updates, and a callback
+        # scheduled now would run before the first frame is actually written.
+        self.call_after_refresh(self.call_after_refresh, self._measure_deferred)
         return True
 
     _deferred_window: tuple[Sequence[Item], int, int] | None = None
@@ -459,12 +494,14 @@ class Transcript(ScrollView, can_focus=True):
     # ------------------------------------------------------------------ scrolling
 
     def _deferred_end(self) -> None:
-        # Set before the first layout; skip it if the user has moved since.
+        # Set before the first layout; skip it if the user has moved since. The blocks left
+        # for after the first frame stay left: measuring them re-scrolls to the end anyway.
         if self._follow_end:
-            self._scroll_to_end()
+            self._scroll_to_end(measure_deferred=False)
 
-    def _scroll_to_end(self) -> None:
-        self._measure_deferred()
+    def _scroll_to_end(self, *, measure_deferred: bool = True) -> None:
+        if measure_deferred:
+            self._measure_deferred()
         if not self.items:
             return
         height = self.scrollable_content_region.height or self.size.height
