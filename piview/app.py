@@ -91,7 +91,7 @@ class PiviewApp(App[None]):
                     key = b.key_display or b.key.split(",")[0]
                     yield SystemCommand(
                         f"{b.description} ({key})",
-                        f"action: {b.action}",
+                        b.tooltip or f"action: {b.action}",
                         lambda n=node, a=b.action: self.call_later(n.run_action, a),
                     )
 

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from piview.model import build_context, system_prompt_state
 from piview.model.types import (
@@ -23,6 +23,7 @@ from piview.model.types import (
 )
 from piview.render.format import fmt_tokens
 from piview.render.sanitize import sanitize_line
+from piview.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
     from piview.model import ContextItem, Session
@@ -195,7 +196,7 @@ class ContextScreen(ModalScreen[None]):
         """The content in a scrollable box."""
         with VerticalScroll():
             yield Static(context_renderable(self.session, self.at))
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         """Focus the scroll area."""

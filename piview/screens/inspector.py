@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from piview.model.tree import parse_iso_ms
 from piview.model.types import (
@@ -28,6 +28,7 @@ from piview.model.types import (
 from piview.render.format import fmt_cost, fmt_duration_ms, fmt_tokens
 from piview.render.image import render_image
 from piview.render.sanitize import sanitize, sanitize_line
+from piview.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
     from piview.model import Session
@@ -178,7 +179,7 @@ class ToolInspector(ModalScreen[None]):
                     width=max(40, self.app.size.width * 9 // 10 - 4),
                 )
             )
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         """Focus the scroll area so keys scroll it."""

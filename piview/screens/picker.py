@@ -16,7 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 from textual.worker import get_current_worker
 
 from piview.model.discovery import (
@@ -28,6 +28,7 @@ from piview.model.discovery import (
 )
 from piview.render.format import fmt_bytes, fmt_cost
 from piview.render.sanitize import sanitize_line
+from piview.widgets.keybar import KeyBar
 
 __all__ = ["PickerScreen"]
 
@@ -86,7 +87,7 @@ class PickerScreen(Screen[None]):
         yield Static(Text(f"Pi sessions in {self.root}", style="bold"), id="where")
         yield Input(placeholder="type to filter by name, project or first message", id="filter")
         yield DataTable(cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         """Show quick rows now; index the rest in a worker."""

@@ -12,13 +12,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from piview.model import usage_report
 from piview.render.format import fmt_iso_short
 from piview.render.items import ItemList, build_items
 from piview.render.sanitize import sanitize_line
 from piview.widgets.branch_panel import BranchPanel
+from piview.widgets.keybar import KeyBar
 from piview.widgets.transcript import Transcript
 from piview.widgets.usage_sidebar import UsageSidebar
 
@@ -141,7 +142,7 @@ class SessionScreen(Screen[None]):
             yield UsageSidebar(id="usage")
         yield Input(placeholder="search this branch (enter: find, escape: close)", id="search")
         yield Static("", id="status")
-        yield Footer()
+        yield KeyBar()
 
     def _title_text(self) -> Text:
         s = self.session

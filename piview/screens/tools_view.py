@@ -9,12 +9,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from piview.model.tools import ToolRow, tool_rows, tool_stats
 from piview.render.format import fmt_duration_ms
 from piview.render.sanitize import sanitize_line
 from piview.render.tooltable import STATUS_STYLE, argument_summary
+from piview.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
     from piview.model import Session
@@ -65,7 +66,7 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
             yield Input(placeholder="filter by tool name", id="filter")
             yield DataTable(cursor_type="row", zebra_stripes=True)
             yield Static(id="totals")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         """Fill the table and focus it."""

@@ -76,7 +76,7 @@ class Transcript(ScrollView, can_focus=True):
         Binding("left_square_bracket", "user(-1)", "Prev user", show=False),
         Binding("enter", "toggle", "Expand"),
         Binding("t", "toggle_kind('thinking')", "Thinking"),
-        Binding("o", "toggle_kind('tool')", "Tool output"),
+        Binding("o", "toggle_kind('tool')", "Output", tooltip="Expand or collapse all tool output"),
         Binding("e", "next_error", "Next error"),
         Binding("n", "search_step(1)", "Next match", show=False),
         Binding("N", "search_step(-1)", "Prev match", show=False),

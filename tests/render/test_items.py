@@ -200,8 +200,12 @@ def test_item_list_packs_items_and_estimates_heights() -> None:
     lengths = array("q", [rng.randrange(0, 200_000) for _ in range(50)])
     kinds = ["user", "assistant", "thinking", "tool", "orphan_result", "divider"]
     items = [
-        Item(rng.choice(kinds), rng.randrange(50), rng.randrange(-1, 4),
-             *(rng.random() < 0.5 for _ in range(5)))  # fmt: skip
+        Item(
+            rng.choice(kinds),
+            rng.randrange(50),
+            rng.randrange(-1, 4),
+            *(rng.random() < 0.5 for _ in range(5)),
+        )  # fmt: skip
         for _ in range(300)
     ]
     packed = ItemList(items)

@@ -213,8 +213,9 @@ def test_index_cache_reopen_and_append(write_session, tmp_path: Path, monkeypatc
     assert not fresh.index_from_cache and fresh.ids == ["z"]
 
 
-def test_index_cache_never_touches_the_session_folder(write_session, tmp_path_factory,
-                                                      monkeypatch) -> None:
+def test_index_cache_never_touches_the_session_folder(
+    write_session, tmp_path_factory, monkeypatch
+) -> None:
     import piview.model.session as sess
     from piview.model.index_cache import IndexCache
 
