@@ -1,22 +1,30 @@
 """Provides the pure model of Pi session files: decoding, tree, pairing, usage and context.
 
 Nothing here imports Textual or Rich; the viewer imports the model, never the other way round.
+Each name loads its module on first use (PEP 562), so the viewer's start imports only what its
+first screen needs.
 """
 
-from piview.model.context import (
-    ContextItem,
-    SessionContext,
-    SystemPromptState,
-    build_context,
-    system_prompt_state,
-)
-from piview.model.decode import BadLineError, SkEntry, decode_entry, decode_skeleton
-from piview.model.info import session_info
-from piview.model.labels import resolve_labels, session_name
-from piview.model.pairing import CallRef, Pairing, pair_tool_calls, tool_calls_of
-from piview.model.session import BadLine, Session, SessionOpenError, load_session
-from piview.model.tree import Tree, build_tree
-from piview.model.usage import UsageReport, UsageTotals, sum_usage, usage_report
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from piview.model.context import (
+        ContextItem,
+        SessionContext,
+        SystemPromptState,
+        build_context,
+        system_prompt_state,
+    )
+    from piview.model.decode import BadLineError, SkEntry, decode_entry, decode_skeleton
+    from piview.model.info import session_info
+    from piview.model.labels import resolve_labels, session_name
+    from piview.model.pairing import CallRef, Pairing, pair_tool_calls, tool_calls_of
+    from piview.model.session import BadLine, Session, SessionOpenError, load_session
+    from piview.model.tree import Tree, build_tree
+    from piview.model.usage import UsageReport, UsageTotals, sum_usage, usage_report
 
 __all__ = [
     "BadLine",
@@ -46,3 +54,45 @@ __all__ = [
     "tool_calls_of",
     "usage_report",
 ]
+
+_WHERE = {
+    "ContextItem": "context",
+    "SessionContext": "context",
+    "SystemPromptState": "context",
+    "build_context": "context",
+    "system_prompt_state": "context",
+    "BadLineError": "decode",
+    "SkEntry": "decode",
+    "decode_entry": "decode",
+    "decode_skeleton": "decode",
+    "session_info": "info",
+    "resolve_labels": "labels",
+    "session_name": "labels",
+    "CallRef": "pairing",
+    "Pairing": "pairing",
+    "pair_tool_calls": "pairing",
+    "tool_calls_of": "pairing",
+    "BadLine": "session",
+    "Session": "session",
+    "SessionOpenError": "session",
+    "load_session": "session",
+    "Tree": "tree",
+    "build_tree": "tree",
+    "UsageReport": "usage",
+    "UsageTotals": "usage",
+    "sum_usage": "usage",
+    "usage_report": "usage",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # once loaded, a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -10,7 +10,6 @@ instead of being rebuilt.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 from array import array
 from pathlib import Path
@@ -64,6 +63,8 @@ def _default_dir() -> Path:
 
 def _probe(fd: int, size: int) -> str:
     start = max(0, size - _PROBE)
+    import hashlib  # here: OpenSSL takes a few ms to load, and the viewer starts without it
+
     return hashlib.blake2b(os.pread(fd, size - start, start), digest_size=16).hexdigest()
 
 
@@ -85,6 +86,8 @@ class IndexCache:
         self._strict_patterns = msgspec.msgpack.Decoder(list[list[SkBlock]])
 
     def _file_for(self, path: Path) -> Path:
+        import hashlib
+
         key = hashlib.blake2b(str(path.resolve()).encode(), digest_size=16).hexdigest()
         return self.directory / f"{key}.index"
 
