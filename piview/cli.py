@@ -252,7 +252,7 @@ def _prerender(session: Any, leaf: int | None) -> Any:
     return start(session, leaf)
 
 
-TAIL_FIRST_BYTES = 32 * 1024 * 1024
+TAIL_FIRST_BYTES = 4 * 1024 * 1024
 """Files at least this big open on their last entries while the whole file loads."""
 
 
