@@ -161,17 +161,24 @@ class UsageSidebar(VerticalScroll):
     """The figures shown; ``None`` shows a placeholder."""
 
     def compose(self) -> ComposeResult:
-        """The sections, filled from :attr:`report`."""
-        yield Static(id="usage-totals", classes="-section")
-        yield Static(id="usage-models", classes="-section")
-        yield Static(id="usage-tools", classes="-section")
-        yield Static(Content.styled("Context per turn", _HEAD), id="usage-context-title")
-        yield Sparkline([], id="usage-sparkline")
-        yield Static(id="usage-context-stats")
+        """Nothing yet: the sections are mounted when the sidebar is first shown (it starts
+        hidden, and each widget mounted costs the first screen a few milliseconds)."""
+        yield from ()
 
-    def on_mount(self) -> None:
-        """Fill the sections."""
-        self._fill()
+    def on_show(self) -> None:
+        """Mount and fill the sections, the first time."""
+        if not self.children:
+            self.mount_all(
+                [
+                    Static(id="usage-totals", classes="-section"),
+                    Static(id="usage-models", classes="-section"),
+                    Static(id="usage-tools", classes="-section"),
+                    Static(Content.styled("Context per turn", _HEAD), id="usage-context-title"),
+                    Sparkline([], id="usage-sparkline"),
+                    Static(id="usage-context-stats"),
+                ]
+            )
+            self._fill()
 
     empty_text = "No usage to show"
 
@@ -190,7 +197,7 @@ class UsageSidebar(VerticalScroll):
         try:
             totals = self.query_one("#usage-totals", Static)
         except NoMatches:
-            return  # not composed yet: on_mount fills it
+            return  # not shown yet: on_show fills it
         report = self.report
         models = self.query_one("#usage-models", Static)
         tools = self.query_one("#usage-tools", Static)

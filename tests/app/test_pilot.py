@@ -214,9 +214,10 @@ async def test_big_file_opens_on_its_tail_then_swaps_in_the_whole_file(tmp_path)
     app = make_app(tail, full_loader=lambda: load_session(path))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        for _ in range(100):
+        for _ in range(200):
             await pilot.pause(0.05)
-            if not app.screen.session.partial:
+            # The whole session is in, and its screen has shown its branch (mounted).
+            if not app.screen.session.partial and app.screen.query_one(Transcript).path:
                 break
         t = app.screen.query_one(Transcript)
         assert not app.screen.session.partial
