@@ -2,7 +2,9 @@
 
 Starts piview in a detached tmux session of 120x40 and polls ``capture-pane`` until the
 status line of the transcript appears. The baseline, in the same run, is ``less`` showing the
-same file's first screen (a pager that reads lazily). Medians over the runs are printed.
+same file's first screen (a pager that reads lazily), and a Textual app that shows one line
+(the floor any Textual app starts from on this machine). Runs alternate between the three, so
+a slow spell of the machine hits all of them alike. Medians over the runs are printed.
 
     python benchmarks/tmux_first_screen.py FILE [--runs 5]
 """
@@ -14,6 +16,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -52,6 +55,21 @@ def first_screen(command: str, marker: str, timeout: float = 30.0) -> float:
         subprocess.run(["tmux", "-L", SOCKET, "kill-session", "-t", name], capture_output=True)
 
 
+HELLO = """
+from textual.app import App
+from textual.widgets import Static
+
+
+class Hello(App):
+    def compose(self):
+        yield Static("block hello")
+
+
+Hello().run()
+"""
+"""The baseline Textual app: one line of text."""
+
+
 def main() -> None:
     """Time piview and less on one file."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -62,14 +80,23 @@ def main() -> None:
         sys.exit("tmux is not installed")
     piview = shutil.which("piview") or f"{sys.executable} -m piview"
     size = args.file.stat().st_size / 1e6
-    pv = [first_screen(f"{piview} --no-follow {args.file}", "block ") for _ in range(args.runs)]
-    less = [first_screen(f"less -S {args.file}", '{"type":"session"') for _ in range(args.runs)]
+    hello = Path(tempfile.mkdtemp()) / "hello.py"
+    hello.write_text(HELLO)
+    commands = {
+        "piview": (f"{piview} --no-follow {args.file}", "block "),
+        "textual, one line": (f"{sys.executable} {hello}", "block hello"),
+        "less": (f"less -S {args.file}", '{"type":"session"'),
+    }
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(args.runs):
+        for name, (command, marker) in commands.items():
+            times[name].append(first_screen(command, marker))
     print(f"{args.file} ({size:.1f} MB), median of {args.runs} runs, 120x40 tmux pane")
-    print(
-        f"  piview first screen  {statistics.median(pv) * 1000:8.0f} ms  "
-        f"(min {min(pv) * 1000:.0f}, max {max(pv) * 1000:.0f})"
-    )
-    print(f"  less first screen    {statistics.median(less) * 1000:8.0f} ms")
+    for name, values in times.items():
+        print(
+            f"  {name:18s} first screen {statistics.median(values) * 1000:6.0f} ms  "
+            f"(min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f})"
+        )
 
 
 if __name__ == "__main__":
