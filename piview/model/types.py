@@ -288,7 +288,8 @@ class CustomMessage(_Base, tag="custom", tag_field="role"):
 
     custom_type: str = ""
     content: str | list[AnyBlock] = ""
-    display: bool = True
+    display: bool = False
+    """Pi shows it only when true (a file without the field: hidden, as in Pi's TUI)."""
     details: Any = None
     timestamp: Number | None = None
 
@@ -416,7 +417,8 @@ class CustomMessageEntry(_EntryBase, tag="custom_message", tag_field="type"):
 
     custom_type: str = ""
     content: str | list[AnyBlock] = ""
-    display: bool = True
+    display: bool = False
+    """Pi shows it only when true (a file without the field: hidden, as in Pi's TUI)."""
     details: Any = None
 
 

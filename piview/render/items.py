@@ -343,7 +343,7 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
                 add(new("bash", i, -1, False, True, False, bash.is_error(m.exit_code)))
             elif role == "custom":
                 assert m is not None
-                hidden = m.display is False
+                hidden = m.display is not True  # as Pi: shown only when true
                 if hidden and not show_hidden:
                     continue
                 add(new("custom_message", i, -1, hidden, True, not hidden))
@@ -356,7 +356,7 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
             else:
                 add(new("unknown", i, -1, False, True))
         elif t == "custom_message":
-            hidden = n.display is False
+            hidden = n.display is not True
             if hidden and not show_hidden:
                 continue
             add(new("custom_message", i, -1, hidden, True, not hidden))

@@ -17,6 +17,7 @@ from tests.render.helpers import (
     call,
     items_of,
     load,
+    message,
     render,
     result,
     text,
@@ -74,6 +75,26 @@ def test_hidden_content_only_on_request() -> None:
     hidden = [(i.kind, i.entry) for i in shown if i.hidden]
     assert hidden == [("custom", 6), ("custom_message", 8)]
     assert kinds(shown).count("divider") == 4
+
+
+def test_custom_messages_without_display_are_hidden_as_in_pi(write_session) -> None:
+    # Pi's TUI draws a custom message only when `display` is true: absent counts as false.
+    s = load(
+        write_session,
+        user("hi"),
+        {"type": "custom_message", "customType": "shown", "content": "a", "display": True},
+        {"type": "custom_message", "customType": "absent", "content": "b"},
+        {"type": "custom_message", "customType": "hidden", "content": "c", "display": False},
+        message({"role": "custom", "customType": "role-absent", "content": "d"}),
+        message({"role": "custom", "customType": "role-shown", "content": "e", "display": True}),
+    )
+    plain = [i.entry for i in items_of(s) if i.kind == "custom_message"]
+    assert plain == [1, 5]
+    shown = [
+        (i.entry, i.hidden) for i in items_of(s, show_hidden=True) if i.kind == "custom_message"
+    ]
+    assert shown == [(1, False), (2, True), (3, True), (4, True), (5, False)]
+    assert "hidden" in render(s, items_of(s, show_hidden=True)[2], expanded=True)
 
 
 def test_unknown_types_and_roles() -> None:
