@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -65,6 +66,10 @@ def session_models(session: Session) -> list[str]:
             if model:
                 seen.setdefault(f"{model}", None)
     return list(seen)
+
+
+BIG_BRANCH = 100_000
+"""Branches of this many entries and more build their blocks in a worker (0.5 s and up)."""
 
 
 class SessionScreen(Screen[None]):
@@ -182,19 +187,82 @@ class SessionScreen(Screen[None]):
     # ------------------------------------------------------------------ branches
 
     def show_branch(self, leaf: int | None, *, focus_entry: int | None = None) -> None:
-        """Show the path from the root to ``leaf``, with ``focus_entry`` in view."""
-        tree = self.session.tree
-        self.leaf = leaf
-        path = tree.path(leaf) if leaf is not None else []
+        """Show the path from the root to ``leaf``, with ``focus_entry`` in view.
+
+        A very long branch has its blocks built in a worker: the old branch stays on screen,
+        and usable, until they arrive.
+        """
+        path = self.session.tree.path(leaf) if leaf is not None else []
         transcript = self.query_one(Transcript)
         items = None
         if self._prebuilt is not None and self._prebuilt[0] == leaf and not transcript.show_hidden:
             items = self._prebuilt[1]
         self._prebuilt = None
-        transcript.set_path(path, focus_entry=focus_entry, items=items)
+        self._branch_generation += 1
+        if items is None and len(path) >= BIG_BRANCH:
+            self._build_branch(leaf, path, focus_entry, show_hidden=transcript.show_hidden)
+            return
+        self._show_items(leaf, path, items, focus_entry)
+
+    _branch_generation = 0
+    building_branch = False
+    """True while a long branch's blocks are being built in a worker."""
+
+    def _show_items(
+        self,
+        leaf: int | None,
+        path: list[int],
+        items: ItemList | None,
+        focus_entry: int | None,
+    ) -> None:
+        self.leaf = leaf
+        self.query_one(Transcript).set_path(path, focus_entry=focus_entry, items=items)
         self.query_one(BranchPanel).set_active(leaf if leaf is not None else -1)
         self._refresh_usage()
         self._update_status()
+
+    def _build_branch(
+        self, leaf: int | None, path: list[int], focus_entry: int | None, *, show_hidden: bool
+    ) -> None:
+        generation = self._branch_generation
+        session = self.session
+        self.building_branch = True
+        self._update_status()
+
+        def work() -> None:
+            items: ItemList | None = None
+            try:
+                items = build_items(session, path, show_hidden=show_hidden)
+            finally:  # on failure too, so that the status line stops saying "building"
+                with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+                    self.app.call_from_thread(
+                        self._branch_built, generation, leaf, path, items, focus_entry, show_hidden
+                    )
+
+        self.run_worker(
+            work,
+            thread=True,
+            group="branch",
+            description="Building the branch's blocks",
+            exit_on_error=False,
+        )
+
+    def _branch_built(
+        self,
+        generation: int,
+        leaf: int | None,
+        path: list[int],
+        items: ItemList | None,
+        focus_entry: int | None,
+        show_hidden: bool,
+    ) -> None:
+        if generation != self._branch_generation:
+            return  # another branch was asked for since
+        self.building_branch = False
+        if items is None or self.query_one(Transcript).show_hidden != show_hidden:
+            self._update_status()
+            return
+        self._show_items(leaf, path, items, focus_entry)
 
     def _refresh_usage(self) -> None:
         # Summing the whole file costs O(entries): only while the sidebar is shown.
@@ -348,6 +416,8 @@ class SessionScreen(Screen[None]):
                 parts.append(f"{n_leaves} leaves")
         if s.partial:
             parts.append(f"showing the last {len(s):,} entries: loading the whole file…")
+        if self.building_branch:
+            parts.append("building the branch…")
         if t.show_hidden:
             parts.append("showing hidden")
         search = t.search_state

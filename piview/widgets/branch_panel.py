@@ -8,6 +8,7 @@ fast as a short one. See ``docs`` in ``textual-stack.md`` section 5 for why this
 
 from __future__ import annotations
 
+import contextlib
 from collections import OrderedDict
 from typing import ClassVar
 
@@ -37,6 +38,8 @@ from piview.model.treeview import (
 __all__ = ["BranchPanel"]
 
 _TEXT_CACHE = 4096
+BIG_TREE = 100_000
+"""Sessions of this many entries and more are flattened in a worker (0.6 s and up)."""
 _ROLE_PREFIXES = ("user: ", "assistant: ")
 
 
@@ -285,16 +288,62 @@ class BranchPanel(ScrollView, can_focus=True):
             self._stale_keep = keep
             return
         self._stale = False
-        self._tree_rows = flatten(self._session, self._leaf, self.filter_mode, self._folds)
-        row = self._tree_rows.nearest_row(keep)
+        self._generation += 1
+        if len(self._session) >= BIG_TREE and self.is_mounted:
+            self._flatten_in_worker(keep)
+            return
+        self._apply(flatten(self._session, self._leaf, self.filter_mode, self._folds), keep)
+
+    def _apply(self, tree_rows: TreeRows, keep: int | None) -> None:
+        self._tree_rows = tree_rows
+        row = tree_rows.nearest_row(keep)
         self._update_virtual_size()
         self.cursor = row if row is not None else 0
         self.refresh()
 
+    def _flatten_in_worker(self, keep: int | None) -> None:
+        """Flatten a big tree off the UI thread; the panel keeps its rows (or says it is
+        building) until the new ones arrive. A newer rebuild makes this one's result moot."""
+        generation = self._generation
+        session, leaf, mode = self._session, self._leaf, self.filter_mode
+        folds = Folds(set(self._folds.opened), set(self._folds.closed))
+        assert session is not None
+        self.building = True
+
+        def work() -> None:
+            tree_rows: TreeRows | None = None
+            try:
+                tree_rows = flatten(session, leaf, mode, folds)
+            finally:  # on failure too: the panel must not say "building" for ever
+                with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+                    self.app.call_from_thread(self._flattened, generation, tree_rows, keep)
+
+        self.run_worker(
+            work,
+            thread=True,
+            group="flatten",
+            description="Flattening the session tree",
+            exit_on_error=False,
+        )
+
+    def _flattened(self, generation: int, tree_rows: TreeRows | None, keep: int | None) -> None:
+        if generation != self._generation:
+            return  # the tree, filter or folds changed since: a newer result is coming
+        self.building = False
+        if tree_rows is None:
+            self.refresh()  # the worker failed (its error is logged): keep the old rows
+            return
+        self._apply(tree_rows, keep)
+
     _stale = False
     _stale_keep: int | None = None
+    _generation = 0
+    building = False
+    """True while a big tree is being flattened in a worker (the rows shown are older)."""
 
     def _ensure_rows(self) -> None:
+        if self.building:
+            return  # the rows shown stay until the worker's arrive
         if self._stale or (self._tree_rows is None and self._session is not None):
             self._rebuild(self._stale_keep if self._stale else self._leaf, force=True)
 
@@ -453,7 +502,8 @@ class BranchPanel(ScrollView, can_focus=True):
         index = round(self.scroll_y) + y
         if not rows and y == 0:
             style = self.get_component_rich_style("branch-panel--footer", partial=True)
-            return Strip([Segment("  No entries", style)]).crop_extend(0, width, base)
+            note = "  Building the tree…" if self.building else "  No entries"
+            return Strip([Segment(note, style)]).crop_extend(0, width, base)
         if not 0 <= index < len(rows):
             return Strip.blank(width, base)
         return self._row_strip(rows[index], index == self.cursor, width, base)
@@ -461,6 +511,8 @@ class BranchPanel(ScrollView, can_focus=True):
     def _footer(self, width: int, base: Style) -> Strip:
         n = len(self.rows)
         text = f"  ({self.cursor + 1 if n else 0}/{n}) [{self.filter_mode}]"
+        if self.building:
+            text += "  building the tree…"
         style = self.get_component_rich_style("branch-panel--footer", partial=True)
         return Strip([Segment(text, style)]).crop_extend(0, width, base)
 
