@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -122,26 +122,13 @@ def make_app(
     )
 
 
-def run_app(
-    session: Session | None = None,
-    *,
-    leaf: int | None = None,
-    follow: bool = True,
-    sessions_root: Path | None = None,
-    full_loader: Callable[[], Session] | None = None,
-    prerender: Prerender | None = None,
-) -> int:
-    """Run the app in the terminal; return the exit status."""
+def run_app(session: Session | None = None, *, follow: bool = True, **options: Any) -> int:
+    """Run the app in the terminal (``options`` as for :func:`make_app`); return the exit
+    status. The file is followed unless ``follow`` is false."""
+    prerender: Prerender | None = options.get("prerender")
     try:
-        make_app(
-            session,
-            leaf=leaf,
-            follow=follow,
-            sessions_root=sessions_root,
-            full_loader=full_loader,
-            prerender=prerender,
-        ).run()
+        make_app(session, follow=follow, **options).run()
     finally:
         if prerender is not None:
-            prerender.close()
+            prerender.close()  # the child, if the first frame never asked for its blocks
     return 0
