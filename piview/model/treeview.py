@@ -72,8 +72,10 @@ ROW_TEXT_MAX = 100
 _SETTINGS = frozenset({"label", "custom", "model_change", "thinking_level_change", "session_info"})
 """Bookkeeping entry types hidden by ``default`` and ``no-tools``."""
 _MESSAGE = TYPE_NAMES.index("message")
-_QUIET_STOPS = frozenset(STOP_NAMES.index(s) for s in (None, "stop", "toolUse"))
-"""Stop reasons of an assistant turn that ended normally (as codes)."""
+_QUIET = (None, "", "stop", "toolUse")
+"""Stop reasons of an assistant turn that ended normally."""
+_QUIET_STOPS = frozenset(STOP_NAMES.index(s) for s in _QUIET if s in STOP_NAMES)
+"""The same, as the node store's codes."""
 
 
 def next_filter(mode: FilterMode, step: int = 1) -> FilterMode:
@@ -85,20 +87,25 @@ def next_filter(mode: FilterMode, step: int = 1) -> FilterMode:
 # --------------------------------------------------------------------------- visibility
 
 
+def _textless(stop_reason: str | None, content: object) -> bool:
+    """Whether an assistant turn with this stop reason and content is one Pi hides: it ended
+    normally and has no text (only tool calls or thinking)."""
+    if stop_reason not in _QUIET:
+        return False  # error, aborted, length...: shown
+    if isinstance(content, str):
+        return not content.strip()
+    if isinstance(content, (list, tuple)):
+        # The skeleton keeps block types, not text: a text block counts as text.
+        return not any(b.type == "text" for b in content)
+    return True
+
+
 def _assistant_is_empty(node: SkEntry) -> bool:
     """A tool-call-only (textless) assistant that ended normally: Pi hides it."""
     msg = node.message
     if msg is None or msg.role != "assistant":
         return False
-    if msg.stop_reason not in (None, "", "stop", "toolUse"):
-        return False  # error, aborted, length...: shown
-    content = msg.content
-    if isinstance(content, str):
-        return not content.strip()
-    if isinstance(content, list):
-        # The skeleton keeps block types, not text: a text block counts as text.
-        return not any(b.type == "text" for b in content)
-    return True
+    return _textless(msg.stop_reason, msg.content)
 
 
 def entry_visible(node: SkEntry, mode: FilterMode, labelled: bool) -> bool:
@@ -293,8 +300,9 @@ def _visibility(nodes: Sequence[SkEntry], mode: FilterMode, labels: dict[int, st
             for i in store.of_role("toolResult"):
                 if store.types[i] == _MESSAGE:
                     out[i] = 0
-    # Messages: the settings types never hold one, so only textless assistants change.
-    has_text: dict[int, bool] = {}
+    # Messages: the settings types never hold one, so only textless assistants change. The
+    # columns give the same answer as _assistant_is_empty, without rebuilding each node.
+    textless: dict[int, bool] = {}  # per shared block list
     flags, stops, content_at = store.flags, store.stops, store.content_at
     for i in store.of_role("assistant"):
         if not out[i] or store.types[i] != _MESSAGE:
@@ -306,12 +314,11 @@ def _visibility(nodes: Sequence[SkEntry], mode: FilterMode, labels: dict[int, st
         else:
             at = content_at[i]
             if at >= 0:
-                text = has_text.get(at)
-                if text is None:
-                    text = has_text[at] = any(b.type == "text" for b in store.patterns[at])
-                empty = not text
-            else:
-                empty = at != -2 or not store.texts[i].strip()
+                empty = textless.get(at)
+                if empty is None:
+                    empty = textless[at] = _textless(None, store.patterns[at])
+            else:  # -2: string content, kept in texts; otherwise none
+                empty = _textless(None, store.texts[i] if at == -2 else None)
         if empty:
             out[i] = 0
     return out

@@ -391,3 +391,19 @@ def test_next_filter_cycles() -> None:
         seen.append(next_filter(seen[-1]))  # type: ignore[arg-type]
     assert seen == ["default", "no-tools", "user-only", "labeled-only", "all", "default"]
     assert next_filter("default", -1) == "all"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [*sorted(fixture("").glob("*.jsonl")), *corpus_files()],
+    ids=lambda p: p.name,
+)
+def test_column_visibility_agrees_with_entry_visible(path: Path) -> None:
+    # The panel filters from the node store's columns; entry_visible reads one skeleton.
+    from piview.model.treeview import _visibility, entry_visible
+
+    s = load_session(path)
+    for mode in FILTER_MODES:
+        fast = _visibility(s.nodes, mode, s.labels)
+        slow = [entry_visible(s.nodes[i], mode, i in s.labels) for i in range(len(s))]
+        assert [bool(v) for v in fast] == slow, mode
