@@ -58,6 +58,7 @@ __all__ = [
     "row_kind",
     "row_text",
     "search",
+    "search_entries",
 ]
 
 FilterMode = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
@@ -657,4 +658,28 @@ def search(
         hay = f"{row.label or ''} {text(session, row.entry)}".lower()
         if all(t in hay for t in tokens):
             out.append(row)
+    return out
+
+
+def search_entries(
+    session: Session,
+    query: str,
+    mode: FilterMode = "default",
+    text: Callable[[Session, int], str] = row_text,
+) -> list[int]:
+    """The entries, in file order, that pass ``mode`` and match ``query`` as :func:`search`
+    matches rows: every whitespace token is a case-insensitive substring of the entry's
+    label plus its row text. Folded or not, every entry is looked at; blank matches none."""
+    tokens = query.lower().split()
+    if not tokens:
+        return []
+    labels = session.labels
+    visible = _visibility(session.nodes, mode, labels)
+    out: list[int] = []
+    for i in range(len(session)):
+        if not visible[i]:
+            continue
+        hay = f"{labels.get(i) or ''} {text(session, i)}".lower()
+        if all(t in hay for t in tokens):
+            out.append(i)
     return out

@@ -47,6 +47,7 @@ HELP_SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("enter", "show the branch through this entry"),
             ("← →", "fold / unfold a branch"),
             ("f", "cycle filter: default, no-tools, user-only, labeled-only, all"),
+            ("/ , n N", "search every entry, folded ones too; next / previous match"),
             ("escape", "back to the transcript"),
         ],
     ),

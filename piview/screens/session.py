@@ -458,17 +458,28 @@ class SessionScreen(Screen[None]):
         self._update_status()
 
     def action_search(self) -> None:
-        """Open the search field."""
+        """Open the search field: for the branch panel when it has the focus, else for the
+        transcript."""
+        panel = self.query_one(BranchPanel)
+        self._search_tree = panel.has_class("-visible") and panel.has_focus
         box = self.query_one("#search", Input)
+        box.placeholder = (
+            "search the tree (enter: find, escape: close)"
+            if self._search_tree
+            else "search this branch (enter: find, escape: close)"
+        )
         box.add_class("-visible")
         box.focus()
+
+    _search_tree = False
+    """The search field is open for the branch panel."""
 
     def action_escape(self) -> None:
         """Close the search field, leave the branch panel, or go back to the picker."""
         box = self.query_one("#search", Input)
         if box.has_class("-visible"):
             box.remove_class("-visible")
-            self.query_one(Transcript).focus()
+            self._search_target().focus()
             return
         panel = self.query_one(BranchPanel)
         if panel.has_class("-visible") and panel.has_focus:
@@ -549,13 +560,18 @@ class SessionScreen(Screen[None]):
             return
         self.notify(f"Exported the branch to {written}", timeout=6, markup=False)
 
+    def _search_target(self) -> Transcript | BranchPanel:
+        if self._search_tree and self.query_one(BranchPanel).has_class("-visible"):
+            return self.query_one(BranchPanel)
+        return self.query_one(Transcript)
+
     @on(Input.Submitted, "#search")
     def _on_search(self, event: Input.Submitted) -> None:
-        t = self.query_one(Transcript)
-        t.search(event.value)
+        target = self._search_target()
+        target.search(event.value)
         box = self.query_one("#search", Input)
         box.remove_class("-visible")
-        t.focus()
+        target.focus()
         self._update_status()
 
     @on(Transcript.SearchUpdated)

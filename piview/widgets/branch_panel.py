@@ -9,6 +9,7 @@ fast as a short one. See ``docs`` in ``textual-stack.md`` section 5 for why this
 from __future__ import annotations
 
 import contextlib
+from bisect import bisect_left
 from collections import OrderedDict
 from typing import ClassVar
 
@@ -33,6 +34,7 @@ from piview.model.treeview import (
     next_filter,
     row_kind,
     row_text,
+    search_entries,
 )
 
 __all__ = ["BranchPanel"]
@@ -77,6 +79,8 @@ class BranchPanel(ScrollView, can_focus=True):
         Binding("right,l", "unfold", "Unfold", show=False),
         Binding("f", "cycle_filter(1)", "Filter"),
         Binding("F", "cycle_filter(-1)", "Filter back", show=False),
+        Binding("n", "search_step(1)", "Next match", show=False),
+        Binding("N", "search_step(-1)", "Prev match", show=False),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -460,6 +464,85 @@ class BranchPanel(ScrollView, can_focus=True):
                 self.cursor = k
                 return
 
+    # ----------------------------------------------------------------- search
+
+    def search(self, query: str) -> None:
+        """Find the entries matching ``query`` (every word in the row text or label), folded
+        ones too, in a worker; then put the cursor on the first one at or after it.
+
+        ``n`` / ``N`` step through the matches; a blank query clears them.
+        """
+        self._search_generation += 1
+        if self._session is None or not query.split():
+            self.clear_search()
+            return
+        generation = self._search_generation
+        session, mode = self._session, self.filter_mode
+        self.searching = True
+        self.refresh()
+
+        def work() -> None:
+            found: list[int] | None = None
+            try:
+                found = search_entries(session, query, mode)
+            finally:  # on failure too: the panel must not say "searching" for ever
+                with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+                    self.app.call_from_thread(self._searched, generation, query, found)
+
+        self.run_worker(
+            work,
+            thread=True,
+            group="tree-search",
+            description="Searching the session tree",
+            exit_on_error=False,
+        )
+
+    def clear_search(self) -> None:
+        """Forget the matches."""
+        self._search_generation += 1
+        self.searching = False
+        self._matches = []
+        self._match_at = -1
+        self._query = ""
+        self.refresh()
+
+    @property
+    def search_state(self) -> tuple[str, int, int] | None:
+        """``(query, current match (1-based), matches)`` after a search, else None."""
+        if not self._query:
+            return None
+        return self._query, self._match_at + 1, len(self._matches)
+
+    def _searched(self, generation: int, query: str, found: list[int] | None) -> None:
+        if generation != self._search_generation:
+            return
+        self.searching = False
+        self._query = query
+        self._matches = found or []
+        self._match_at = -1
+        if self._matches:
+            here = self.cursor_entry
+            k = bisect_left(self._matches, here) if here is not None else 0
+            self._go_to_match(k % len(self._matches))
+        self.refresh()
+
+    def action_search_step(self, step: int) -> None:
+        """Go to the next (or previous) match of the last search."""
+        if self._matches:
+            self._go_to_match((self._match_at + step) % len(self._matches))
+
+    def _go_to_match(self, k: int) -> None:
+        self._match_at = k
+        self.move_to_entry(self._matches[k])
+        self.refresh()
+
+    _search_generation = 0
+    _matches: list[int] = []  # noqa: RUF012 - replaced, never mutated
+    _match_at = -1
+    _query = ""
+    searching = False
+    """True while a search runs in its worker."""
+
     def action_cycle_filter(self, step: int) -> None:
         """Switch to the next (or previous) filter mode."""
         self.filter_mode = next_filter(self.filter_mode, step)
@@ -513,6 +596,13 @@ class BranchPanel(ScrollView, can_focus=True):
         text = f"  ({self.cursor + 1 if n else 0}/{n}) [{self.filter_mode}]"
         if self.building:
             text += "  building the tree…"
+        if self.searching:
+            text += "  searching…"
+        elif self._query:
+            found = len(self._matches)
+            text += f"  /{self._query}: " + (
+                f"{self._match_at + 1}/{found}" if found else "no match"
+            )
         style = self.get_component_rich_style("branch-panel--footer", partial=True)
         return Strip([Segment(text, style)]).crop_extend(0, width, base)
 

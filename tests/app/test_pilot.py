@@ -223,3 +223,48 @@ async def test_big_file_opens_on_its_tail_then_swaps_in_the_whole_file(tmp_path)
         assert not app.screen.session.partial
         assert t.path == app.screen.session.tree.path(app.screen.session.tree.leaf)
         assert t.cursor == len(t.items) - 1
+
+
+async def test_branch_panel_search() -> None:
+    from piview.model.treeview import row_text
+
+    app = await _open(demo())
+    async with app.run_test(size=SIZE) as pilot:
+        s = app.session
+        await pilot.press("b")
+        panel = app.screen.query_one(BranchPanel)
+        assert panel.has_focus
+        # A word that only entries off the current branch have: they are folded away.
+        off = [i for i in range(len(s)) if i not in set(s.tree.path(s.tree.leaf))]
+        word = next(
+            w
+            for i in off
+            for w in row_text(s, i).split()
+            if len(w) > 6
+            and w.isalpha()
+            and not any(w.lower() in row_text(s, j).lower() for j in s.tree.path(s.tree.leaf))
+        )
+        await pilot.press("slash", *word, "enter")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if not panel.searching:
+                break
+        state = panel.search_state
+        assert state is not None and state[0] == word and state[2] >= 1
+        assert panel.has_focus
+        entry = panel.cursor_entry
+        assert entry is not None and word.lower() in row_text(s, entry).lower()
+        first = entry
+        await pilot.press("n")
+        if state[2] > 1:
+            assert panel.cursor_entry != first
+        await pilot.press("N")
+        assert panel.cursor_entry == first
+        # The transcript's own search is untouched.
+        assert app.screen.query_one(Transcript).search_state is None
+        await pilot.press("slash", *"zzzqqqxxx", "enter")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if not panel.searching:
+                break
+        assert panel.search_state == ("zzzqqqxxx", 0, 0)

@@ -385,6 +385,22 @@ def test_search_tokens_match_label_and_text() -> None:
     assert search(s, rows, "  ") == list(rows)
 
 
+def test_search_entries_looks_at_folded_entries_and_follows_the_filter() -> None:
+    from piview.model.treeview import search_entries
+
+    s = load_session(fixture("tree_branches.jsonl"))
+    # Entry 13 sits on a side branch, folded away by default.
+    assert 13 not in flatten(s).row_of
+    assert search_entries(s, "DECORRELATED   keep") == [13]
+    assert search_entries(s, "decorrelated-jitter") == [13]  # by label
+    assert search_entries(s, "   ") == []
+    everything = search_entries(s, "a", "all")
+    assert everything == sorted(everything)  # file order
+    users = search_entries(s, "a", "user-only")
+    assert users and set(users) <= set(everything)
+    assert all(row_kind(s.nodes[i]) == "user" for i in users)
+
+
 def test_next_filter_cycles() -> None:
     seen = ["default"]
     for _ in range(5):
