@@ -145,7 +145,6 @@ class SessionScreen(Screen[None]):
             yield BranchPanel(self.session, id="branches")
             yield Transcript(self.session, id="transcript", prerender=self._prerender)
             yield UsageSidebar(id="usage")
-        yield Input(placeholder="search this branch (enter: find, escape: close)", id="search")
         yield Static("", id="status")
         yield KeyBar()
 
@@ -457,12 +456,16 @@ class SessionScreen(Screen[None]):
         )
         self._update_status()
 
-    def action_search(self) -> None:
+    async def action_search(self) -> None:
         """Open the search field: for the branch panel when it has the focus, else for the
         transcript."""
         panel = self.query_one(BranchPanel)
         self._search_tree = panel.has_class("-visible") and panel.has_focus
-        box = self.query_one("#search", Input)
+        box = self._search_box()
+        if box is None:
+            # Mounted on first use: one widget less to build before the first screen.
+            box = Input(id="search")
+            await self.mount(box, before="#status")
         box.placeholder = (
             "search the tree (enter: find, escape: close)"
             if self._search_tree
@@ -474,10 +477,14 @@ class SessionScreen(Screen[None]):
     _search_tree = False
     """The search field is open for the branch panel."""
 
+    def _search_box(self) -> Input | None:
+        found = self.query("#search").results(Input)
+        return next(iter(found), None)
+
     def action_escape(self) -> None:
         """Close the search field, leave the branch panel, or go back to the picker."""
-        box = self.query_one("#search", Input)
-        if box.has_class("-visible"):
+        box = self._search_box()
+        if box is not None and box.has_class("-visible"):
             box.remove_class("-visible")
             self._search_target().focus()
             return
@@ -569,8 +576,7 @@ class SessionScreen(Screen[None]):
     def _on_search(self, event: Input.Submitted) -> None:
         target = self._search_target()
         target.search(event.value)
-        box = self.query_one("#search", Input)
-        box.remove_class("-visible")
+        event.input.remove_class("-visible")
         target.focus()
         self._update_status()
 
