@@ -68,6 +68,15 @@ def session_models(session: Session) -> list[str]:
     return list(seen)
 
 
+class SearchField(Input):
+    """The search field: enter finds, escape closes (both shown in the footer)."""
+
+    BINDINGS = [
+        Binding("enter", "submit", "Find"),
+        Binding("escape", "screen.escape", "Close"),
+    ]
+
+
 BIG_BRANCH = 100_000
 """Branches of this many entries and more build their blocks in a worker (0.5 s and up)."""
 
@@ -464,7 +473,7 @@ class SessionScreen(Screen[None]):
         box = self._search_box()
         if box is None:
             # Mounted on first use: one widget less to build before the first screen.
-            box = Input(id="search")
+            box = SearchField(id="search")
             await self.mount(box, before="#status")
         box.placeholder = (
             "search the tree (enter: find, escape: close)"
@@ -476,6 +485,11 @@ class SessionScreen(Screen[None]):
 
     _search_tree = False
     """The search field is open for the branch panel."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While the search field has the focus, the screen's keys are letters to type:
+        the footer then shows only the field's own (find, close)."""
+        return not (isinstance(self.focused, Input) and action != "escape")
 
     def _search_box(self) -> Input | None:
         found = self.query("#search").results(Input)

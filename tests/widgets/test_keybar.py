@@ -51,3 +51,17 @@ async def test_clicking_a_key_presses_it() -> None:
         assert await pilot.click(KeyBar, offset=(x + 1, 0))
         await pilot.pause()
         assert app.screen.query_one(BranchPanel).has_class("-visible")
+
+
+async def test_while_typing_a_search_only_its_keys_show() -> None:
+    app = make_app(load_session(fixture("tree_branches.jsonl")))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.press("slash")
+        await pilot.pause()
+        line = _line(app.screen.query_one(KeyBar))
+        assert "⏎ Find" in line and "esc Close" in line
+        assert "Thinking" not in line and "Branches" not in line
+        await pilot.press("b", "escape")  # "b" is typed, not the branch panel
+        await pilot.pause()
+        assert not app.screen.query_one(BranchPanel).has_class("-visible")
+        assert "Thinking" in _line(app.screen.query_one(KeyBar))
