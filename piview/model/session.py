@@ -95,6 +95,9 @@ class Session:
         self._cache_size = 256
         self._pairing: Pairing | None = None
         self._labels: dict[int, str] | None = None
+        self.derived: dict[object, Any] = {}
+        """What other modules compute from the entries and keep per session (the branch
+        panel's filters): emptied whenever entries are added or the tree is rebuilt."""
         self._line_no = 0
         self._tail: BadLine | None = None
         self._tail_entry = False
@@ -531,12 +534,14 @@ class Session:
                 store.rebase(self.tree.id_index)
                 self._pairing = None
                 self._labels = None
+                self.derived.clear()
                 return
         self.ids = ids
         self.tree = build_tree_resolved(ids, preceding, forward, _Timestamps(store))
         store.rebase(self.tree.id_index)
         self._pairing = None
         self._labels = None
+        self.derived.clear()
 
 
 class _Timestamps:

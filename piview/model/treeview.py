@@ -325,6 +325,16 @@ def _visibility(nodes: Sequence[SkEntry], mode: FilterMode, labels: dict[int, st
     return out
 
 
+def _visible(session: Session, mode: FilterMode) -> bytearray:
+    """:func:`_visibility` of ``session``, kept per mode until entries are added: folding,
+    unfolding and switching branch reuse it (a fresh copy each time, for the caller to mark)."""
+    key = ("treeview.visibility", mode)
+    kept = session.derived.get(key)
+    if kept is None:
+        kept = session.derived[key] = bytes(_visibility(session.nodes, mode, session.labels))
+    return bytearray(kept)
+
+
 def _ordered(children: list[int], on_path: bytearray) -> list[int]:
     """``children`` with the one on the active path first."""
     for k, c in enumerate(children):
@@ -358,7 +368,7 @@ def flatten(
     if leaf is not None:
         for i in tree.path(leaf):
             on_path[i] = 1
-    visible = _visibility(nodes, mode, labels)
+    visible = _visible(session, mode)
     if leaf is not None:
         visible[leaf] = 1
 
@@ -674,7 +684,7 @@ def search_entries(
     if not tokens:
         return []
     labels = session.labels
-    visible = _visibility(session.nodes, mode, labels)
+    visible = _visible(session, mode)
     out: list[int] = []
     for i in range(len(session)):
         if not visible[i]:

@@ -423,3 +423,15 @@ def test_column_visibility_agrees_with_entry_visible(path: Path) -> None:
         fast = _visibility(s.nodes, mode, s.labels)
         slow = [entry_visible(s.nodes[i], mode, i in s.labels) for i in range(len(s))]
         assert [bool(v) for v in fast] == slow, mode
+
+
+def test_kept_filters_are_dropped_when_the_file_grows(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join([H, msg("a", None), msg("b", "a", "assistant")]) + "\n")
+    s = load_session(path)
+    # user-only: the users, and the leaf whatever it is.
+    assert [r.entry for r in flatten(s, mode="user-only").rows] == [0, 1]
+    with path.open("a") as f:
+        f.write(msg("c", "b") + "\n" + msg("d", "c", "assistant") + "\n")
+    assert s.poll() == "appended"
+    assert [r.entry for r in flatten(s, mode="user-only").rows] == [0, 2, 3]
