@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -75,6 +76,17 @@ class SearchField(Input):
         Binding("enter", "submit", "Find"),
         Binding("escape", "screen.escape", "Close"),
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class _Build:
+    """A request for a branch's blocks, built in a worker."""
+
+    leaf: int | None
+    path: list[int]
+    focus_entry: int | None
+    hidden_only: bool
+    """Same branch, hidden entries shown or hidden: keep the place, not the focus entry."""
 
 
 BIG_BRANCH = 100_000
@@ -206,13 +218,15 @@ class SessionScreen(Screen[None]):
         if self._prebuilt is not None and self._prebuilt[0] == leaf and not transcript.show_hidden:
             items = self._prebuilt[1]
         self._prebuilt = None
-        self._branch_generation += 1
         if items is None and len(path) >= BIG_BRANCH:
-            self._build_branch(leaf, path, focus_entry, show_hidden=transcript.show_hidden)
+            self._build_in_worker(_Build(leaf, path, focus_entry, hidden_only=False))
             return
+        self._branch_generation += 1  # a build still running is moot
+        self.building_branch = False
         self._show_items(leaf, path, items, focus_entry)
 
     _branch_generation = 0
+    _pending: _Build | None = None
     building_branch = False
     """True while a long branch's blocks are being built in a worker."""
 
@@ -229,23 +243,24 @@ class SessionScreen(Screen[None]):
         self._refresh_usage()
         self._update_status()
 
-    def _build_branch(
-        self, leaf: int | None, path: list[int], focus_entry: int | None, *, show_hidden: bool
-    ) -> None:
+    def _build_in_worker(self, build: _Build) -> None:
+        """Build the blocks of ``build.path`` in a worker, with hidden entries as the
+        transcript's setting says now; only the newest request is applied."""
+        self._branch_generation += 1
         generation = self._branch_generation
         session = self.session
+        show_hidden = self.query_one(Transcript).show_hidden
+        self._pending = build
         self.building_branch = True
         self._update_status()
 
         def work() -> None:
             items: ItemList | None = None
             try:
-                items = build_items(session, path, show_hidden=show_hidden)
+                items = build_items(session, build.path, show_hidden=show_hidden)
             finally:  # on failure too, so that the status line stops saying "building"
                 with contextlib.suppress(RuntimeError):  # the app closed meanwhile
-                    self.app.call_from_thread(
-                        self._branch_built, generation, leaf, path, items, focus_entry, show_hidden
-                    )
+                    self.app.call_from_thread(self._built, generation, build, items, show_hidden)
 
         self.run_worker(
             work,
@@ -255,22 +270,21 @@ class SessionScreen(Screen[None]):
             exit_on_error=False,
         )
 
-    def _branch_built(
-        self,
-        generation: int,
-        leaf: int | None,
-        path: list[int],
-        items: ItemList | None,
-        focus_entry: int | None,
-        show_hidden: bool,
+    def _built(
+        self, generation: int, build: _Build, items: ItemList | None, show_hidden: bool
     ) -> None:
         if generation != self._branch_generation:
-            return  # another branch was asked for since
+            return  # another branch (or hidden setting) was asked for since
+        self._pending = None
         self.building_branch = False
-        if items is None or self.query_one(Transcript).show_hidden != show_hidden:
+        transcript = self.query_one(Transcript)
+        if items is None:
             self._update_status()
-            return
-        self._show_items(leaf, path, items, focus_entry)
+        elif build.hidden_only:
+            transcript.set_show_hidden(show_hidden, items=items)
+            self._update_status()
+        else:
+            self._show_items(build.leaf, build.path, items, build.focus_entry)
 
     def _refresh_usage(self) -> None:
         # Summing the whole file costs O(entries): only while the sidebar is shown.
@@ -459,7 +473,14 @@ class SessionScreen(Screen[None]):
     def action_toggle_hidden(self) -> None:
         """Show or hide hidden entries (display:false custom messages, extension state)."""
         t = self.query_one(Transcript)
-        t.set_show_hidden(not t.show_hidden)
+        if self._pending is not None or len(t.path) >= BIG_BRANCH:
+            # The setting changes now; the blocks follow from a worker. A branch still being
+            # built is built again with it.
+            t.show_hidden = not t.show_hidden
+            pending = self._pending
+            self._build_in_worker(pending or _Build(self.leaf, t.path, None, hidden_only=True))
+        else:
+            t.set_show_hidden(not t.show_hidden)
         self.notify(
             "Showing hidden entries" if t.show_hidden else "Hiding hidden entries", timeout=2
         )

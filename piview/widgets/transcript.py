@@ -228,11 +228,16 @@ class Transcript(ScrollView, can_focus=True):
         """Focus item ``index`` and bring it into view."""
         self._set_cursor(index)
 
-    def set_show_hidden(self, show: bool) -> None:
-        """Show or hide hidden entries, keeping the focused entry in view."""
+    def set_show_hidden(self, show: bool, *, items: ItemList | None = None) -> None:
+        """Show or hide hidden entries, keeping the focused entry in view.
+
+        ``items``: the path's items for that setting, already built (by a worker).
+        """
         entry = self.current_entry
         self.show_hidden = show
-        self.items = build_items(self.session, self.path, show_hidden=show)
+        if items is None:
+            items = build_items(self.session, self.path, show_hidden=show)
+        self.items = items
         self._clear_rendered()
         self._reset_heights()
         self.cursor = 0

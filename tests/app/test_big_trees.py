@@ -92,3 +92,36 @@ async def test_only_the_newest_branch_asked_for_is_shown() -> None:
         await _settle(pilot, lambda: not screen.building_branch)
         await pilot.pause(0.1)
         assert t.path == s.tree.path(second)
+
+
+async def test_hidden_entries_toggle_through_the_worker() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        t = screen.query_one(Transcript)
+        await _settle(pilot, lambda: bool(t.items) and not screen.building_branch)
+        before = len(t.items)
+        await pilot.press("H")
+        assert t.show_hidden
+        await _settle(pilot, lambda: not screen.building_branch)
+        assert len(t.items) > before and any(item.hidden for item in t.items)
+        await pilot.press("H")
+        await _settle(pilot, lambda: not screen.building_branch)
+        assert len(t.items) == before and not any(item.hidden for item in t.items)
+
+
+async def test_hidden_toggle_during_a_branch_build_keeps_the_branch() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        t = screen.query_one(Transcript)
+        s = app.session
+        await _settle(pilot, lambda: bool(t.items) and not screen.building_branch)
+        other = next(leaf for leaf in s.tree.leaves() if leaf != s.tree.leaf)
+        screen.show_branch(other)
+        await pilot.press("H")
+        await _settle(pilot, lambda: not screen.building_branch)
+        assert t.path == s.tree.path(other) and screen.leaf == other
+        assert t.show_hidden
