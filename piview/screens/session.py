@@ -144,9 +144,14 @@ class SessionScreen(Screen[None]):
         full_loader: Callable[[], Session] | None = None,
         prebuilt: tuple[int, ItemList] | None = None,
         prerender: Prerender | None = None,
+        show_hidden: bool = False,
+        panels: tuple[str, ...] = (),
     ) -> None:
         super().__init__()
         self.session = session
+        self._show_hidden = show_hidden
+        self._panels = panels
+        """Ids of the side panels to open at once (kept when the whole file replaces its tail)."""
         self._prerender = prerender
         """The first frame's blocks, being rendered by a child process (see the CLI)."""
         self._prebuilt = prebuilt
@@ -183,7 +188,12 @@ class SessionScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """Show the branch, tell the user about damaged lines, and start following the file."""
+        self.query_one(Transcript).show_hidden = self._show_hidden
         self.show_branch(self.leaf, focus_entry=self._focus_entry)
+        for panel in self._panels:
+            self.query_one(f"#{panel}").add_class("-visible")
+        if "usage" in self._panels:
+            self._refresh_usage()
         self.query_one(Transcript).focus()
         if self.session.partial and self.full_loader is not None:
             # After the first screen: the loader and the UI share one interpreter lock.
@@ -349,6 +359,12 @@ class SessionScreen(Screen[None]):
                 follow=self.follow,
                 from_picker=self.from_picker,
                 prebuilt=prebuilt,
+                show_hidden=transcript.show_hidden,
+                panels=tuple(
+                    p
+                    for p in ("branches", "usage")
+                    if self.query_one(f"#{p}").has_class("-visible")
+                ),
             )
         )
 

@@ -268,3 +268,26 @@ async def test_branch_panel_search() -> None:
             if not panel.searching:
                 break
         assert panel.search_state == ("zzzqqqxxx", 0, 0)
+
+
+async def test_the_whole_file_keeps_hidden_entries_and_panels_of_its_tail(tmp_path) -> None:
+    from piview.model.session import load_tail
+    from piview.screens.session import SessionScreen
+
+    src = demo().read_bytes()
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(src)
+    tail = load_tail(path, max_bytes=len(src) // 4)
+    app = make_app(tail, full_loader=lambda: load_session(path))
+    async with app.run_test(size=SIZE) as pilot:
+        first = app.screen
+        await pilot.press("H", "u")
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if app.screen is not first and app.screen.query_one(Transcript).path:
+                break
+        screen = app.screen
+        assert isinstance(screen, SessionScreen) and not screen.session.partial
+        assert screen.query_one(Transcript).show_hidden
+        assert screen.query_one(UsageSidebar).has_class("-visible")
+        assert not screen.query_one(BranchPanel).has_class("-visible")
