@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -58,6 +59,7 @@ __all__ = [
     "row_kind",
     "row_text",
     "search",
+    "refold",
     "search_entries",
 ]
 
@@ -250,6 +252,8 @@ class TreeRows:
     """Per entry: nearest visible ancestor (``-1`` none); meaningful for visible entries."""
     parents: list[int]
     """The tree's parents (to find the nearest row of an entry that has none)."""
+    walk: _Walk | None = None
+    """The visible tree the rows were laid out from (for :func:`refold`)."""
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -402,7 +406,7 @@ def flatten(
             stack.extend([(c, anc) for c in reversed(_ordered(children[i], on_path))])
 
     # 2. Visible subtree sizes (for the hidden counts of folded rows).
-    size = [1] * n
+    size = array("q", [1]) * n  # arrays: kept with the rows, no int object each
     for i in reversed(order):
         p = vparent[i]
         if p >= 0:
@@ -411,15 +415,64 @@ def flatten(
     # 3. Pi's flatten over the visible tree, skipping folded subtrees.
     roots = vchildren.get(-1, [])
     multi = len(roots) > 1
+    pre = array("q", bytes(8 * n))
+    for k, i in enumerate(order):
+        pre[i] = k
+    walk = _Walk(vchildren, vparent, size, pre, on_path, leaf, multi, labels)
     rows: list[Row] = []
     row_of: dict[int, int] = {}
-    get_label = labels.get
-    no_kids: list[int] = []
-    # (entry, indent, just_branched, show_connector, is_last, gutters, virtual_root_child)
-    work: list[tuple[int, int, bool, bool, bool, Gutter | None, bool]] = [
+    work: list[_Work] = [
         (r, 1 if multi else 0, multi, multi, k == len(roots) - 1, None, multi)
         for k, r in reversed(list(enumerate(roots)))
     ]
+    _emit(walk, folds, work, rows, row_of)
+    return TreeRows(
+        rows=rows,
+        mode=mode,
+        leaf=leaf,
+        shown=len(order),
+        row_of=row_of,
+        vparent=vparent,
+        parents=tree.parents,
+        walk=walk,
+    )
+
+
+_Work = tuple[int, int, bool, bool, bool, "Gutter | None", bool]
+"""A node to lay out: (entry, indent, just_branched, show_connector, is_last, gutters,
+virtual_root_child), as in Pi's flatten."""
+
+
+@dataclass(slots=True)
+class _Walk:
+    """The visible tree of one :func:`flatten`: enough to lay out any part of it again."""
+
+    vchildren: dict[int, list[int]]
+    """Visible children of each visible entry (``-1``: the roots), active path first."""
+    vparent: list[int]
+    size: array[int]
+    """Visible subtree size of each visible entry, itself included."""
+    pre: array[int]
+    """Preorder position of each visible entry: a subtree is one run of positions."""
+    on_path: bytearray
+    leaf: int | None
+    multi: bool
+    """More than one visible root: every level is shifted by one."""
+    labels: dict[int, str]
+
+
+def _emit(
+    walk: _Walk,
+    folds: Folds,
+    work: list[_Work],
+    rows: list[Row],
+    row_of: dict[int, int] | None = None,
+) -> None:
+    """Lay out the nodes on the ``work`` stack and their unfolded descendants, appending a
+    row for each (Pi's flatten, without recursion)."""
+    vchildren, vparent, size, on_path = walk.vchildren, walk.vparent, walk.size, walk.on_path
+    leaf, multi, get_label = walk.leaf, walk.multi, walk.labels.get
+    no_kids: list[int] = []
     while work:
         i, indent, just_branched, show_conn, is_last, gutters, vroot = work.pop()
         kids = vchildren.get(i, no_kids)
@@ -428,7 +481,8 @@ def flatten(
         folded = foldable and folds.is_folded(i, bool(on_path[i]))
         display = (indent - 1 if indent > 0 else 0) if multi else indent
         connector = ("└" if is_last else "├") if show_conn and not vroot else ""
-        row_of[i] = len(rows)
+        if row_of is not None:
+            row_of[i] = len(rows)
         rows.append(
             Row(
                 i,
@@ -446,27 +500,88 @@ def flatten(
         )
         if folded or not kids:
             continue
-        if connector:
-            gutters = (display - 1 if display > 0 else 0, not is_last, gutters)
-        if len(kids) == 1:
-            child_indent = indent + 1 if just_branched and indent > 0 else indent
-            work.append((kids[0], child_indent, False, False, True, gutters, False))
-            continue
-        last = len(kids) - 1
-        work.extend(
-            [
-                (c, indent + 1, True, True, k == last, gutters, False)
-                for k, c in reversed(list(enumerate(kids)))
-            ]
+        _push_children(work, kids, indent, just_branched, display, connector, is_last, gutters)
+
+
+def _push_children(
+    work: list[_Work],
+    kids: list[int],
+    indent: int,
+    just_branched: bool,
+    display: int,
+    connector: str,
+    is_last: bool,
+    gutters: Gutter | None,
+) -> None:
+    if connector:
+        gutters = (display - 1 if display > 0 else 0, not is_last, gutters)
+    if len(kids) == 1:
+        child_indent = indent + 1 if just_branched and indent > 0 else indent
+        work.append((kids[0], child_indent, False, False, True, gutters, False))
+        return
+    last = len(kids) - 1
+    work.extend(
+        [
+            (c, indent + 1, True, True, k == last, gutters, False)
+            for k, c in reversed(list(enumerate(kids)))
+        ]
+    )
+
+
+def refold(tree_rows: TreeRows, index: int, folds: Folds) -> TreeRows:
+    """``tree_rows`` once the fold of row ``index`` follows ``folds`` (changed for that row
+    only): its subtree's rows are cut out or laid out again, nothing else is redone. Equal
+    to a new :func:`flatten` with ``folds``."""
+    walk = tree_rows.walk
+    rows = tree_rows.rows
+    assert walk is not None
+    row = rows[index]
+    i = row.entry
+    # The rows shown for i's subtree follow it: one run of preorder positions.
+    lo, hi = walk.pre[i], walk.pre[i] + walk.size[i]
+    end = index + 1
+    while end < len(rows) and lo <= walk.pre[rows[end].entry] < hi:
+        end += 1
+    folded = row.foldable and folds.is_folded(i, bool(walk.on_path[i]))
+    new = Row(
+        i,
+        row.indent,
+        row.connector,
+        row.gutters,
+        row.on_path,
+        row.label,
+        row.is_leaf,
+        row.is_branch_point,
+        row.foldable,
+        folded,
+        walk.size[i] - 1 if folded else 0,
+    )
+    sub: list[Row] = []
+    kids = walk.vchildren.get(i)
+    if kids and not folded:
+        # The state Pi's flatten had at i: a foldable row is a root or a branch's child.
+        parent = walk.vparent[i]
+        if parent < 0:
+            roots = walk.vchildren[-1]
+            just_branched, is_last = walk.multi, i == roots[-1]
+        else:
+            just_branched, is_last = True, i == walk.vchildren[parent][-1]
+        indent = row.indent + 1 if walk.multi else row.indent
+        work: list[_Work] = []
+        _push_children(
+            work, kids, indent, just_branched, row.indent, row.connector, is_last, row.gutters
         )
+        _emit(walk, folds, work, sub)
+    out = [*rows[:index], new, *sub, *rows[end:]]
     return TreeRows(
-        rows=rows,
-        mode=mode,
-        leaf=leaf,
-        shown=len(order),
-        row_of=row_of,
-        vparent=vparent,
-        parents=tree.parents,
+        rows=out,
+        mode=tree_rows.mode,
+        leaf=tree_rows.leaf,
+        shown=tree_rows.shown,
+        row_of={r.entry: k for k, r in enumerate(out)},
+        vparent=tree_rows.vparent,
+        parents=tree_rows.parents,
+        walk=walk,
     )
 
 

@@ -32,6 +32,7 @@ from piview.model.treeview import (
     TreeRows,
     flatten,
     next_filter,
+    refold,
     row_kind,
     row_text,
     search_entries,
@@ -559,7 +560,13 @@ class BranchPanel(ScrollView, can_focus=True):
     def _set_fold(self, row: int, folded: bool) -> None:
         entry = self.rows[row].entry
         self._folds.set(entry, folded)
-        self._rebuild(keep=entry)
+        tree_rows = self._tree_rows
+        if tree_rows is None or tree_rows.walk is None or self.building or self._stale:
+            self._rebuild(keep=entry)
+            return
+        # Only this row's subtree changes: cut its rows out, or lay them out again.
+        self._generation += 1
+        self._apply(refold(tree_rows, row, self._folds), entry)
 
     # ----------------------------------------------------------------- mouse
 

@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from piview.demo import demo_path
 from piview.model import load_session
 from piview.model.session import Session
 from piview.model.treeview import (
     FILTER_MODES,
+    FilterMode,
     Folds,
     Row,
     flatten,
@@ -435,3 +437,34 @@ def test_kept_filters_are_dropped_when_the_file_grows(tmp_path: Path) -> None:
         f.write(msg("c", "b") + "\n" + msg("d", "c", "assistant") + "\n")
     assert s.poll() == "appended"
     assert [r.entry for r in flatten(s, mode="user-only").rows] == [0, 2, 3]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        *[fixture(n) for n in ("tree_branches.jsonl", "tree_pathological.jsonl", "linear.jsonl")],
+        *corpus_files(),
+        demo_path(),
+    ],
+    ids=lambda p: p.name,
+)
+@pytest.mark.parametrize("mode", FILTER_MODES)
+def test_refold_equals_a_new_flatten(path: Path, mode: FilterMode) -> None:
+    import random
+
+    from piview.model.treeview import refold
+
+    s = load_session(path)
+    rnd = random.Random(f"{path.name}{mode}")
+    folds = Folds()
+    current = flatten(s, mode=mode, folds=folds)
+    for _ in range(25):
+        foldable = [k for k, r in enumerate(current.rows) if r.foldable]
+        if not foldable:
+            break
+        k = rnd.choice(foldable)
+        folds.set(current.rows[k].entry, not current.rows[k].folded)
+        current = refold(current, k, folds)
+        fresh = flatten(s, mode=mode, folds=folds)
+        assert current.rows == fresh.rows
+        assert current.row_of == fresh.row_of
