@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import gc
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -22,6 +22,7 @@ from piview.render.items import ItemList, build_items
 from piview.render.sanitize import sanitize_line
 from piview.widgets.branch_panel import BranchPanel
 from piview.widgets.keybar import KeyBar
+from piview.widgets.offthread import compute_off_thread
 from piview.widgets.transcript import Transcript
 from piview.widgets.usage_sidebar import UsageSidebar
 
@@ -263,25 +264,16 @@ class SessionScreen(Screen[None]):
         self._pending = build
         self.building_branch = True
         self._update_status()
-
-        def work() -> None:
-            items: ItemList | None = None
-            try:
-                items = build_items(session, build.path, show_hidden=show_hidden)
-            finally:  # on failure too, so that the status line stops saying "building"
-                with contextlib.suppress(RuntimeError):  # the app closed meanwhile
-                    self.app.call_from_thread(self._built, generation, build, items, show_hidden)
-
-        self.run_worker(
-            work,
-            thread=True,
+        compute_off_thread(
+            self,
+            partial(build_items, session, build.path, show_hidden=show_hidden),
+            partial(self._built, generation, build, show_hidden=show_hidden),
             group="branch",
             description="Building the branch's blocks",
-            exit_on_error=False,
         )
 
     def _built(
-        self, generation: int, build: _Build, items: ItemList | None, show_hidden: bool
+        self, generation: int, build: _Build, items: ItemList | None, *, show_hidden: bool
     ) -> None:
         if generation != self._branch_generation:
             return  # another branch (or hidden setting) was asked for since

@@ -8,9 +8,9 @@ fast as a short one. See ``docs`` in ``textual-stack.md`` section 5 for why this
 
 from __future__ import annotations
 
-import contextlib
 from bisect import bisect_left
 from collections import OrderedDict
+from functools import partial
 from typing import ClassVar
 
 from rich.cells import cell_len, set_cell_size
@@ -37,6 +37,7 @@ from piview.model.treeview import (
     row_text,
     search_entries,
 )
+from piview.widgets.offthread import compute_off_thread
 
 __all__ = ["BranchPanel"]
 
@@ -314,24 +315,15 @@ class BranchPanel(ScrollView, can_focus=True):
         folds = Folds(set(self._folds.opened), set(self._folds.closed))
         assert session is not None
         self.building = True
-
-        def work() -> None:
-            tree_rows: TreeRows | None = None
-            try:
-                tree_rows = flatten(session, leaf, mode, folds)
-            finally:  # on failure too: the panel must not say "building" for ever
-                with contextlib.suppress(RuntimeError):  # the app closed meanwhile
-                    self.app.call_from_thread(self._flattened, generation, tree_rows, keep)
-
-        self.run_worker(
-            work,
-            thread=True,
+        compute_off_thread(
+            self,
+            partial(flatten, session, leaf, mode, folds),
+            partial(self._flattened, generation, keep=keep),
             group="flatten",
             description="Flattening the session tree",
-            exit_on_error=False,
         )
 
-    def _flattened(self, generation: int, tree_rows: TreeRows | None, keep: int | None) -> None:
+    def _flattened(self, generation: int, tree_rows: TreeRows | None, *, keep: int | None) -> None:
         if generation != self._generation:
             return  # the tree, filter or folds changed since: a newer result is coming
         self.building = False
@@ -481,21 +473,12 @@ class BranchPanel(ScrollView, can_focus=True):
         session, mode = self._session, self.filter_mode
         self.searching = True
         self.refresh()
-
-        def work() -> None:
-            found: list[int] | None = None
-            try:
-                found = search_entries(session, query, mode)
-            finally:  # on failure too: the panel must not say "searching" for ever
-                with contextlib.suppress(RuntimeError):  # the app closed meanwhile
-                    self.app.call_from_thread(self._searched, generation, query, found)
-
-        self.run_worker(
-            work,
-            thread=True,
+        compute_off_thread(
+            self,
+            partial(search_entries, session, query, mode),
+            partial(self._searched, generation, query),
             group="tree-search",
             description="Searching the session tree",
-            exit_on_error=False,
         )
 
     def clear_search(self) -> None:
