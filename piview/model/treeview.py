@@ -23,7 +23,7 @@ import json
 import os
 from array import array
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from piview.model.decode import SkEntry
@@ -543,19 +543,7 @@ def refold(tree_rows: TreeRows, index: int, folds: Folds) -> TreeRows:
     while end < len(rows) and lo <= walk.pre[rows[end].entry] < hi:
         end += 1
     folded = row.foldable and folds.is_folded(i, bool(walk.on_path[i]))
-    new = Row(
-        i,
-        row.indent,
-        row.connector,
-        row.gutters,
-        row.on_path,
-        row.label,
-        row.is_leaf,
-        row.is_branch_point,
-        row.foldable,
-        folded,
-        walk.size[i] - 1 if folded else 0,
-    )
+    new = replace(row, folded=folded, hidden=walk.size[i] - 1 if folded else 0)
     sub: list[Row] = []
     kids = walk.vchildren.get(i)
     if kids and not folded:
@@ -778,12 +766,13 @@ def search(
     tokens = query.lower().split()
     if not tokens:
         return list(rows)
-    out: list[Row] = []
-    for row in rows:
-        hay = f"{row.label or ''} {text(session, row.entry)}".lower()
-        if all(t in hay for t in tokens):
-            out.append(row)
-    return out
+    return [r for r in rows if _matches(tokens, r.label, text(session, r.entry))]
+
+
+def _matches(tokens: list[str], label: str | None, text: str) -> bool:
+    """Every token is a substring of the label plus the text (tokens are lower case)."""
+    hay = f"{label or ''} {text}".lower()
+    return all(t in hay for t in tokens)
 
 
 def search_entries(
@@ -800,11 +789,8 @@ def search_entries(
         return []
     labels = session.labels
     visible = _visible(session, mode)
-    out: list[int] = []
-    for i in range(len(session)):
-        if not visible[i]:
-            continue
-        hay = f"{labels.get(i) or ''} {text(session, i)}".lower()
-        if all(t in hay for t in tokens):
-            out.append(i)
-    return out
+    return [
+        i
+        for i in range(len(session))
+        if visible[i] and _matches(tokens, labels.get(i), text(session, i))
+    ]

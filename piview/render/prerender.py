@@ -21,7 +21,6 @@ import select
 import signal
 import sys
 import time
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from rich.console import Console
@@ -29,7 +28,6 @@ from rich.segment import Segment
 
 if TYPE_CHECKING:
     from piview.model import Session
-    from piview.render.items import Item
 
 __all__ = ["Key", "Prerender", "console_signature", "start"]
 
@@ -195,7 +193,8 @@ def _render(
     # Twice a screen at the end: the transcript settles from estimates, which run short.
     for order, want in ((range(len(items) - 1, -1, -1), 2 * rows), (range(len(items)), rows)):
         filled = 0
-        for item in _take(items, order):
+        for k in order:
+            item = items[k]
             key = (item.entry, item.part, item.expanded, width)
             if key not in out:
                 out[key] = item_lines(
@@ -205,8 +204,3 @@ def _render(
             if filled >= want:
                 break
     return console_signature(console), out
-
-
-def _take(items: object, order: range) -> Iterator[Item]:
-    for k in order:
-        yield items[k]  # type: ignore[index]

@@ -116,11 +116,16 @@ class KeyBar(Widget, can_focus=False):
             )
 
         right = Text()
+        right_spans: list[tuple[int, int, str]] = []  # offsets within ``right``
         for k in last:
-            right.append_text(piece(k))
+            text = piece(k)
+            right_spans.append((right.cell_len, right.cell_len + text.cell_len, k.key))
+            right.append_text(text)
         if palette is not None:
+            start = right.cell_len
             right.append("▏", self.get_component_rich_style("keybar--palette"))
             right.append_text(piece(palette))
+            right_spans.append((start, right.cell_len, palette.key))
         line = Text(no_wrap=True, overflow="crop", end="")
         spans: list[tuple[int, int, str]] = []
         room = width - right.cell_len
@@ -132,12 +137,7 @@ class KeyBar(Widget, can_focus=False):
             line.append_text(text)
         line.append(" " * max(0, width - line.cell_len - right.cell_len))
         x = line.cell_len
-        for k in last:
-            n = piece(k).cell_len
-            spans.append((x, x + n, k.key))
-            x += n
-        if palette is not None:
-            spans.append((x, x + 1 + piece(palette).cell_len, palette.key))
+        spans.extend((x + a, x + b, key) for a, b, key in right_spans)
         line.append_text(right)
         self._spans = spans
         return line
