@@ -52,7 +52,7 @@ import asyncio, json, os, resource, sys, time
 os.environ["TEXTUAL_ANIMATIONS"] = "none"
 t0 = time.perf_counter()
 from piview.app import make_app
-from piview.cli import TAIL_FIRST_BYTES
+from piview.commands.view import TAIL_FIRST_BYTES
 from piview.model import load_session
 from piview.model.session import load_tail
 path = sys.argv[1]
@@ -75,7 +75,7 @@ import asyncio, json, os, resource, sys, time
 os.environ["TEXTUAL_ANIMATIONS"] = "none"
 t0 = time.perf_counter()
 from piview.app import make_app
-from piview.cli import TAIL_FIRST_BYTES
+from piview.commands.view import TAIL_FIRST_BYTES
 from piview.model import load_session
 from piview.model.session import load_tail
 path = sys.argv[1]

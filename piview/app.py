@@ -61,7 +61,7 @@ class PiviewApp(App[None]):
                 )
             )
         else:
-            from piview.model.discovery import sessions_dir
+            from piview.catalog.discovery import sessions_dir
             from piview.screens.picker import PickerScreen
 
             self.push_screen(PickerScreen(self._root or sessions_dir()))

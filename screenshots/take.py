@@ -13,7 +13,7 @@ os.environ["TEXTUAL_ANIMATIONS"] = "none"
 os.environ.pop("NO_COLOR", None)
 
 from piview.app import make_app  # noqa: E402
-from piview.demo import demo_path  # noqa: E402
+from piview.catalog.demo import demo_path  # noqa: E402
 from piview.model import load_session  # noqa: E402
 
 HERE = Path(__file__).resolve().parent

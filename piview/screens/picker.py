@@ -19,13 +19,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 from textual.worker import get_current_worker
 
-from piview.model.discovery import (
-    SessionSummary,
-    SummaryCache,
-    find_session_files,
-    full_summary,
-    quick_summary,
-)
+from piview.catalog.discovery import find_session_files
+from piview.catalog.summaries import SessionSummary, SummaryCache, full_summary, quick_summary
 from piview.render.format import fmt_bytes, fmt_cost
 from piview.render.sanitize import sanitize_line
 from piview.widgets.keybar import KeyBar

@@ -26,7 +26,7 @@ def _everything_is_big(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def demo_app():  # type: ignore[no-untyped-def]
-    from piview.demo import demo_path
+    from piview.catalog.demo import demo_path
 
     return make_app(load_session(demo_path()))
 

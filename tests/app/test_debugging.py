@@ -21,9 +21,9 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from piview.app import PiviewApp, make_app
+from piview.catalog.discovery import cache_dir
 from piview.cli import main
 from piview.model import Session, load_session
-from piview.model.discovery import cache_dir
 from piview.model.tools import tool_rows, tool_stats
 from piview.render.items import item_text
 from piview.screens.context_view import ContextScreen, context_renderable

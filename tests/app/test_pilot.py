@@ -18,7 +18,7 @@ SIZE = (120, 40)
 
 
 def demo() -> Path:
-    from piview.demo import demo_path
+    from piview.catalog.demo import demo_path
 
     return demo_path()
 

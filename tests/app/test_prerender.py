@@ -31,7 +31,7 @@ def _two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def demo() -> Path:
-    from piview.demo import demo_path
+    from piview.catalog.demo import demo_path
 
     return demo_path()
 

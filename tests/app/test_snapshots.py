@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from piview.app import make_app
-from piview.demo import demo_path
+from piview.catalog.demo import demo_path
 from piview.model import load_session
 from piview.render.items import Item
 from piview.widgets.transcript import Transcript

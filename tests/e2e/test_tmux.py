@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from piview.demo import demo_path
+from piview.catalog.demo import demo_path
 from piview.model import load_session
 from piview.model.types import TextContent, ThinkingContent
 from piview.render.items import build_items

@@ -36,7 +36,8 @@ def main(argv: list[str]) -> int:
     import PIL.PngImagePlugin  # noqa: F401
 
     import piview.cli  # noqa: F401
-    import piview.printer  # noqa: F401
+    import piview.commands.print  # noqa: F401
+    import piview.export.text  # noqa: F401
     from tests.fuzz.pipeline import exercise
 
     base = peak_rss()

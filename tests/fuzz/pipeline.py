@@ -178,10 +178,12 @@ def _render_item(session: Session, item: Item, report: Report) -> None:
 
 
 def _print(path: Path, *args: str, width: int = 80, color: bool = False) -> str:
-    from piview.printer import cmd_print
+    from piview.cli import parse_args
+    from piview.commands import print as print_command
 
     console = _console(width, color=color)
-    assert cmd_print([str(path), *args], console=console) == 0
+    _name, parsed = parse_args(["print", str(path), *args])
+    assert print_command.run(parsed, console=console) == 0
     return console.file.getvalue()  # type: ignore[attr-defined]
 
 

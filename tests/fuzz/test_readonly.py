@@ -107,7 +107,7 @@ def _snapshot(path: Path) -> tuple[bytes, int, int, list[str]]:
 def _session_file(kind: str, folder: Path) -> Path:
     """A copy of the demo, or a nasty file, alone in ``folder``, with an mtime in the past."""
     if kind == "demo":
-        from piview.demo import demo_path
+        from piview.catalog.demo import demo_path
 
         path = folder / "demo.jsonl"
         shutil.copyfile(demo_path(), path)

@@ -203,7 +203,7 @@ def test_rendering_layer_imports_no_textual() -> None:
     from tests.conftest import ROOT
 
     code = (
-        "import sys, piview.render.items, piview.printer; "
+        "import sys, piview.render.items, piview.export.text; "
         "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'textual_image')]; "
         "print(bad); raise SystemExit(1 if bad else 0)"
     )

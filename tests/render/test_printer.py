@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from piview.cli import CliError
+from piview.cli import run_command
+from piview.commands.common import CliError
+from piview.export.text import print_branch
 from piview.model import load_session
-from piview.printer import cmd_print, print_branch
 from tests.conftest import fixture
 from tests.render.helpers import console
 
@@ -44,13 +45,13 @@ def test_print_branch_modes() -> None:
     assert "[custom: todo-state]" not in printed("entry_types.jsonl")
 
 
-def test_cmd_print(capsys: pytest.CaptureFixture[str]) -> None:
-    assert cmd_print([str(fixture("tree_branches.jsonl")), "--leaf", "22b"]) == 0
+def test_print_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_command(["print", str(fixture("tree_branches.jsonl")), "--leaf", "22b"]) == 0
     out = capsys.readouterr().out
     assert "Decorrelated jitter" in out and "Full jitter it is" not in out
     with pytest.raises(CliError, match="ambiguous"):
-        cmd_print([str(fixture("tree_branches.jsonl")), "--leaf", "22"])
+        run_command(["print", str(fixture("tree_branches.jsonl")), "--leaf", "22"])
     with pytest.raises(CliError, match="no entry"):
-        cmd_print([str(fixture("tree_branches.jsonl")), "--leaf", "nope"])
+        run_command(["print", str(fixture("tree_branches.jsonl")), "--leaf", "nope"])
     with pytest.raises(CliError):
-        cmd_print(["/nonexistent/x.jsonl"])
+        run_command(["print", "/nonexistent/x.jsonl"])

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from piview.cli import CliError
-from piview.demo import demo_path
-from piview.export import cmd_export, export_branch
+from piview.catalog.demo import demo_path
+from piview.cli import run_command
+from piview.commands.common import CliError
+from piview.export import export_branch
 from piview.model import load_session
 from tests.conftest import FIXTURES, fixture
 
@@ -24,7 +25,7 @@ PNG_1X1 = (
 
 def run(src: Path, out: Path, *args: str) -> str:
     """Export ``src`` to ``out`` through the command and return the written text."""
-    assert cmd_export([str(src), "-o", str(out), *args]) == 0
+    assert run_command(["export", str(src), "-o", str(out), *args]) == 0
     return out.read_text(encoding="utf-8")
 
 
@@ -67,7 +68,7 @@ def test_every_fixture_exports(name: str, fmt: str, tmp_path: Path) -> None:
 
 def test_default_output_name_in_cwd(tmp_path: Path, monkeypatch, capsys) -> None:
     monkeypatch.chdir(tmp_path)
-    assert cmd_export([str(fixture("linear.jsonl"))]) == 0
+    assert run_command(["export", str(fixture("linear.jsonl"))]) == 0
     assert (tmp_path / "linear.md").is_file()
     assert capsys.readouterr().out.strip() == "linear.md"
 
@@ -75,7 +76,12 @@ def test_default_output_name_in_cwd(tmp_path: Path, monkeypatch, capsys) -> None
 def test_format_follows_output_suffix_and_directory(tmp_path: Path) -> None:
     text = run(fixture("linear.jsonl"), tmp_path / "x.html")
     assert text.startswith("<!DOCTYPE html>")
-    assert cmd_export([str(fixture("linear.jsonl")), "-o", str(tmp_path), "--format", "html"]) == 0
+    assert (
+        run_command(
+            ["export", str(fixture("linear.jsonl")), "-o", str(tmp_path), "--format", "html"]
+        )
+        == 0
+    )
     assert (tmp_path / "linear.html").is_file()
 
 
@@ -342,27 +348,33 @@ def test_orphan_tool_results(tmp_path: Path) -> None:
 
 def test_missing_file_is_a_cli_error(tmp_path: Path) -> None:
     with pytest.raises(CliError, match="no such file"):
-        cmd_export([str(tmp_path / "nope.jsonl"), "-o", str(tmp_path / "o.md")])
+        run_command(["export", str(tmp_path / "nope.jsonl"), "-o", str(tmp_path / "o.md")])
 
 
 def test_unknown_leaf_is_a_cli_error(tmp_path: Path) -> None:
     with pytest.raises(CliError, match="no entry"):
-        cmd_export([str(fixture("linear.jsonl")), "--leaf", "zzzz", "-o", str(tmp_path / "o.md")])
+        run_command(
+            ["export", str(fixture("linear.jsonl")), "--leaf", "zzzz", "-o", str(tmp_path / "o.md")]
+        )
 
 
 def test_refuses_to_overwrite_the_session(write_session, tmp_path: Path) -> None:
     src = write_session([header_line(), msg("u1", None, user("hi"))], name="s.md")
     before = src.read_bytes()
     with pytest.raises(CliError, match="session file"):
-        cmd_export([str(src), "-o", str(src)])
+        run_command(["export", str(src), "-o", str(src)])
     with pytest.raises(CliError, match="session file"):
-        cmd_export([str(src), "-o", str(src.parent)])  # the default name s.md is the session
+        run_command(
+            ["export", str(src), "-o", str(src.parent)]
+        )  # the default name s.md is the session
     assert src.read_bytes() == before
 
 
 def test_unwritable_output_is_a_cli_error(tmp_path: Path) -> None:
     with pytest.raises(CliError, match="cannot export"):
-        cmd_export([str(fixture("linear.jsonl")), "-o", str(tmp_path / "missing" / "o.md")])
+        run_command(
+            ["export", str(fixture("linear.jsonl")), "-o", str(tmp_path / "missing" / "o.md")]
+        )
 
 
 def test_invalid_base64_never_crashes(write_session, tmp_path: Path) -> None:

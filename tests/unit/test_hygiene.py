@@ -12,9 +12,10 @@ import pytest
 from tests.conftest import ROOT
 
 
-def test_model_imports_no_textual_or_rich() -> None:
+def test_model_and_catalog_import_no_textual_or_rich() -> None:
     code = (
-        "import sys, piview.model, piview.model.info; "
+        "import sys, piview.model, piview.model.info, piview.catalog.discovery, "
+        "piview.catalog.summaries, piview.catalog.demo; "
         "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')]; "
         "print(bad); raise SystemExit(1 if bad else 0)"
     )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from piview.demo import demo_path
+from piview.catalog.demo import demo_path
 from piview.model import load_session
 from piview.model.session import Session
 from piview.model.treeview import (

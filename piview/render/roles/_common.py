@@ -38,7 +38,7 @@ from piview.render.theme import CODE_THEME, style
 
 if TYPE_CHECKING:
     from piview.model.session import Session
-    from piview.render.items import Item
+    from piview.render.item import Item
 
 _M = TypeVar("_M")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from piview.export import (
+from piview.export.doc import (
     Doc,
     Part,
     Section,

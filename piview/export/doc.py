@@ -1,43 +1,25 @@
-"""Provides ``piview export``: one branch of a session as Markdown or as a self-contained HTML file.
+"""Provides the export document model: a branch as sections made of parts, and its helpers.
 
-Only the entries from the root to the chosen leaf are exported, in order (abandoned branches
-are left out). :mod:`piview.export_doc` turns the branch into the neutral document defined here
-(:class:`Doc`: sections made of parts), which :mod:`piview.export_md` or
-:mod:`piview.export_html` then writes. Every string taken from the session goes through the
-sanitiser (control characters and ANSI escapes removed) while the document is built; the
-writers only format and, for HTML, escape. The session file is only ever read.
+:mod:`piview.export.build` turns a branch into a :class:`Doc`; the writers
+(:mod:`piview.export.markdown`, :mod:`piview.export.html`) only format it and, for HTML,
+escape. Every string taken from the session goes through the sanitiser (control characters
+and ANSI escapes removed) by the helpers here, while the document is built.
 """
 
 from __future__ import annotations
 
-import argparse
 import base64
 import binascii
 import json
 import re
-import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, Literal
 
-from piview import __version__
-from piview.model.session import Session
 from piview.model.types import ImageContent, TextContent
 from piview.render.sanitize import sanitize, sanitize_line
 
-__all__ = [
-    "Doc",
-    "Image",
-    "Part",
-    "Section",
-    "ToolsMode",
-    "cmd_export",
-    "export_branch",
-    "tool_title",
-]
-
-Format = Literal["md", "html"]
+__all__ = ["Doc", "Image", "Part", "Section", "ToolsMode", "tool_title"]
 
 ToolsMode = Literal["full", "preview", "none"]
 PREVIEW_LINES = 10
@@ -260,105 +242,3 @@ def tool_title(name: str, args: object, namespace: str | None = None) -> str:
     full = (f"{sanitize_line(namespace)}." if namespace else "") + (sanitize_line(name) or "?")
     preview = to_json(args, None) if args else ""
     return f"{full} {preview[:80]}{'…' if len(preview) > 80 else ''}".rstrip()
-
-
-# --------------------------------------------------------------------------- API and command
-
-
-def export_branch(
-    session: Session,
-    leaf: int | None,
-    *,
-    fmt: Format,
-    tools: ToolsMode,
-    thinking: bool,
-    out: Path,
-) -> Path:
-    """Write the branch root → ``leaf`` (default: the current leaf) to ``out``; return ``out``.
-
-    ``fmt="html"`` writes one self-contained file (inline CSS, images as ``data:`` URIs, no
-    scripts); ``fmt="md"`` writes Markdown and puts images in ``<out stem>_files/`` next to it.
-    ``tools`` is ``"none"`` (one line per call), ``"preview"`` (the call and the first lines of
-    its output) or ``"full"``. Thinking is included only when ``thinking`` is true.
-
-    Raises:
-        ValueError: ``out`` is the session file itself, or ``fmt``/``tools`` is unknown.
-        OSError: the file (or the images folder) could not be written.
-    """
-    if fmt not in ("md", "html") or tools not in ("full", "preview", "none"):
-        raise ValueError(f"unknown format or tools mode: {fmt!r}, {tools!r}")
-    out = Path(out)
-    src = Path(session.path)
-    if out.exists() and src.exists() and out.samefile(src):
-        raise ValueError(f"refusing to overwrite the session file {src}")
-    from piview.export_doc import build_doc
-
-    doc = build_doc(session, leaf, tools=tools, thinking=thinking)
-    if fmt == "html":
-        from piview.export_html import render_html
-
-        text = render_html(doc, generator=f"piview {__version__}")
-    else:
-        from piview.export_md import render_md
-
-        text = render_md(doc, out, protect=src)
-    out.write_text(text, encoding="utf-8", errors="replace")
-    return out
-
-
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="piview export",
-        description="Export one branch of a session (root to leaf) as Markdown or HTML.",
-    )
-    p.add_argument("file", help="a Pi session file (.jsonl)")
-    p.add_argument("--leaf", metavar="ID", help="the branch through this entry (id prefix)")
-    p.add_argument(
-        "--format", choices=("md", "html"), help="output format (default: from -o, else md)"
-    )
-    p.add_argument(
-        "--tools",
-        choices=("full", "preview", "none"),
-        default="preview",
-        help="tool output: all of it, the first lines (default), or one line per call",
-    )
-    p.add_argument("--thinking", action="store_true", help="include the model's thinking")
-    p.add_argument(
-        "-o",
-        "--output",
-        metavar="OUT",
-        help="output file or directory (default: <session file name>.<format> here)",
-    )
-    return p
-
-
-def cmd_export(argv: list[str]) -> int:
-    """``piview export FILE [--leaf ID] [--format md|html] [--tools …] [--thinking] [-o OUT]``.
-
-    Prints the written path on stdout and returns 0. Raises ``CliError`` (shown as one line,
-    exit status 2) when the file cannot be read, the id is unknown or the output cannot be
-    written.
-    """
-    from piview.cli import CliError, _load, resolve_branch
-
-    args = _parser().parse_args(argv)
-    session = _load(args.file)
-    try:
-        leaf, _entry = resolve_branch(session, args.leaf, args.file)
-        out = Path(args.output) if args.output else None
-        fmt = args.format
-        if fmt is None:
-            fmt = "html" if out is not None and out.suffix.lower() in (".html", ".htm") else "md"
-        if out is None or out.is_dir():
-            out = (out or Path()) / f"{Path(args.file).stem}.{fmt}"
-        try:
-            written = export_branch(
-                session, leaf, fmt=fmt, tools=args.tools, thinking=args.thinking, out=out
-            )
-        except (OSError, ValueError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise CliError(f"cannot export to {out}: {reason}") from None
-    finally:
-        session.close()
-    sys.stdout.write(f"{written}\n")
-    return 0

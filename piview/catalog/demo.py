@@ -9,4 +9,4 @@ __all__ = ["demo_path"]
 
 def demo_path() -> Path:
     """The bundled demo session (a realistic session showing every role and feature)."""
-    return Path(__file__).resolve().parent / "data" / "demo.jsonl"
+    return Path(__file__).resolve().parent.parent / "data" / "demo.jsonl"

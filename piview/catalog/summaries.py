@@ -1,82 +1,25 @@
-"""Provides session discovery: where Pi keeps sessions, and a cached summary of each file.
+"""Provides the summary of each session file the picker lists, and their on-disk cache.
 
-Pi writes ``~/.pi/agent/sessions/--<cwd>--/<timestamp>_<id>.jsonl`` (``$PI_CODING_AGENT_DIR``
-moves the agent directory). A *quick* summary reads only the head and the tail of a file (the
-header, the first user message, a recent name); a *full* one indexes the file (entry count,
-cost, the exact name). Full summaries are cached under the user cache directory, keyed by path,
-size and modification time, so a second start is instant. Session files are only ever read.
+A *quick* summary reads only the head and the tail of a file (the header, the first user
+message, a recent name); a *full* one indexes the file (entry count, cost, the exact name).
+Full summaries are cached under the user cache directory, keyed by path, size and modification
+time, so a second start is instant. Session files are only ever read.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
+from piview.catalog.discovery import HEAD_BYTES, cache_dir, read_json_line
 from piview.model.usage import sum_usage
 
-__all__ = [
-    "SessionSummary",
-    "SummaryCache",
-    "cache_dir",
-    "find_session_files",
-    "full_summary",
-    "quick_summary",
-    "resolve_session_id",
-    "sessions_dir",
-]
+__all__ = ["SessionSummary", "SummaryCache", "full_summary", "quick_summary"]
 
-_HEAD = 64 * 1024
 _TAIL = 64 * 1024
-
-
-def sessions_dir(override: str | os.PathLike[str] | None = None) -> Path:
-    """``override``, else ``$PI_CODING_AGENT_DIR/sessions``, else ``~/.pi/agent/sessions``."""
-    if override:
-        return Path(override).expanduser()
-    agent = os.environ.get("PI_CODING_AGENT_DIR")
-    if agent:
-        return Path(agent).expanduser() / "sessions"
-    return Path.home() / ".pi" / "agent" / "sessions"
-
-
-def cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/piview`` (``~/.cache/piview`` by default)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "piview"
-
-
-def find_session_files(root: Path) -> list[Path]:
-    """Every ``.jsonl`` file in ``root`` and its project folders, newest modified first."""
-    if not root.is_dir():
-        return []
-    files: list[tuple[float, Path]] = []
-    for path in _walk(root, depth=2):
-        try:
-            files.append((path.stat().st_mtime, path))
-        except OSError:
-            continue
-    return [p for _, p in sorted(files, key=lambda t: (-t[0], str(t[1])))]
-
-
-def _walk(root: Path, depth: int) -> Iterator[Path]:
-    try:
-        entries = list(os.scandir(root))
-    except OSError:
-        return
-    for e in entries:
-        try:
-            if e.is_file() and e.name.endswith(".jsonl"):
-                yield Path(e.path)
-            elif depth > 1 and e.is_dir():
-                yield from _walk(Path(e.path), depth - 1)
-        except OSError:
-            continue
 
 
 @dataclass(slots=True)
@@ -107,13 +50,6 @@ def _lines(data: bytes) -> list[bytes]:
     return [ln.strip() for ln in data.split(b"\n") if ln.strip()]
 
 
-def _loads(line: bytes) -> Any:
-    try:
-        return msgspec.json.decode(line)
-    except msgspec.DecodeError:
-        return None
-
-
 def _user_text(obj: Any) -> str | None:
     if not isinstance(obj, dict) or obj.get("type") != "message":
         return None
@@ -139,13 +75,13 @@ def quick_summary(path: Path) -> SessionSummary:
     out = SessionSummary(str(path), st.st_size, st.st_mtime)
     fd = os.open(path, os.O_RDONLY)
     try:
-        head = os.pread(fd, _HEAD, 0)
-        tail = os.pread(fd, _TAIL, max(0, st.st_size - _TAIL)) if st.st_size > _HEAD else b""
+        head = os.pread(fd, HEAD_BYTES, 0)
+        tail = os.pread(fd, _TAIL, max(0, st.st_size - _TAIL)) if st.st_size > HEAD_BYTES else b""
     finally:
         os.close(fd)
     head_lines = _lines(head.removeprefix(b"\xef\xbb\xbf"))
     if head_lines:
-        first = _loads(head_lines[0])
+        first = read_json_line(head_lines[0])
         if isinstance(first, dict) and first.get("type") == "session":
             out.session_id = first.get("id") if isinstance(first.get("id"), str) else None
             out.cwd = first.get("cwd") if isinstance(first.get("cwd"), str) else None
@@ -154,13 +90,13 @@ def quick_summary(path: Path) -> SessionSummary:
             )
     for line in head_lines[1:]:
         if b'"user"' in line:
-            text = _user_text(_loads(line))
+            text = _user_text(read_json_line(line))
             if text:
                 out.first_message = text
                 break
     for line in reversed(_lines(tail) if tail else head_lines):
         if b'"session_info"' in line:
-            obj = _loads(line)
+            obj = read_json_line(line)
             if isinstance(obj, dict) and obj.get("type") == "session_info":
                 name = obj.get("name")
                 out.name = (name.strip() or None) if isinstance(name, str) else None
@@ -225,22 +161,3 @@ class SummaryCache:
             self._dirty = False
         except OSError:
             pass
-
-
-def resolve_session_id(prefix: str, root: Path) -> list[Path]:
-    """Files whose header id starts with ``prefix`` (reads only each file's first line)."""
-    out: list[Path] = []
-    for path in find_session_files(root):
-        try:
-            with open(path, "rb") as f:
-                first = f.readline(_HEAD).removeprefix(b"\xef\xbb\xbf")
-        except OSError:
-            continue
-        obj = _loads(first.strip())
-        if (
-            isinstance(obj, dict)
-            and isinstance(obj.get("id"), str)
-            and obj["id"].startswith(prefix)
-        ):
-            out.append(path)
-    return out

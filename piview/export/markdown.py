@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from urllib.parse import quote
 
-from piview.export import Doc, Image, Part, Section, more_text
+from piview.export.doc import Doc, Image, Part, Section, more_text
 
 __all__ = ["render_md"]
 

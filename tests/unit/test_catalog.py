@@ -7,14 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from piview.model.discovery import (
-    SummaryCache,
-    find_session_files,
-    full_summary,
-    quick_summary,
-    resolve_session_id,
-    sessions_dir,
-)
+from piview.catalog.discovery import find_session_files, resolve_session_id, sessions_dir
+from piview.catalog.summaries import SummaryCache, full_summary, quick_summary
 from tests.conftest import fixture
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
-from piview.export import Doc, Part, Section, more_text
+from piview.export.doc import Doc, Part, Section, more_text
 
 __all__ = ["render_html"]
 

@@ -1,0 +1,69 @@
+"""Provides what every command shares: loading a session, resolving ``--leaf``, user errors.
+
+Errors the user can fix (a missing file, an unknown id) are raised as :class:`CliError` and
+shown by :mod:`piview.cli` as one line on stderr with exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from piview.model.session import Session
+
+__all__ = ["CliError", "load", "resolve_branch", "save_indexes"]
+
+
+class CliError(Exception):
+    """An error to report as one line on stderr."""
+
+
+_LOADED: list[Session] = []
+"""Sessions loaded by a command: their index is cached when the command ends."""
+
+
+def load(path: str, *, keep_index: bool = True) -> Session:
+    """The session at ``path``, with its index cache (unless ``PIVIEW_NO_CACHE`` is set).
+
+    With ``keep_index``, :func:`save_indexes` saves its index when the command ends; the
+    viewer passes False and saves it itself, in a worker after the first screen.
+
+    Raises:
+        CliError: the file cannot be opened or read.
+    """
+    from piview.model import SessionOpenError, load_session
+    from piview.model.index_cache import IndexCache
+
+    cache = None if os.environ.get("PIVIEW_NO_CACHE") else IndexCache()
+    try:
+        session = load_session(path, index_cache=cache)
+    except SessionOpenError as exc:
+        raise CliError(str(exc)) from None
+    if keep_index:
+        _LOADED.append(session)
+    return session
+
+
+def save_indexes() -> None:
+    """Save the index of every session :func:`load` kept (a cache: errors are ignored)."""
+    while _LOADED:
+        try:
+            _LOADED.pop().save_index()
+        except OSError:
+            pass
+
+
+def resolve_branch(session: Session, ref: str | None, path: str) -> tuple[int | None, int | None]:
+    """``(leaf, entry)`` for ``--leaf ref``: the branch through ``entry`` down to its newest
+    leaf. Without a ref: the current leaf. Raises :class:`CliError` when ``ref`` is unknown."""
+    if not ref:
+        return session.tree.leaf, None
+    entry = session.find(ref)
+    if entry is None:
+        matches = session.find_all(ref)
+        if matches:
+            shown = ", ".join(matches[:8]) + (" …" if len(matches) > 8 else "")
+            raise CliError(f"--leaf {ref} is ambiguous: {shown}")
+        raise CliError(f"no entry with id {ref!r} in {path}")
+    return session.tree.newest_leaf(entry), entry

@@ -1,0 +1,41 @@
+"""Provides ``piview export FILE``: one branch as a Markdown or a self-contained HTML file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from piview.commands.common import CliError, load, resolve_branch
+
+__all__ = ["run"]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the export and print its path on stdout.
+
+    Raises:
+        CliError: the file cannot be read, the id is unknown or the output cannot be written.
+    """
+    from piview.export import export_branch
+
+    session = load(args.file)
+    try:
+        leaf, _entry = resolve_branch(session, args.leaf, args.file)
+        out = Path(args.output) if args.output else None
+        fmt = args.format
+        if fmt is None:
+            fmt = "html" if out is not None and out.suffix.lower() in (".html", ".htm") else "md"
+        if out is None or out.is_dir():
+            out = (out or Path()) / f"{Path(args.file).stem}.{fmt}"
+        try:
+            written = export_branch(
+                session, leaf, fmt=fmt, tools=args.tools, thinking=args.thinking, out=out
+            )
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise CliError(f"cannot export to {out}: {reason}") from None
+    finally:
+        session.close()
+    sys.stdout.write(f"{written}\n")
+    return 0

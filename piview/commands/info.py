@@ -1,0 +1,26 @@
+"""Provides ``piview info FILE [--json]``: a session's entries, tree, tool calls and usage."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from piview.commands.common import load
+
+__all__ = ["run"]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the summary of ``args.file``: one JSON object with ``--json``, else a table."""
+    from piview.model import session_info
+
+    session = load(args.file)
+    info = session_info(session)
+    if args.json:
+        sys.stdout.write(json.dumps(info, ensure_ascii=False) + "\n")
+        return 0
+    from piview.render.info import print_info
+
+    print_info(info, path=args.file)
+    return 0

@@ -1,0 +1,44 @@
+"""Provides ``piview print FILE``: one branch written out with the viewer's rendering.
+
+Output goes to the terminal with colour, or as plain text when piped.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from piview.commands.common import CliError, resolve_branch
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+__all__ = ["run"]
+
+
+def run(args: argparse.Namespace, console: Console | None = None) -> int:
+    """Print the branch through ``args.leaf`` (default: the current leaf) to ``console``.
+
+    Raises:
+        CliError: the file cannot be read, or ``--leaf`` matches no entry or several.
+    """
+    from piview.export.text import print_branch
+    from piview.model import SessionOpenError, load_session
+    from piview.render.pipe import PipeConsole
+
+    try:
+        session = load_session(args.file)
+    except SessionOpenError as exc:
+        raise CliError(str(exc)) from None
+    # Same --leaf rule as the other commands: the branch through that entry, down to its
+    # newest leaf (errors for unknown or ambiguous ids are raised there).
+    leaf, _entry = resolve_branch(session, args.leaf, args.file)
+    print_branch(
+        session,
+        leaf,
+        thinking=args.thinking,
+        tools=args.tools,
+        hidden=args.hidden,
+        console=console or PipeConsole(highlight=False),
+    )
+    return 0

@@ -1,0 +1,29 @@
+"""Provides ``piview tools FILE [--leaf ID] [--json]``: every tool call of a branch."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from piview.commands.common import load, resolve_branch
+
+__all__ = ["run"]
+
+
+def run(args: argparse.Namespace) -> int:
+    """List the calls of the branch with their status, latency and output size."""
+    from piview.model.tools import tool_rows
+
+    session = load(args.file)
+    leaf, _entry = resolve_branch(session, args.leaf, args.file)
+    rows = tool_rows(session, session.tree.path(leaf) if leaf is not None else [])
+    if args.json:
+        out = [r.as_json(session) for r in rows]
+        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+        return 0
+    from piview.render.pipe import PipeConsole
+    from piview.render.tooltable import tools_table
+
+    PipeConsole().print(tools_table(session, rows))
+    return 0

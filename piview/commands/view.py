@@ -1,0 +1,105 @@
+"""Provides ``piview [FILE]``: the viewer on one session, or the picker without a file.
+
+Textual is imported only here, and only after the forked child that renders the first frame
+has started (:mod:`piview.render.prerender`), so that the two overlap on two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+from typing import TYPE_CHECKING, Any
+
+from piview.commands.common import CliError, load, resolve_branch
+
+if TYPE_CHECKING:
+    from piview.model.session import Session
+
+__all__ = ["TAIL_FIRST_BYTES", "looks_like_path", "run"]
+
+TAIL_FIRST_BYTES = 4 * 1024 * 1024
+"""Files at least this big open on their last entries while the whole file loads."""
+
+
+def run(args: argparse.Namespace) -> int:
+    """Open the viewer on ``args.file`` (a path or a session id prefix), or the picker."""
+    # No cyclic garbage collection until the first screen is up (the app turns it back on):
+    # importing Textual and building the first screen make many objects and little garbage,
+    # and the collector's passes over them cost tens of milliseconds of the start.
+    gc.disable()
+    try:
+        return _view(args)
+    finally:
+        gc.enable()
+
+
+def _view(args: argparse.Namespace) -> int:
+    from piview.catalog.discovery import resolve_session_id, sessions_dir
+
+    root = sessions_dir(args.sessions)
+    if args.demo:
+        from piview.catalog.demo import demo_path
+
+        path = str(demo_path())
+    elif args.file:
+        path = args.file
+        if not looks_like_path(path):
+            matches = resolve_session_id(path, root)
+            if not matches:
+                raise CliError(
+                    f"no session file {path!r}, and no session id starting with it in {root}"
+                )
+            if len(matches) > 1:
+                listing = "; ".join(str(m) for m in matches[:5])
+                raise CliError(
+                    f"session id {path!r} is ambiguous ({len(matches)} sessions): {listing}"
+                )
+            path = str(matches[0])
+    else:
+        if not root.is_dir():
+            raise CliError(
+                f"no Pi session folder at {root} (set --sessions DIR, or try: piview --demo)"
+            )
+        from piview.app import run_app
+
+        return run_app(None, sessions_root=root)
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        size = 0
+    if size >= TAIL_FIRST_BYTES and not args.leaf:
+        # A big file: show its last entries at once, load the whole file in a worker.
+        from piview.model import SessionOpenError
+        from piview.model.session import load_tail
+
+        try:
+            tail = load_tail(path)
+        except SessionOpenError as exc:
+            raise CliError(str(exc)) from None
+        prerender = _prerender(tail, tail.tree.leaf)
+        from piview.app import run_app
+
+        def load_full() -> Session:
+            return load(path, keep_index=False)
+
+        return run_app(tail, follow=not args.no_follow, full_loader=load_full, prerender=prerender)
+    # The viewer saves the index itself, in a worker after the first screen.
+    session = load(path, keep_index=False)
+    branch, leaf = resolve_branch(session, args.leaf, path)
+    prerender = _prerender(session, branch) if leaf is None else None
+    from piview.app import run_app
+
+    return run_app(session, leaf=leaf, follow=not args.no_follow, prerender=prerender)
+
+
+def _prerender(session: Session, leaf: int | None) -> Any:
+    # Before Textual is imported: the forked child renders the first frame meanwhile.
+    from piview.render.prerender import start
+
+    return start(session, leaf)
+
+
+def looks_like_path(arg: str) -> bool:
+    """As Pi decides: a separator or a .jsonl suffix makes a path; so does an existing file."""
+    return "/" in arg or "\\" in arg or arg.endswith(".jsonl") or os.path.exists(arg)

@@ -1,0 +1,64 @@
+"""Provides export: one branch of a session written out as Markdown, HTML or terminal text.
+
+Only the entries from the root to the chosen leaf are exported, in order (abandoned branches
+are left out). :mod:`piview.export.build` turns the branch into the neutral document of
+:mod:`piview.export.doc`, which :mod:`piview.export.markdown` or :mod:`piview.export.html`
+writes; :mod:`piview.export.text` writes a branch with the viewer's own renderers instead
+(``piview print``). The session file is only ever read. Nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from piview import __version__
+from piview.export.doc import ToolsMode
+
+if TYPE_CHECKING:
+    from piview.model.session import Session
+
+__all__ = ["Format", "ToolsMode", "export_branch"]
+
+Format = Literal["md", "html"]
+
+
+def export_branch(
+    session: Session,
+    leaf: int | None,
+    *,
+    fmt: Format,
+    tools: ToolsMode,
+    thinking: bool,
+    out: Path,
+) -> Path:
+    """Write the branch root → ``leaf`` (default: the current leaf) to ``out``; return ``out``.
+
+    ``fmt="html"`` writes one self-contained file (inline CSS, images as ``data:`` URIs, no
+    scripts); ``fmt="md"`` writes Markdown and puts images in ``<out stem>_files/`` next to it.
+    ``tools`` is ``"none"`` (one line per call), ``"preview"`` (the call and the first lines of
+    its output) or ``"full"``. Thinking is included only when ``thinking`` is true.
+
+    Raises:
+        ValueError: ``out`` is the session file itself, or ``fmt``/``tools`` is unknown.
+        OSError: the file (or the images folder) could not be written.
+    """
+    if fmt not in ("md", "html") or tools not in ("full", "preview", "none"):
+        raise ValueError(f"unknown format or tools mode: {fmt!r}, {tools!r}")
+    out = Path(out)
+    src = Path(session.path)
+    if out.exists() and src.exists() and out.samefile(src):
+        raise ValueError(f"refusing to overwrite the session file {src}")
+    from piview.export.build import build_doc
+
+    doc = build_doc(session, leaf, tools=tools, thinking=thinking)
+    if fmt == "html":
+        from piview.export.html import render_html
+
+        text = render_html(doc, generator=f"piview {__version__}")
+    else:
+        from piview.export.markdown import render_md
+
+        text = render_md(doc, out, protect=src)
+    out.write_text(text, encoding="utf-8", errors="replace")
+    return out

@@ -1,0 +1,176 @@
+"""Provides the transcript's unit, :class:`Item` (one block: a message, a thinking block, a
+tool call with its result, a divider…), and :class:`ItemList`, a branch's items packed in
+arrays. Built by :func:`piview.render.items.build_items`; the role renderers draw one.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import partial
+from itertools import compress, product, repeat
+from operator import and_, mul, ne
+from typing import Any, Literal, overload
+
+__all__ = ["Item", "ItemKind", "ItemList"]
+
+ItemKind = Literal[
+    "user",
+    "assistant",
+    "thinking",
+    "tool",
+    "orphan_result",
+    "bash",
+    "custom_message",
+    "custom",
+    "compaction",
+    "branch_summary",
+    "system",
+    "divider",
+    "unknown",
+]
+
+
+@dataclass(slots=True)
+class Item:
+    """One block of the transcript: the unit of navigation (j/k), collapsing and caching."""
+
+    kind: ItemKind
+    entry: int
+    """Entry index in the Session (file order)."""
+    part: int = -1
+    """Index of the content block in the entry's message content (thinking/tool items)."""
+    hidden: bool = False
+    """Shown only because "show hidden" is on (custom_message display:false, custom entries)."""
+    collapsible: bool = False
+    expanded: bool = False
+    """Default state when the item is created."""
+    error: bool = False
+    """Tool error, assistant stopReason error/aborted, bash exit != 0: used by the `e` key."""
+    user: bool = False
+    """A user message: used by the `[`/`]` keys."""
+
+
+_KINDS: tuple[ItemKind, ...] = ItemKind.__args__  # type: ignore[attr-defined]
+_KIND_CODE = {k: c for c, k in enumerate(_KINDS)}
+
+
+_FLAG_BITS: dict[tuple[bool, ...], int] = {
+    flags[:n]: sum(1 << k for k, on in enumerate(flags[:n]) if on)
+    for flags in product((False, True), repeat=5)
+    for n in range(6)
+}
+"""Item's (hidden, collapsible, expanded, error, user), or a prefix of it, as flag bits."""
+
+
+class ItemList(Sequence[Item]):
+    """The items of a branch, packed in arrays (a 1 GB session has ~500,000 of them and an
+    :class:`Item` costs ~110 bytes). ``items[k]`` builds the Item; the list is never changed
+    once built, so a worker may read it while the UI builds the next one."""
+
+    __slots__ = ("_kinds", "_entries", "_parts", "_flags")
+
+    def __init__(self, items: Iterable[Item] = ()) -> None:
+        self._kinds = bytearray()
+        self._entries = array("q")
+        self._parts = array("i")
+        self._flags = bytearray()
+        for it in items:
+            self.push(
+                (it.kind, it.entry, it.part, it.hidden, it.collapsible, it.expanded, it.error,
+                 it.user)
+            )  # fmt: skip
+
+    def push(self, args: tuple[Any, ...]) -> None:
+        """Add an item given as the positional arguments of :class:`Item`."""
+        self._kinds.append(_KIND_CODE[args[0]])
+        self._entries.append(args[1])
+        if len(args) > 2:
+            self._parts.append(args[2])
+            flags = _FLAG_BITS.get(args[3:])
+            if flags is None:  # not plain booleans
+                flags = _FLAG_BITS[tuple(bool(a) for a in args[3:])]
+            self._flags.append(flags)
+        else:
+            self._parts.append(-1)
+            self._flags.append(0)
+
+    def __len__(self) -> int:
+        return len(self._kinds)
+
+    @overload
+    def __getitem__(self, k: int) -> Item: ...
+    @overload
+    def __getitem__(self, k: slice) -> list[Item]: ...
+    def __getitem__(self, k: int | slice) -> Item | list[Item]:
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        f = self._flags[k]
+        return Item(
+            _KINDS[self._kinds[k]],
+            self._entries[k],
+            self._parts[k],
+            bool(f & 1),
+            bool(f & 2),
+            bool(f & 4),
+            bool(f & 8),
+            bool(f & 16),
+        )
+
+    def __iter__(self) -> Iterator[Item]:
+        for k in range(len(self._kinds)):
+            yield self[k]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def positions(self, kind: ItemKind, *, collapsible: bool = False) -> list[int]:
+        """Positions of the items of ``kind`` (only collapsible ones when asked), at C speed."""
+        code = _KIND_CODE[kind]
+        hits = compress(range(len(self._kinds)), map(code.__eq__, self._kinds))
+        if not collapsible:
+            return list(hits)
+        flags = self._flags
+        return [k for k in hits if flags[k] & 2]
+
+    def position_map(self) -> dict[tuple[int, int], int]:
+        """``(entry, part)`` → position, for every item (built at C speed)."""
+        keys = zip(self._entries, self._parts, strict=True)
+        return dict(zip(keys, range(len(self._kinds)), strict=True))
+
+    def first_of(self, entry: int) -> int | None:
+        """Position of the first item of ``entry`` (searched at C speed)."""
+        try:
+            return self._entries.index(entry)
+        except ValueError:
+            return None
+
+    def entry(self, k: int) -> int:
+        """The entry of item ``k`` (without building the item)."""
+        return self._entries[k]
+
+    def estimates(self, lengths: Sequence[int], width: int, cap: int) -> array[int]:
+        """A first guess at each item's height in lines, before any is rendered: 2 for a
+        collapsed one, else 2 + the size of its entry's line (``lengths``, per entry) over
+        twice ``width``, at most ``cap``.
+
+        Runs over every item of a branch (500,000 in a 1 GB session), so it is built from
+        ``map`` over C functions only: no Python code runs per item.
+        """
+        sizes = map(lengths.__getitem__, self._entries)
+        # 2 + min(cap - 2, size // (2 * width)), as a count of the thresholds passed.
+        per = 2 * width
+        steps = map(partial(bisect_right, range(per, per * (cap - 1), per)), sizes)
+        # Collapsed (collapsible, not expanded: flags & 6 == 2) items get 0 extra lines.
+        open_ = map(ne, map(and_, self._flags, repeat(6)), repeat(2))
+        return array("i", map((2).__add__, map(mul, steps, open_)))
