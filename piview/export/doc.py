@@ -190,7 +190,8 @@ def decode_image(block: ImageContent, entry_id: str, n: int) -> Image:
 
 def args_diff(args: dict[str, Any]) -> str:
     """A diff from the call's ``oldText``/``newText`` or ``edits[]`` (no line numbers)."""
-    edits = args.get("edits") if isinstance(args.get("edits"), list) else []
+    raw = args.get("edits")
+    edits: list[Any] = raw if isinstance(raw, list) else []
     pairs = [(e.get("oldText"), e.get("newText")) for e in edits if isinstance(e, dict)]
     if "oldText" in args or "newText" in args:
         pairs.append((args.get("oldText"), args.get("newText")))

@@ -212,7 +212,7 @@ def _decode_preview(raw: bytes, max_cols: int, max_rows: int) -> HalfBlockImage:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # DecompressionBombWarning etc.: the size is checked
-        img = Image.open(BytesIO(raw))
+        img: Image.Image = Image.open(BytesIO(raw))
         w0, h0 = img.size
         if w0 <= 0 or h0 <= 0 or w0 * h0 > _MAX_PIXELS:
             raise ValueError(f"image too large to preview ({w0}×{h0})")

@@ -139,7 +139,7 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
             bad_stop = STOP_NAMES[stops[i]] in _BAD_STOPS
             is_error = bool(flags[i] & F_ERROR)
         else:
-            t = n.type
+            t = n.type or ""
             m = n.message
             role = m.role if m is not None else None
             content = m.content if m is not None else None
@@ -192,6 +192,7 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
             else:
                 add(new("unknown", i, -1, False, True))
         elif t == "custom_message":
+            assert n is not None  # only plain messages come from the columns
             hidden = n.display is not True
             if hidden and not show_hidden:
                 continue
@@ -201,6 +202,7 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
         elif t == "compaction":
             add(new("compaction", i, -1, False, True))
         elif t == "branch_summary":
+            assert n is not None
             add(new("branch_summary", i, -1, False, bool(n.summary and n.summary.strip())))
         elif t == "custom":
             if show_hidden:

@@ -78,9 +78,9 @@ def render(ctx: Ctx) -> Rendered:
         if t.description:
             line.append(f": {sanitize_line(t.description)}", style("piview.dim"))
         body.append(line)
-    for t in m.tools_removed or []:
+    for gone in m.tools_removed or []:
         line = Text("− tool ", style=style("piview.error.text"))
-        line.append(sanitize_line(t.name) or "?", style("piview.tool"))
+        line.append(sanitize_line(gone.name) or "?", style("piview.tool"))
         body.append(line)
     return head, indent(*body) if body else None
 
