@@ -6,7 +6,12 @@ same file's first screen (a pager that reads lazily), and a Textual app that sho
 (the floor any Textual app starts from on this machine). Runs alternate between the three, so
 a slow spell of the machine hits all of them alike. Medians over the runs are printed.
 
-    python benchmarks/tmux_first_screen.py FILE [--runs 5]
+    python benchmarks/tmux_first_screen.py FILE [--runs 5] [--checkout NAME=DIR ...]
+
+``--checkout`` adds another checkout of piview (for example the previous commit, made with
+``git worktree add``) to the same alternating runs; each checkout, this one included, then runs
+as ``python -P -m piview`` with ``PYTHONPATH`` set to its folder, so that all start alike. Run
+``python -m compileall -q piview`` in each checkout first.
 """
 
 from __future__ import annotations
@@ -75,6 +80,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("file", type=Path)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument(
+        "--checkout",
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help="another piview checkout to time in the same runs",
+    )
     args = ap.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("tmux is not installed")
@@ -84,6 +96,16 @@ def main() -> None:
     hello.write_text(HELLO)
     commands = {
         "piview": (f"{piview} --no-follow {args.file}", "block "),
+    }
+    if args.checkout:
+        here = Path(__file__).resolve().parent.parent
+        commands = {}
+        for name, folder in [("piview (this checkout)", str(here))] + [
+            tuple(c.split("=", 1)) for c in args.checkout
+        ]:
+            command = f"env PYTHONPATH={folder} {sys.executable} -P -m piview"
+            commands[name] = (f"{command} --no-follow {args.file}", "block ")
+    commands |= {
         "textual, one line": (f"{sys.executable} {hello}", "block hello"),
         "less": (f"less -S {args.file}", '{"type":"session"'),
     }
@@ -94,7 +116,7 @@ def main() -> None:
     print(f"{args.file} ({size:.1f} MB), median of {args.runs} runs, 120x40 tmux pane")
     for name, values in times.items():
         print(
-            f"  {name:18s} first screen {statistics.median(values) * 1000:6.0f} ms  "
+            f"  {name:24s} first screen {statistics.median(values) * 1000:6.0f} ms  "
             f"(min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f})"
         )
 
