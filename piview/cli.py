@@ -17,6 +17,20 @@ from piview import __version__
 __all__ = ["SUBCOMMANDS", "main", "parse_args", "run_command"]
 
 
+def _branch_args(p: argparse.ArgumentParser, leaf_help: str) -> None:
+    p.add_argument("file", help="a Pi session file (.jsonl)")
+    p.add_argument("--leaf", metavar="ID", help=leaf_help)
+
+
+def _tools_arg(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--tools",
+        choices=("full", "preview", "none"),
+        default="preview",
+        help=f"tool output: {what}",
+    )
+
+
 def _info_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="piview info",
@@ -31,8 +45,7 @@ def _tools_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="piview tools", description="List every tool call on a branch, with its result."
     )
-    p.add_argument("file", help="a Pi session file (.jsonl)")
-    p.add_argument("--leaf", metavar="ID", help="the branch through this entry (id prefix)")
+    _branch_args(p, "the branch through this entry (id prefix)")
     p.add_argument("--json", action="store_true", help="print a JSON list (for scripts)")
     return p
 
@@ -42,17 +55,9 @@ def _print_parser() -> argparse.ArgumentParser:
         prog="piview print",
         description="Print one branch of a session (root to leaf) as text.",
     )
-    p.add_argument("file", help="a Pi session file (.jsonl)")
-    p.add_argument(
-        "--leaf", metavar="ID", help="print the branch through this entry (id or unique prefix)"
-    )
+    _branch_args(p, "print the branch through this entry (id or unique prefix)")
     p.add_argument("--thinking", action="store_true", help="show thinking blocks in full")
-    p.add_argument(
-        "--tools",
-        choices=("full", "preview", "none"),
-        default="preview",
-        help="tool output: full, a short preview (default), or none (one line per call)",
-    )
+    _tools_arg(p, "full, a short preview (default), or none (one line per call)")
     p.add_argument(
         "--hidden",
         action="store_true",
@@ -66,17 +71,11 @@ def _export_parser() -> argparse.ArgumentParser:
         prog="piview export",
         description="Export one branch of a session (root to leaf) as Markdown or HTML.",
     )
-    p.add_argument("file", help="a Pi session file (.jsonl)")
-    p.add_argument("--leaf", metavar="ID", help="the branch through this entry (id prefix)")
+    _branch_args(p, "the branch through this entry (id prefix)")
     p.add_argument(
         "--format", choices=("md", "html"), help="output format (default: from -o, else md)"
     )
-    p.add_argument(
-        "--tools",
-        choices=("full", "preview", "none"),
-        default="preview",
-        help="tool output: all of it, the first lines (default), or one line per call",
-    )
+    _tools_arg(p, "all of it, the first lines (default), or one line per call")
     p.add_argument("--thinking", action="store_true", help="include the model's thinking")
     p.add_argument(
         "-o",
