@@ -16,6 +16,7 @@ from piview.screens.session import SessionScreen
 if TYPE_CHECKING:
     from piview.model import Session
     from piview.render.prerender import Prerender
+    from piview.screens.picker import PickerScreen
 
 __all__ = ["PiviewApp", "make_app", "run_app"]
 
@@ -67,6 +68,10 @@ class PiviewApp(App[None]):
             self.push_screen(PickerScreen(self._root or sessions_dir()))
         # The CLI pauses the cyclic GC while it starts up: resume it once the screen is shown.
         self.call_after_refresh(gc.enable)
+
+    def on_picker_screen_session_chosen(self, message: PickerScreen.SessionChosen) -> None:
+        """Show the session chosen in the picker, above it (escape there goes back to it)."""
+        self.push_screen(SessionScreen(message.session, from_picker=True))
 
     def action_help(self) -> None:
         """Show every key."""

@@ -2,7 +2,8 @@
 
 Rows appear at once from quick summaries (header and tail of each file); a thread worker then
 indexes each file for its entry count, exact name and cost, taking unchanged files from the
-on-disk cache so that a second start is instant.
+on-disk cache so that a second start is instant. The session chosen is loaded here and posted
+as :class:`PickerScreen.SessionChosen`, for the app to open.
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ from __future__ import annotations
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 from textual.worker import get_current_worker
@@ -24,6 +27,9 @@ from piview.catalog.summaries import SessionSummary, SummaryCache, full_summary,
 from piview.render.format import fmt_bytes, fmt_cost
 from piview.render.sanitize import sanitize_line
 from piview.widgets.keybar import KeyBar
+
+if TYPE_CHECKING:
+    from piview.model import Session
 
 __all__ = ["PickerScreen"]
 
@@ -62,6 +68,14 @@ class PickerScreen(Screen[None]):
         Binding("escape", "clear", "Clear filter"),
         Binding("ctrl+q", "app.quit", "Quit"),
     ]
+
+    class SessionChosen(Message):
+        """A session was chosen and loaded: the app shows it above the picker."""
+
+        def __init__(self, session: Session) -> None:
+            super().__init__()
+            self.session = session
+            """The session, open (the screen that shows it closes it)."""
 
     DEFAULT_CSS = """
     PickerScreen #where { height: 1; background: $panel; padding: 0 1; }
@@ -183,7 +197,7 @@ class PickerScreen(Screen[None]):
         self._refill()
 
     @on(Input.Submitted, "#filter")
-    def _on_enter(self, event: Input.Submitted) -> None:
+    def _on_filter_submitted(self, event: Input.Submitted) -> None:
         self._open_current()
 
     @on(DataTable.RowSelected)
@@ -206,11 +220,11 @@ class PickerScreen(Screen[None]):
             return
         path = self._shown[min(table.cursor_row, len(self._shown) - 1)]
         from piview.model import SessionOpenError, load_session
-        from piview.screens.session import SessionScreen
 
         try:
             session = load_session(path)
         except SessionOpenError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
-        self.app.push_screen(SessionScreen(session, from_picker=True))
+        # The app opens it: the picker knows nothing of the session screen.
+        self.post_message(self.SessionChosen(session))

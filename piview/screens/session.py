@@ -1,8 +1,13 @@
-"""Provides :class:`SessionScreen`: header, branch panel, transcript, usage sidebar, footer."""
+"""Provides :class:`SessionScreen`: header, branch panel, transcript, usage sidebar, footer.
+
+The screen shows a branch and keeps the panes and the status line in step; its other keys live
+in mixins beside it: following the file (:mod:`piview.screens.session_follow`), the search
+field and escape (:mod:`piview.screens.session_search`) and the views it opens
+(:mod:`piview.screens.session_views`).
+"""
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -20,6 +25,9 @@ from piview.model import usage_report
 from piview.render.format import fmt_iso_short
 from piview.render.items import ItemList, build_items
 from piview.render.sanitize import sanitize_line
+from piview.screens.session_follow import SessionFollow
+from piview.screens.session_search import SessionSearch
+from piview.screens.session_views import SessionViews
 from piview.widgets.branch_panel import BranchPanel
 from piview.widgets.keybar import KeyBar
 from piview.widgets.offthread import compute_off_thread
@@ -43,8 +51,8 @@ def session_title(session: Session) -> str:
     for i, node in enumerate(session.nodes):
         if node.message is not None and node.message.role == "user":
             entry = session.entry(i)
-            content = getattr(entry, "message", None)
-            content = getattr(content, "content", "")
+            message = getattr(entry, "message", None)
+            content = getattr(message, "content", "")
             if isinstance(content, str):
                 text = content
             else:
@@ -70,15 +78,6 @@ def session_models(session: Session) -> list[str]:
     return list(seen)
 
 
-class SearchField(Input):
-    """The search field: enter finds, escape closes (both shown in the footer)."""
-
-    BINDINGS = [
-        Binding("enter", "submit", "Find"),
-        Binding("escape", "screen.escape", "Close"),
-    ]
-
-
 @dataclass(frozen=True, slots=True)
 class _Build:
     """A request for a branch's blocks, built in a worker."""
@@ -94,7 +93,7 @@ BIG_BRANCH = 100_000
 """Branches of this many entries and more build their blocks in a worker (0.5 s and up)."""
 
 
-class SessionScreen(Screen[None]):
+class SessionScreen(SessionFollow, SessionSearch, SessionViews, Screen[None]):
     """One session: the transcript of a branch, with the tree and usage beside it.
 
     | Key(s) | Description |
@@ -310,116 +309,30 @@ class SessionScreen(Screen[None]):
 
     _usage_stale = True
 
-    @work(
-        thread=True,
-        exclusive=True,
-        group="load",
-        exit_on_error=False,
-        description="Loading the whole session",
-    )
-    def _load_full(self) -> None:
-        assert self.full_loader is not None
-        try:
-            full = self.full_loader()
-            # Computed once per session; here, not on the UI thread when the screen swaps.
-            full.pairing  # noqa: B018
-            full.labels  # noqa: B018
-            leaf = full.tree.leaf
-            prebuilt = None
-            if leaf is not None:
-                prebuilt = (leaf, build_items(full, full.tree.path(leaf)))
-        except OSError as exc:
-            self.app.call_from_thread(
-                self.notify, f"Cannot load the whole file: {exc}", severity="error", markup=False
-            )
-            return
-        self.app.call_from_thread(self._swap_in, full, prebuilt)
-
-    def _swap_in(self, full: Session, prebuilt: tuple[int, ItemList] | None = None) -> None:
-        """Replace the tail-only view with the whole session, keeping the place in view."""
-        gc.freeze()  # as make_app does for the first index
-        transcript = self.query_one(Transcript)
-        entry = transcript.current_entry
-        ref = None
-        if entry is not None and not transcript.following_end:
-            ref = full.find(self.session.ids[entry])
-        self.session.close()
+    def _reopen(
+        self,
+        session: Session,
+        *,
+        leaf: int | None = None,
+        prebuilt: tuple[int, ItemList] | None = None,
+        show_hidden: bool = False,
+        panels: tuple[str, ...] = (),
+    ) -> None:
+        """Replace this screen with one on ``session`` (the whole file, or the file read
+        again), following it and going back to the picker as this one does."""
         self.app.switch_screen(
             SessionScreen(
-                full,
-                leaf=ref,
+                session,
+                leaf=leaf,
                 follow=self.follow,
                 from_picker=self.from_picker,
                 prebuilt=prebuilt,
-                show_hidden=transcript.show_hidden,
-                panels=tuple(
-                    p
-                    for p in ("branches", "usage")
-                    if self.query_one(f"#{p}").has_class("-visible")
-                ),
+                show_hidden=show_hidden,
+                panels=panels,
             )
         )
 
-    def _save_index(self) -> None:
-        self.run_worker(
-            self.session.save_index,
-            thread=True,
-            group="index",
-            description="Caching the session index",
-            exit_on_error=False,
-        )
-
-    # ------------------------------------------------------------------ follow
-
-    def _poll(self) -> None:
-        s = self.session
-        old_latest = s.tree.leaf
-        old_count = len(s)
-        change = s.poll()
-        if change == "replaced":
-            self._reload()
-            return
-        if change != "appended":
-            return
-        new = len(s) - old_count
-        latest = s.tree.leaf
-        transcript = self.query_one(Transcript)
-        watching_latest = self.leaf == old_latest
-        if watching_latest and latest is not None:
-            continues = old_latest is None or s.tree.is_ancestor(old_latest, latest)
-            at_end = transcript.following_end
-            self.leaf = latest
-            transcript.update_path(s.tree.path(latest))
-            if not continues:
-                self.notify("Pi moved to another branch: following its new leaf", timeout=5)
-            elif not at_end:
-                self.notify(
-                    f"{new} new entr{'y' if new == 1 else 'ies'} below (G to jump)", timeout=4
-                )
-        else:
-            self.notify(
-                f"{new} new entr{'y' if new == 1 else 'ies'} on another branch (b to browse)",
-                timeout=4,
-            )
-        self.query_one(BranchPanel).set_session(s, self.leaf)
-        self._refresh_usage()
-        self._update_status()
-
-    def _reload(self) -> None:
-        from piview.model import SessionOpenError, load_session
-
-        try:
-            fresh = load_session(self.session.path)
-        except SessionOpenError as exc:
-            self.notify(
-                f"The file changed and cannot be read again: {exc}", severity="error", markup=False
-            )
-            return
-        self.session.close()
-        self.app.switch_screen(
-            SessionScreen(fresh, follow=self.follow, from_picker=self.from_picker)
-        )
-        self.app.notify("The file was truncated or replaced: reloaded", timeout=5)
+    # ------------------------------------------------------------------ events
 
     @on(BranchPanel.EntrySelected)
     def _on_entry_selected(self, event: BranchPanel.EntrySelected) -> None:
@@ -494,134 +407,9 @@ class SessionScreen(Screen[None]):
         )
         self._update_status()
 
-    async def action_search(self) -> None:
-        """Open the search field: for the branch panel when it has the focus, else for the
-        transcript."""
-        panel = self.query_one(BranchPanel)
-        self._search_tree = panel.has_class("-visible") and panel.has_focus
-        box = self._search_box()
-        if box is None:
-            # Mounted on first use: one widget less to build before the first screen.
-            box = SearchField(id="search")
-            await self.mount(box, before="#status")
-        box.placeholder = (
-            "search the tree (enter: find, escape: close)"
-            if self._search_tree
-            else "search this branch (enter: find, escape: close)"
-        )
-        box.add_class("-visible")
-        box.focus()
-
-    _search_tree = False
-    """The search field is open for the branch panel."""
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """While the search field has the focus, the screen's keys are letters to type:
-        the footer then shows only the field's own (find, close)."""
-        return not (isinstance(self.focused, Input) and action != "escape")
-
-    def _search_box(self) -> Input | None:
-        found = self.query("#search").results(Input)
-        return next(iter(found), None)
-
-    def action_escape(self) -> None:
-        """Close the search field, leave the branch panel, or go back to the picker."""
-        box = self._search_box()
-        if box is not None and box.has_class("-visible"):
-            box.remove_class("-visible")
-            self._search_target().focus()
-            return
-        panel = self.query_one(BranchPanel)
-        if panel.has_class("-visible") and panel.has_focus:
-            self.query_one(Transcript).focus()
-            return
-        transcript = self.query_one(Transcript)
-        if transcript.search_state is not None:
-            transcript.clear_search()
-            self._update_status()
-            return
-        if self.from_picker:
-            self.session.close()
-            self.dismiss(None)
-
-    def _focused_call(self) -> tuple[int, int] | None:
-        item = self.query_one(Transcript).current_item
-        if item is None:
-            return None
-        if item.kind == "tool":
-            return item.entry, item.part
-        if item.kind == "orphan_result":
-            return item.entry, -1
-        return None
-
-    def action_inspect(self) -> None:
-        """Open the tool-call inspector on the focused call."""
-        from piview.screens.inspector import ToolInspector
-
-        ref = self._focused_call()
-        if ref is None:
-            self.notify("Focus a tool call first (j/k), then press i", timeout=3)
-            return
-        self.app.push_screen(ToolInspector(self.session, *ref))
-
-    def action_tools(self) -> None:
-        """Open the tools view; Enter there jumps to the call."""
-        from piview.screens.tools_view import ToolsScreen
-
-        transcript = self.query_one(Transcript)
-
-        def jump(ref: tuple[int, int] | None) -> None:
-            if ref is None:
-                return
-            entry, part = ref
-            for k, item in enumerate(transcript.items):
-                if item.entry == entry and (part < 0 or item.part == part):
-                    transcript.focus_item(k)
-                    return
-
-        self.app.push_screen(ToolsScreen(self.session, transcript.path), jump)
-
-    def action_context(self) -> None:
-        """Show what the model had in context at the focused entry."""
-        from piview.screens.context_view import ContextScreen
-
-        entry = self.query_one(Transcript).current_entry
-        if entry is None:
-            entry = self.leaf
-        if entry is None:
-            return
-        self.app.push_screen(ContextScreen(self.session, entry))
-
-    def action_export(self) -> None:
-        """Export the branch shown as one HTML file in the current directory."""
-        from pathlib import Path
-
-        from piview.export import export_branch
-
-        leaf = self.leaf
-        tag = self.session.ids[leaf][:8] if leaf is not None else "empty"
-        out = Path.cwd() / f"{self.session.path.stem}-{tag}.html"
-        try:
-            written = export_branch(
-                self.session, leaf, fmt="html", tools="preview", thinking=True, out=out
-            )
-        except OSError as exc:
-            self.notify(f"Export failed: {exc}", severity="error", markup=False)
-            return
-        self.notify(f"Exported the branch to {written}", timeout=6, markup=False)
-
-    def _search_target(self) -> Transcript | BranchPanel:
-        if self._search_tree and self.query_one(BranchPanel).has_class("-visible"):
-            return self.query_one(BranchPanel)
-        return self.query_one(Transcript)
-
     @on(Input.Submitted, "#search")
     def _on_search(self, event: Input.Submitted) -> None:
-        target = self._search_target()
-        target.search(event.value)
-        event.input.remove_class("-visible")
-        target.focus()
-        self._update_status()
+        self._submit_search(event)
 
     @on(Transcript.SearchUpdated)
     def _on_search_updated(self, event: Transcript.SearchUpdated) -> None:

@@ -3,19 +3,16 @@
 A Line-API list over :func:`piview.model.treeview.flatten`: only the rows on screen are drawn
 and only their texts are read from the file (and cached), so a 20,000-entry session opens as
 fast as a short one. See ``docs`` in ``textual-stack.md`` section 5 for why this is not a
-``Tree`` widget.
+``Tree`` widget. The lines are drawn by :mod:`piview.widgets.branch_rows`; the search is
+:mod:`piview.widgets.branch_search`.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections import OrderedDict
 from functools import partial
 from typing import ClassVar
 
-from rich.cells import cell_len, set_cell_size
-from rich.segment import Segment
-from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
@@ -33,10 +30,10 @@ from piview.model.treeview import (
     flatten,
     next_filter,
     refold,
-    row_kind,
     row_text,
-    search_entries,
 )
+from piview.widgets.branch_rows import BranchRows
+from piview.widgets.branch_search import TreeSearch
 from piview.widgets.offthread import compute_off_thread
 
 __all__ = ["BranchPanel"]
@@ -44,10 +41,9 @@ __all__ = ["BranchPanel"]
 _TEXT_CACHE = 4096
 BIG_TREE = 100_000
 """Sessions of this many entries and more are flattened in a worker (0.6 s and up)."""
-_ROLE_PREFIXES = ("user: ", "assistant: ")
 
 
-class BranchPanel(ScrollView, can_focus=True):
+class BranchPanel(BranchRows, TreeSearch, ScrollView, can_focus=True):
     """The branches of a session: a cursor list of Pi's ``/tree`` rows.
 
     Each row shows the tree art (``├─ └─ │``), a fold marker on segment starts (``⊟`` open,
@@ -457,75 +453,7 @@ class BranchPanel(ScrollView, can_focus=True):
                 self.cursor = k
                 return
 
-    # ----------------------------------------------------------------- search
-
-    def search(self, query: str) -> None:
-        """Find the entries matching ``query`` (every word in the row text or label), folded
-        ones too, in a worker; then put the cursor on the first one at or after it.
-
-        ``n`` / ``N`` step through the matches; a blank query clears them.
-        """
-        self._search_generation += 1
-        if self._session is None or not query.split():
-            self.clear_search()
-            return
-        generation = self._search_generation
-        session, mode = self._session, self.filter_mode
-        self.searching = True
-        self.refresh()
-        compute_off_thread(
-            self,
-            partial(search_entries, session, query, mode),
-            partial(self._searched, generation, query),
-            group="tree-search",
-            description="Searching the session tree",
-        )
-
-    def clear_search(self) -> None:
-        """Forget the matches."""
-        self._search_generation += 1
-        self.searching = False
-        self._matches = []
-        self._match_at = -1
-        self._query = ""
-        self.refresh()
-
-    @property
-    def search_state(self) -> tuple[str, int, int] | None:
-        """``(query, current match (1-based), matches)`` after a search, else None."""
-        if not self._query:
-            return None
-        return self._query, self._match_at + 1, len(self._matches)
-
-    def _searched(self, generation: int, query: str, found: list[int] | None) -> None:
-        if generation != self._search_generation:
-            return
-        self.searching = False
-        self._query = query
-        self._matches = found or []
-        self._match_at = -1
-        if self._matches:
-            here = self.cursor_entry
-            k = bisect_left(self._matches, here) if here is not None else 0
-            self._go_to_match(k % len(self._matches))
-        self.refresh()
-
-    def action_search_step(self, step: int) -> None:
-        """Go to the next (or previous) match of the last search."""
-        if self._matches:
-            self._go_to_match((self._match_at + step) % len(self._matches))
-
-    def _go_to_match(self, k: int) -> None:
-        self._match_at = k
-        self.move_to_entry(self._matches[k])
-        self.refresh()
-
-    _search_generation = 0
-    _matches: list[int] = []  # noqa: RUF012 - replaced, never mutated
-    _match_at = -1
-    _query = ""
-    searching = False
-    """True while a search runs in its worker."""
+    # ----------------------------------------------------------------- filter and folds
 
     def action_cycle_filter(self, step: int) -> None:
         """Switch to the next (or previous) filter mode."""
@@ -562,100 +490,3 @@ class BranchPanel(ScrollView, can_focus=True):
         if 0 <= row < len(self.rows):
             self.cursor = row
             self.action_select()
-
-    # ----------------------------------------------------------------- rendering
-
-    def render_line(self, y: int) -> Strip:
-        """Draw one line of the viewport: a row, or the footer on the last line."""
-        width = self.scrollable_content_region.width
-        base = self.rich_style
-        if y == self.scrollable_content_region.height - 1:
-            return self._footer(width, base)
-        rows = self.rows
-        index = round(self.scroll_y) + y
-        if not rows and y == 0:
-            style = self.get_component_rich_style("branch-panel--footer", partial=True)
-            note = "  Building the tree…" if self.building else "  No entries"
-            return Strip([Segment(note, style)]).crop_extend(0, width, base)
-        if not 0 <= index < len(rows):
-            return Strip.blank(width, base)
-        return self._row_strip(rows[index], index == self.cursor, width, base)
-
-    def _footer(self, width: int, base: Style) -> Strip:
-        n = len(self.rows)
-        text = f"  ({self.cursor + 1 if n else 0}/{n}) [{self.filter_mode}]"
-        if self.building:
-            text += "  building the tree…"
-        if self.searching:
-            text += "  searching…"
-        elif self._query:
-            found = len(self._matches)
-            text += f"  /{self._query}: " + (
-                f"{self._match_at + 1}/{found}" if found else "no match"
-            )
-        style = self.get_component_rich_style("branch-panel--footer", partial=True)
-        return Strip([Segment(text, style)]).crop_extend(0, width, base)
-
-    def _row_strip(self, row: Row, is_cursor: bool, width: int, base: Style) -> Strip:
-        cstyle = self.get_component_rich_style
-        path_style = cstyle("branch-panel--path", partial=True)
-        head: list[Segment] = [Segment("› " if is_cursor else "  ", path_style)]
-        prefix = row.prefix()
-        limit = max(6, width // 2)
-        if len(prefix) > limit:
-            prefix = "…" + prefix[-(limit - 1) :]
-        guide = cstyle("branch-panel--guide", partial=True)
-        fold = cstyle("branch-panel--fold", partial=True)
-        run = ""
-        for ch in prefix:
-            if ch in "⊞⊟":
-                if run:
-                    head.append(Segment(run, guide))
-                    run = ""
-                head.append(Segment(ch, fold))
-            else:
-                run += ch
-        if run:
-            head.append(Segment(run, guide))
-        if row.on_path:
-            head.append(Segment("• ", path_style))
-        if row.label:
-            head.append(Segment(f"[{row.label}] ", cstyle("branch-panel--label", partial=True)))
-        tail: list[Segment] = []
-        if row.folded and row.hidden:
-            tail.append(Segment(f" +{row.hidden}", cstyle("branch-panel--count", partial=True)))
-        if row.is_leaf:
-            tail.append(Segment(" ◀ leaf", cstyle("branch-panel--leaf", partial=True)))
-        room = width - sum(s.cell_length for s in head) - sum(s.cell_length for s in tail)
-        body = self._body_segments(row.entry, max(0, room))
-        # Padding is unstyled so that the cursor background covers the whole line.
-        strip = Strip([*head, *body, *tail]).crop_extend(0, width, None)
-        return strip.apply_style(base + cstyle("branch-panel--cursor") if is_cursor else base)
-
-    def _body_segments(self, entry: int, room: int) -> list[Segment]:
-        assert self._session is not None
-        text = self.row_text(entry)
-        if cell_len(text) > room:
-            text = set_cell_size(text, max(0, room - 1)) + "…" if room > 0 else ""
-        kind = row_kind(self._session.nodes[entry])
-        style = self.get_component_rich_style(f"branch-panel--{_KIND_CLASS[kind]}", partial=True)
-        for p in _ROLE_PREFIXES:
-            if kind in ("user", "assistant") and text.startswith(p):
-                # The role is coloured; the message text keeps the normal colour.
-                return [Segment(p, style), Segment(text[len(p) :])]
-        return [Segment(text, style)]
-
-
-_KIND_CLASS = {
-    "user": "user",
-    "assistant": "assistant",
-    "error": "error",
-    "tool": "tool",
-    "tool-error": "error",
-    "bash": "tool",
-    "custom": "custom",
-    "summary": "summary",
-    "compaction": "summary",
-    "meta": "meta",
-}
-"""Component class of each :func:`row_kind`."""

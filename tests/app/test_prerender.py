@@ -51,16 +51,16 @@ def _spy_take(monkeypatch: pytest.MonkeyPatch) -> list[object]:
 
 
 def _own_renders(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
-    import piview.widgets.transcript as transcript_module
+    import piview.widgets.transcript_strips as strips_module
 
     calls: list[tuple[int, int]] = []
-    real = transcript_module.item_lines
+    real = strips_module.item_lines
 
     def spy(session, item, **kw):  # type: ignore[no-untyped-def]
         calls.append((item.entry, item.part))
         return real(session, item, **kw)
 
-    monkeypatch.setattr(transcript_module, "item_lines", spy)
+    monkeypatch.setattr(strips_module, "item_lines", spy)
     return calls
 
 

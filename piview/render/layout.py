@@ -1,0 +1,173 @@
+"""Provides :class:`BlockLayout`: where each block of a transcript sits, counted in lines.
+
+The bookkeeping of :class:`piview.widgets.transcript.Transcript`, kept free of Textual (and of
+Rich): a height per block (a guess until the block is rendered), the prefix sums of those
+heights (the line each block starts on), which heights are exact, and which blocks the user
+expanded or collapsed. Also the look-ups over a branch's items that the transcript needs: the
+block that draws an entry, the next block that matches.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Sequence
+from itertools import accumulate
+from typing import TYPE_CHECKING
+
+from piview.render.items import Item, ItemList
+
+if TYPE_CHECKING:
+    from piview.model import Session
+
+__all__ = [
+    "GUTTER",
+    "MAX_ESTIMATE",
+    "BlockLayout",
+    "find_item",
+    "index_of_entry",
+    "nearest_index",
+    "text_width",
+]
+
+GUTTER = 2
+"""Columns left of every block, for the cursor mark."""
+MAX_ESTIMATE = 30
+"""The most lines a block is guessed to take before it is rendered."""
+
+
+def text_width(width: int) -> int:
+    """The width blocks are rendered at in a view ``width`` columns wide."""
+    return max(20, width - GUTTER)
+
+
+class BlockLayout:
+    """The heights and first lines of a branch's blocks, and which heights are exact.
+
+    The owner keeps it in step with its items: after every change of items (another path,
+    filter or width) it calls :meth:`reset` or :meth:`keep_prefix`.
+    """
+
+    __slots__ = ("session", "expanded", "heights", "offsets", "exact")
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.expanded: dict[tuple[int, int], bool] = {}
+        """Blocks the user expanded or collapsed: ``(entry, part)`` → expanded."""
+        # Arrays, not lists: a 1 GB session has ~500,000 blocks (a list of ints costs 36 B each).
+        self.heights = array("i")
+        """Lines per block: rendered (see :attr:`exact`) or guessed."""
+        self.offsets = array("q", [0])
+        """``offsets[k]``: the line block ``k`` starts on; ``offsets[-1]``: all lines."""
+        self.exact: bytearray = bytearray()
+        """1 where the height is the rendered block's, 0 where it is a guess."""
+
+    @property
+    def total(self) -> int:
+        """Lines of all blocks."""
+        return self.offsets[-1]
+
+    def is_expanded(self, item: Item) -> bool:
+        """Whether ``item`` is shown expanded: as the user set it, else as it was built."""
+        return self.expanded.get((item.entry, item.part), item.expanded)
+
+    def estimate(self, item: Item, width: int) -> int:
+        """A guess at ``item``'s height in a view ``width`` columns wide, from its line's size."""
+        if item.collapsible and not self.is_expanded(item):
+            return 2
+        n = self.session.line_length(item.entry) if item.entry >= 0 else 0
+        return max(2, min(MAX_ESTIMATE, 2 + n // (text_width(width) * 2)))
+
+    def reset(self, items: Sequence[Item], width: int) -> None:
+        """Guess the height of every block of ``items``; none is exact."""
+        if isinstance(items, ItemList):
+            lengths = self.session.index.lengths
+            self.heights = items.estimates(lengths, text_width(width), MAX_ESTIMATE)
+            if self.expanded:  # blocks the user opened or closed: only those differ
+                where = items.position_map()
+                for key in self.expanded:
+                    k = where.get(key)
+                    if k is not None:
+                        self.heights[k] = self.estimate(items[k], width)
+        else:
+            self.heights = array("i", (self.estimate(it, width) for it in items))
+        self.exact = bytearray(len(items))
+        self.recompute()
+
+    def keep_prefix(self, items: Sequence[Item], fresh_from: int, width: int) -> None:
+        """Keep what is known of the first ``fresh_from`` blocks; guess the rest of ``items``."""
+        self.heights = self.heights[:fresh_from] + array(
+            "i", [self.estimate(it, width) for it in items[fresh_from:]]
+        )
+        self.exact = self.exact[:fresh_from] + bytearray(len(items) - fresh_from)
+        self.recompute()
+
+    def recompute(self) -> None:
+        """Sum the heights again into :attr:`offsets`."""
+        self.offsets = array("q", accumulate(self.heights, initial=0))
+
+    def block_at(self, y: int) -> int:
+        """The block on line ``y`` (the first or last block for a line out of range)."""
+        return max(0, min(len(self.heights) - 1, bisect_right(self.offsets, y) - 1))
+
+    def measured(self, index: int, lines: int) -> bool:
+        """Block ``index`` renders to ``lines`` lines: its height is exact now. True when the
+        height changed (then :meth:`recompute` is due)."""
+        self.exact[index] = 1
+        if lines != self.heights[index]:
+            self.heights[index] = lines
+            return True
+        return False
+
+    def set_expanded(
+        self, items: Sequence[Item], where: Iterable[int], expanded: bool, width: int
+    ) -> None:
+        """Expand or collapse the blocks at positions ``where``: their heights are guesses
+        again."""
+        for k in where:
+            it = items[k]
+            self.expanded[(it.entry, it.part)] = expanded
+            self.exact[k] = 0
+            self.heights[k] = self.estimate(it, width)
+        self.recompute()
+
+
+def index_of_entry(session: Session, items: Sequence[Item], entry: int) -> int | None:
+    """Index of the first item of ``entry`` (or of the item that draws it, for results)."""
+    if isinstance(items, ItemList):
+        found = items.first_of(entry)
+        if found is not None:
+            return found
+    else:
+        for k, item in enumerate(items):
+            if item.entry == entry:
+                return k
+    ref = session.pairing.result_call.get(entry)
+    if ref is not None:
+        for k, item in enumerate(items):
+            if item.kind == "tool" and (item.entry, item.part) == ref:
+                return k
+    return None
+
+
+def nearest_index(items: Sequence[Item], path: Sequence[int], entry: int) -> int:
+    """The last item drawn for an entry at or before ``entry`` on ``path``."""
+    position = {e: j for j, e in enumerate(path)}
+    limit = position.get(entry, 0)
+    best = 0
+    for k, item in enumerate(items):
+        if position.get(item.entry, 0) <= limit:
+            best = k
+    return best
+
+
+def find_item(
+    items: Sequence[Item], start: int, step: int, pred: Callable[[Item], bool]
+) -> int | None:
+    """The first index after ``start``, going by ``step``, whose item satisfies ``pred``."""
+    k = start + step
+    while 0 <= k < len(items):
+        if pred(items[k]):
+            return k
+        k += step
+    return None

@@ -1,0 +1,103 @@
+"""Provides :class:`SessionSearch`: the session screen's search field and escape key, as a
+mixin of :class:`piview.screens.session.SessionScreen`.
+
+``/`` opens the field for the branch panel when it has the focus, else for the transcript;
+enter runs the search there. Escape closes the field, leaves the panel, clears the search, or
+goes back to the picker, in that order.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.widgets import Input
+
+from piview.widgets.branch_panel import BranchPanel
+from piview.widgets.search_field import SearchField
+from piview.widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from piview.model import Session
+
+    _Screen = Screen[None]
+else:
+    _Screen = object  # a plain mixin: Textual sees only the screen class itself
+
+__all__ = ["SessionSearch"]
+
+
+class SessionSearch(_Screen):
+    """The search field and escape; the screen provides what is declared here."""
+
+    session: Session
+    from_picker: bool
+
+    if TYPE_CHECKING:
+
+        def _update_status(self) -> None: ...
+
+    async def action_search(self) -> None:
+        """Open the search field: for the branch panel when it has the focus, else for the
+        transcript."""
+        panel = self.query_one(BranchPanel)
+        self._search_tree = panel.has_class("-visible") and panel.has_focus
+        box = self._search_box()
+        if box is None:
+            # Mounted on first use: one widget less to build before the first screen.
+            box = SearchField(id="search")
+            await self.mount(box, before="#status")
+        box.placeholder = (
+            "search the tree (enter: find, escape: close)"
+            if self._search_tree
+            else "search this branch (enter: find, escape: close)"
+        )
+        box.add_class("-visible")
+        box.focus()
+
+    _search_tree = False
+    """The search field is open for the branch panel."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While the search field has the focus, the screen's keys are letters to type:
+        the footer then shows only the field's own (find, close)."""
+        return not (isinstance(self.focused, Input) and action != "escape")
+
+    def _search_box(self) -> Input | None:
+        found = self.query("#search").results(Input)
+        return next(iter(found), None)
+
+    def action_escape(self) -> None:
+        """Close the search field, leave the branch panel, or go back to the picker."""
+        box = self._search_box()
+        if box is not None and box.has_class("-visible"):
+            box.remove_class("-visible")
+            self._search_target().focus()
+            return
+        panel = self.query_one(BranchPanel)
+        if panel.has_class("-visible") and panel.has_focus:
+            self.query_one(Transcript).focus()
+            return
+        transcript = self.query_one(Transcript)
+        if transcript.search_state is not None:
+            transcript.clear_search()
+            self._update_status()
+            return
+        if self.from_picker:
+            self.session.close()
+            self.dismiss(None)
+
+    def _search_target(self) -> Transcript | BranchPanel:
+        """What the search field searches: the branch panel or the transcript."""
+        if self._search_tree and self.query_one(BranchPanel).has_class("-visible"):
+            return self.query_one(BranchPanel)
+        return self.query_one(Transcript)
+
+    def _submit_search(self, event: Input.Submitted) -> None:
+        """Run the search typed in the field, and close it."""
+        target = self._search_target()
+        target.search(event.value)
+        event.input.remove_class("-visible")
+        target.focus()
+        self._update_status()

@@ -1,0 +1,174 @@
+"""Provides the drawing of the branch panel's lines: :class:`BranchRows`, a mixin of
+:class:`piview.widgets.branch_panel.BranchPanel`, and :func:`row_strip`, one row of the tree.
+
+A row shows the cursor mark, the tree art with its fold markers, the active path's ``•``, the
+``[label]``, the entry's one-line text (cut to fit, its role coloured) and, at the end, the
+folded count and the leaf marker; each styled by one of the panel's component classes. The
+last line of the panel is a footer: ``(i/n) [filter]`` and the state of the search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual.strip import Strip
+
+from piview.model.treeview import FilterMode, Row, row_kind
+
+if TYPE_CHECKING:
+    from textual.scroll_view import ScrollView as _Widget
+
+    from piview.model.session import Session
+else:
+    _Widget = object  # a plain mixin: Textual sees only the widget class itself
+
+__all__ = ["BranchRows", "StyleOf", "row_strip"]
+
+StyleOf = Callable[[str], Style]
+"""The style of a component class (``"branch-panel--guide"``, …), as the panel resolves it."""
+
+_ROLE_PREFIXES = ("user: ", "assistant: ")
+
+
+class BranchRows(_Widget):
+    """The panel's ``render_line``; the panel provides what is declared here."""
+
+    _session: Session | None
+    cursor: int
+    building: bool
+    searching: bool
+    _query: str
+    _matches: list[int]
+    _match_at: int
+
+    if TYPE_CHECKING:
+
+        @property
+        def rows(self) -> list[Row]: ...
+        @property
+        def filter_mode(self) -> FilterMode: ...
+        def row_text(self, entry: int) -> str: ...
+
+    def render_line(self, y: int) -> Strip:
+        """Draw one line of the viewport: a row, or the footer on the last line."""
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if y == self.scrollable_content_region.height - 1:
+            return self._footer(width, base)
+        rows = self.rows
+        index = round(self.scroll_y) + y
+        if not rows and y == 0:
+            style = self.get_component_rich_style("branch-panel--footer", partial=True)
+            note = "  Building the tree…" if self.building else "  No entries"
+            return Strip([Segment(note, style)]).crop_extend(0, width, base)
+        if not 0 <= index < len(rows):
+            return Strip.blank(width, base)
+        return self._row_strip(rows[index], index == self.cursor, width, base)
+
+    def _footer(self, width: int, base: Style) -> Strip:
+        n = len(self.rows)
+        text = f"  ({self.cursor + 1 if n else 0}/{n}) [{self.filter_mode}]"
+        if self.building:
+            text += "  building the tree…"
+        if self.searching:
+            text += "  searching…"
+        elif self._query:
+            found = len(self._matches)
+            text += f"  /{self._query}: " + (
+                f"{self._match_at + 1}/{found}" if found else "no match"
+            )
+        style = self.get_component_rich_style("branch-panel--footer", partial=True)
+        return Strip([Segment(text, style)]).crop_extend(0, width, base)
+
+    def _row_strip(self, row: Row, is_cursor: bool, width: int, base: Style) -> Strip:
+        assert self._session is not None
+        cstyle = self.get_component_rich_style
+        return row_strip(
+            row,
+            self.row_text(row.entry),
+            row_kind(self._session.nodes[row.entry]),
+            width=width,
+            base=base,
+            style_of=lambda name: cstyle(name, partial=True),
+            cursor=cstyle("branch-panel--cursor") if is_cursor else None,
+        )
+
+
+def row_strip(
+    row: Row,
+    text: str,
+    kind: str,
+    *,
+    width: int,
+    base: Style,
+    style_of: StyleOf,
+    cursor: Style | None,
+) -> Strip:
+    """Draw ``row`` on ``width`` cells over ``base``.
+
+    ``text``: the one-line text of the row's entry, whose :func:`~piview.model.treeview.row_kind`
+    is ``kind``; ``cursor``: the cursor's style when the row is under the cursor, else None.
+    """
+    path_style = style_of("branch-panel--path")
+    head: list[Segment] = [Segment("› " if cursor is not None else "  ", path_style)]
+    prefix = row.prefix()
+    limit = max(6, width // 2)
+    if len(prefix) > limit:
+        prefix = "…" + prefix[-(limit - 1) :]
+    guide = style_of("branch-panel--guide")
+    fold = style_of("branch-panel--fold")
+    run = ""
+    for ch in prefix:
+        if ch in "⊞⊟":
+            if run:
+                head.append(Segment(run, guide))
+                run = ""
+            head.append(Segment(ch, fold))
+        else:
+            run += ch
+    if run:
+        head.append(Segment(run, guide))
+    if row.on_path:
+        head.append(Segment("• ", path_style))
+    if row.label:
+        head.append(Segment(f"[{row.label}] ", style_of("branch-panel--label")))
+    tail: list[Segment] = []
+    if row.folded and row.hidden:
+        tail.append(Segment(f" +{row.hidden}", style_of("branch-panel--count")))
+    if row.is_leaf:
+        tail.append(Segment(" ◀ leaf", style_of("branch-panel--leaf")))
+    room = width - sum(s.cell_length for s in head) - sum(s.cell_length for s in tail)
+    body = _body_segments(text, kind, max(0, room), style_of)
+    # Padding is unstyled so that the cursor background covers the whole line.
+    strip = Strip([*head, *body, *tail]).crop_extend(0, width, None)
+    return strip.apply_style(base + cursor if cursor is not None else base)
+
+
+def _body_segments(text: str, kind: str, room: int, style_of: StyleOf) -> list[Segment]:
+    if cell_len(text) > room:
+        text = set_cell_size(text, max(0, room - 1)) + "…" if room > 0 else ""
+    style = style_of(f"branch-panel--{_KIND_CLASS[kind]}")
+    for p in _ROLE_PREFIXES:
+        if kind in ("user", "assistant") and text.startswith(p):
+            # The role is coloured; the message text keeps the normal colour.
+            return [Segment(p, style), Segment(text[len(p) :])]
+    return [Segment(text, style)]
+
+
+_KIND_CLASS = {
+    "user": "user",
+    "assistant": "assistant",
+    "error": "error",
+    "tool": "tool",
+    "tool-error": "error",
+    "bash": "tool",
+    "custom": "custom",
+    "summary": "summary",
+    "compaction": "summary",
+    "meta": "meta",
+}
+"""Component class of each :func:`~piview.model.treeview.row_kind`."""
