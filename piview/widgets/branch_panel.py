@@ -25,18 +25,10 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from piview.model.session import Session
-from piview.model.treeview import (
-    FilterMode,
-    Folds,
-    Row,
-    TreeRows,
-    flatten,
-    next_filter,
-    refold,
-    row_kind,
-    row_text,
-    search_entries,
-)
+from piview.model.treefilter import FilterMode, next_filter
+from piview.model.treesearch import search_entries
+from piview.model.treetext import row_kind, row_text
+from piview.model.treeview import Folds, Row, TreeRows, flatten, refold
 from piview.widgets.offthread import compute_off_thread
 
 __all__ = ["BranchPanel"]
