@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, get_type_hints
 import msgspec
 
 from piview.model.decode import SkBlock
-from piview.model.store import NodeStore, StoreState, column
+from piview.model.store_state import StoreState, column, store_from_columns, store_state
 from piview.model.types import SessionHeader
 
 if TYPE_CHECKING:
@@ -145,7 +145,7 @@ class IndexCache:
                 value = frame(self._fields[name])
             columns[name] = column(name, value)
         idx = session.index
-        idx.nodes = NodeStore.from_columns(columns)
+        idx.nodes = store_from_columns(columns)
         del columns
         idx.lines, idx.offsets, idx.lengths = lines, offsets, lengths
         n = len(idx.nodes)
@@ -177,7 +177,7 @@ class IndexCache:
             header_line=session.header_line,
             bad_lines=[(b.line, b.reason) for b in session.bad_lines if not b.torn],
         )
-        state = idx.nodes.state()
+        state = store_state(idx.nodes)
         frames = [
             head,
             *(memoryview(getattr(idx, name)).cast("B") for name in _ARRAYS),
