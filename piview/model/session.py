@@ -321,7 +321,8 @@ class Session:
 
 
 class _Timestamps:
-    """The entries' timestamps as a sequence, read from the store only when sorting."""
+    """The entries' timestamps for the tree (:class:`~piview.model.tree.Timestamps`), read
+    from the store only when sorting."""
 
     __slots__ = ("_store",)
 

@@ -231,10 +231,11 @@ class NodeStore(Sequence[SkEntry]):
             stops.append(scode)
             if provider != last_provider or model != last_model:
                 key = (provider, model)
-                code = model_code.get(key)
-                if code is None:
-                    code = model_code[key] = len(self.model_table)
+                found = model_code.get(key)
+                if found is None:
+                    found = model_code[key] = len(self.model_table)
                     self.model_table.append(key)
+                code = found
                 last_provider, last_model = key
             models.append(code)
             if is_error is not None:

@@ -82,7 +82,7 @@ def _patterns(read: list[list[SkBlock]] | list[list[LooseBlock]]) -> list[tuple[
             out.append(
                 tuple(
                     [
-                        SkBlock(*k) if k[1] is not None else canon.setdefault(k, SkBlock(*k))  # type: ignore[arg-type]
+                        SkBlock(*k) if k[1] is not None else canon.setdefault(k, SkBlock(*k))
                         for k in map(astuple, p)
                     ]
                 )

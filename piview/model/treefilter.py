@@ -131,9 +131,10 @@ def visibility(nodes: Sequence[SkEntry], mode: FilterMode, labels: dict[int, str
         else:
             at = content_at[i]
             if at >= 0:
-                empty = textless.get(at)
-                if empty is None:
-                    empty = textless[at] = _textless(None, store.patterns[at])
+                kept = textless.get(at)
+                if kept is None:
+                    kept = textless[at] = _textless(None, store.patterns[at])
+                empty = kept
             else:  # -2: string content, kept in texts; otherwise none
                 empty = _textless(None, store.texts[i] if at == -2 else None)
         if empty:

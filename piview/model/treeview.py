@@ -149,7 +149,7 @@ class TreeRows:
     """Row index of each entry that has a row."""
     vparent: list[int]
     """Per entry: nearest visible ancestor (``-1`` none); meaningful for visible entries."""
-    parents: list[int]
+    parents: array[int]
     """The tree's parents (to find the nearest row of an entry that has none)."""
     walk: _Walk | None = None
     """The visible tree the rows were laid out from (for :func:`refold`)."""
