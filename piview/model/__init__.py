@@ -19,10 +19,11 @@ if TYPE_CHECKING:
         system_prompt_state,
     )
     from piview.model.decode import BadLineError, SkEntry, decode_entry, decode_skeleton
+    from piview.model.fileindex import BadLine
     from piview.model.info import session_info
     from piview.model.labels import resolve_labels, session_name
     from piview.model.pairing import CallRef, Pairing, pair_tool_calls, tool_calls_of
-    from piview.model.session import BadLine, Session, SessionOpenError, load_session
+    from piview.model.session import Session, SessionOpenError, load_session
     from piview.model.tree import Tree, build_tree
     from piview.model.usage import UsageReport, UsageTotals, sum_usage, usage_report
 
@@ -65,6 +66,7 @@ _WHERE = {
     "SkEntry": "decode",
     "decode_entry": "decode",
     "decode_skeleton": "decode",
+    "BadLine": "fileindex",
     "session_info": "info",
     "resolve_labels": "labels",
     "session_name": "labels",
@@ -72,7 +74,6 @@ _WHERE = {
     "Pairing": "pairing",
     "pair_tool_calls": "pairing",
     "tool_calls_of": "pairing",
-    "BadLine": "session",
     "Session": "session",
     "SessionOpenError": "session",
     "load_session": "session",

@@ -13,16 +13,14 @@ import contextlib
 import os
 from array import array
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, get_type_hints
+from typing import Any, get_type_hints
 
 import msgspec
 
 from piview.model.decode import SkBlock
-from piview.model.store import NodeStore, StoreState, column
+from piview.model.fileindex import BadLine, FileIndex
+from piview.model.store_state import StoreState, column, store_from_columns, store_state
 from piview.model.types import SessionHeader
-
-if TYPE_CHECKING:
-    from piview.model.session import Session
 
 __all__ = ["CACHE_MIN_BYTES", "IndexCache"]
 
@@ -51,7 +49,7 @@ class _Header(msgspec.Struct, array_like=True):
 
 
 _ARRAYS = ("lines", "offsets", "lengths")
-"""The session index's own arrays, one frame each after the header."""
+"""The file index's own arrays, one frame each after the header."""
 _FIELDS = StoreState.__struct_fields__
 """Then one frame per field of the node store."""
 
@@ -91,21 +89,21 @@ class IndexCache:
         key = hashlib.blake2b(str(path.resolve()).encode(), digest_size=16).hexdigest()
         return self.directory / f"{key}.index"
 
-    def restore(self, session: Session, fd: int) -> bool:
-        """Fill ``session`` from the cache when it matches the file; True when it did.
+    def restore(self, path: Path, fd: int) -> FileIndex | None:
+        """The cached index of the session file ``path`` (open as ``fd``) when it matches the
+        file, else None.
 
-        The session is left at the cached end: the caller reads whatever follows.
+        The index stops at the cached end: the caller reads whatever follows.
         """
         try:
-            with open(self._file_for(session.path), "rb") as f:
-                return self._restore(session, fd, f.fileno())
+            with open(self._file_for(path), "rb") as f:
+                return self._restore(fd, f.fileno())
         except (OSError, ValueError, msgspec.DecodeError, msgspec.ValidationError):
-            session.index = type(session.index)()
-            return False
+            return None
 
-    def _restore(self, session: Session, fd: int, cache_fd: int) -> bool:
+    def _restore(self, fd: int, cache_fd: int) -> FileIndex | None:
         if os.pread(cache_fd, len(_MAGIC), 0) != _MAGIC:
-            return False
+            return None
         pos = len(_MAGIC)
         total = os.fstat(cache_fd).st_size
 
@@ -124,11 +122,11 @@ class IndexCache:
         head: _Header = frame(self._header)
         st = os.fstat(fd)
         if head.format != _FORMAT or head.size > st.st_size:
-            return False
+            return None
         if head.size == st.st_size and head.mtime_ns != st.st_mtime_ns:
-            return False  # rewritten in place with the same size
+            return None  # rewritten in place with the same size
         if _probe(fd, head.size) != head.probe:
-            return False
+            return None
         lines, offsets, lengths = (array("q", frame(self._bytes)) for _ in _ARRAYS)
         # Each frame is converted as it is read: its raw form is freed before the next one.
         columns: dict[str, Any] = {}
@@ -144,46 +142,47 @@ class IndexCache:
             else:
                 value = frame(self._fields[name])
             columns[name] = column(name, value)
-        idx = session.index
-        idx.nodes = NodeStore.from_columns(columns)
+        nodes = store_from_columns(columns)
         del columns
-        idx.lines, idx.offsets, idx.lengths = lines, offsets, lengths
-        n = len(idx.nodes)
+        n = len(nodes)
         if len(lines) != n or len(offsets) != n or len(lengths) != n:
             raise ValueError("inconsistent cached index")
-        from piview.model.session import BadLine
+        return FileIndex(
+            nodes=nodes,
+            lines=lines,
+            offsets=offsets,
+            lengths=lengths,
+            header=head.header,
+            header_line=head.header_line,
+            bad_lines=[BadLine(k, r) for k, r in head.bad_lines],
+            size=head.size,
+            line_no=head.line_no,
+        )
 
-        session.header = head.header
-        session.header_line = head.header_line
-        session.bad_lines = [BadLine(n, r) for n, r in head.bad_lines]
-        session.size = head.size
-        session._line_no = head.line_no  # noqa: SLF001 - the session's own loader state
-        return True
-
-    def store(self, session: Session, fd: int) -> None:
-        """Write the index of ``session`` (up to its last complete line). Errors are ignored."""
+    def store(self, index: FileIndex, path: Path, fd: int) -> None:
+        """Write ``index``, of the session file ``path`` open as ``fd`` (up to its last complete
+        line). Errors are ignored."""
         st = os.fstat(fd)
-        idx = session.index
-        if session._tail_entry:  # noqa: SLF001 - an unterminated last entry is not cached
+        if index.tail_entry:  # an unterminated last entry is not cached
             return  # rare (Pi is writing the last line): the next run caches it
         head = _Header(
             format=_FORMAT,
-            path=str(session.path),
-            size=session.size,
+            path=str(path),
+            size=index.size,
             mtime_ns=st.st_mtime_ns,
-            probe=_probe(fd, session.size),
-            line_no=session._line_no,  # noqa: SLF001
-            header=session.header,
-            header_line=session.header_line,
-            bad_lines=[(b.line, b.reason) for b in session.bad_lines if not b.torn],
+            probe=_probe(fd, index.size),
+            line_no=index.line_no,
+            header=index.header,
+            header_line=index.header_line,
+            bad_lines=[(b.line, b.reason) for b in index.bad_lines if not b.torn],
         )
-        state = idx.nodes.state()
+        state = store_state(index.nodes)
         frames = [
             head,
-            *(memoryview(getattr(idx, name)).cast("B") for name in _ARRAYS),
+            *(memoryview(getattr(index, name)).cast("B") for name in _ARRAYS),
             *(getattr(state, name) for name in _FIELDS),
         ]
-        target = self._file_for(session.path)
+        target = self._file_for(path)
         tmp = target.with_suffix(f".{os.getpid()}.tmp")
         buf = bytearray()
         try:

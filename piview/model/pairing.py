@@ -13,7 +13,7 @@ from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import ge
-from typing import Any
+from typing import TypeVar, overload
 
 from piview.model.decode import SkEntry
 from piview.model.store import F_ERROR, as_store
@@ -23,6 +23,7 @@ __all__ = ["CallRef", "CallResults", "Pairing", "ResultCalls", "pair_tool_calls"
 
 CallRef = tuple[int, int]
 """A tool call: (entry index of the assistant message, index of the block in its content)."""
+_T = TypeVar("_T")
 
 
 class ResultCalls(Mapping[int, CallRef]):
@@ -48,7 +49,11 @@ class ResultCalls(Mapping[int, CallRef]):
             raise KeyError(result)
         return (self._entry[result], self._part[result])
 
-    def get(self, result: int, default: Any = None) -> Any:  # noqa: D102 - Mapping.get, faster
+    @overload
+    def get(self, result: int) -> CallRef | None: ...
+    @overload
+    def get(self, result: int, default: CallRef | _T) -> CallRef | _T: ...
+    def get(self, result: int, default: object = None) -> object:  # noqa: D102 - Mapping.get, faster
         if 0 <= result < len(self._entry):
             e = self._entry[result]
             if e >= 0:
@@ -82,7 +87,7 @@ class CallResults(Mapping[CallRef, list[int]]):
     def _slot(self, ref: object) -> int:
         if not isinstance(ref, tuple) or len(ref) != 2:
             return -1
-        code = _code(ref)  # type: ignore[arg-type]
+        code = _code(ref)
         k = bisect_left(self._codes, code)
         return k if k < len(self._codes) and self._codes[k] == code else -1
 
@@ -100,7 +105,11 @@ class CallResults(Mapping[CallRef, list[int]]):
             raise KeyError(ref)
         return [self._first[k], *self._more.get(k, ())]
 
-    def get(self, ref: CallRef, default: Any = None) -> Any:  # noqa: D102 - Mapping.get, faster
+    @overload
+    def get(self, ref: CallRef) -> list[int] | None: ...
+    @overload
+    def get(self, ref: CallRef, default: list[int] | _T) -> list[int] | _T: ...
+    def get(self, ref: CallRef, default: object = None) -> object:  # noqa: D102 - Mapping.get, faster
         k = self._slot(ref)
         if k < 0 or self._first[k] < 0:
             return default
@@ -264,12 +273,12 @@ def pair_tool_calls(nodes: Sequence[SkEntry], tree: Tree) -> Pairing:
     result_at, result_ids = store.result_at, store.result_ids
     for r in results:
         ra = result_at[r]
-        cid = result_ids[ra] if ra >= 0 else store.tool_call_id(r)
-        if cid is None:
+        call_id = result_ids[ra] if ra >= 0 else store.tool_call_id(r)
+        if call_id is None:
             continue
         if not shared:
-            slot = slot_of.get(cid)
-            if slot is None:
+            slot = slot_of.get(call_id, -1)
+            if slot < 0:
                 continue
             a = codes[slot] >> _SHIFT
             j = parents[r]
@@ -288,7 +297,7 @@ def pair_tool_calls(nodes: Sequence[SkEntry], tree: Tree) -> Pairing:
         else:
             if monotonic and not depth:
                 depth = _depths(parents)
-            best = _nearest(r, cid, shared, slot_of, codes, depth, parents)
+            best = _nearest(r, call_id, shared, slot_of, codes, depth, parents)
             if best < 0:
                 continue
         code = codes[best]

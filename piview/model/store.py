@@ -16,14 +16,14 @@ Every other entry (settings changes, summaries, labels, custom and bash messages
 repaired or unknown) is rare and is kept whole as its :class:`~piview.model.decode.SkEntry`.
 ``store[i]`` rebuilds an equal ``SkEntry`` on demand, so code that wants the skeleton object
 still gets one; the hot loops (tree, pairing, usage, filters) read the columns directly.
+The form the index cache writes is in :mod:`piview.model.store_state`.
 """
 
 from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from functools import partial
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import compress
 from typing import Any, get_args, overload
 
@@ -33,7 +33,7 @@ from msgspec.structs import astuple
 from piview.model.decode import EntryType, Role, SkBlock, SkEntry, SkMessage, StopReason
 from piview.model.types import Usage
 
-__all__ = ["OTHER", "NodeStore", "ROLE_NAMES", "STOP_NAMES", "StoreState", "TYPE_NAMES", "as_store"]
+__all__ = ["OTHER", "NodeStore", "ROLE_NAMES", "STOP_NAMES", "TS_LEN", "TYPE_NAMES", "as_store"]
 
 # The closed sets of the skeleton decoder, in its order; code 0 is "absent".
 TYPE_NAMES: tuple[str | None, ...] = (None, *get_args(EntryType))
@@ -57,8 +57,9 @@ F_WHOLE = 32
 F_NO_PARENT_REF = 64
 """The entry's ``parentId`` is absent (``None``)."""
 
-_TS_LEN = 24
-_TS_GAP = b"\0" * _TS_LEN
+TS_LEN = 24
+"""Bytes of one timestamp in :attr:`NodeStore.ts`."""
+_TS_GAP = b"\0" * TS_LEN
 _NO_CONTENT = -1
 _TEXT_CONTENT = -2
 _usage_encoder = msgspec.msgpack.Encoder()
@@ -68,9 +69,9 @@ _LAST_PLAIN_ROLE = ROLE_NAMES.index("toolResult")
 _ENTRY_DEFAULTS = [None] * 14 + [False]
 """SkEntry's fields after ``message``, all at their defaults: only other entry types set them."""
 _NO_ODD = [None] * 4
+"""SkMessage's customType, display, excludeFromContext and exitCode, all absent."""
 _NO_MESSAGE = (None,) * 13
 """SkMessage's fields for an entry without a message: its codes are 0 and it is kept whole."""
-"""SkMessage's customType, display, excludeFromContext and exitCode, all absent."""
 
 
 class NodeStore(Sequence[SkEntry]):
@@ -215,7 +216,7 @@ class NodeStore(Sequence[SkEntry]):
             if own:
                 recent[own] = i
             ids.append(own)
-            if t is not None and len(t) == _TS_LEN and t.isascii():
+            if t is not None and len(t) == TS_LEN and t.isascii():
                 ts += t.encode("ascii")
             else:
                 ts += _TS_GAP
@@ -230,10 +231,11 @@ class NodeStore(Sequence[SkEntry]):
             stops.append(scode)
             if provider != last_provider or model != last_model:
                 key = (provider, model)
-                code = model_code.get(key)
-                if code is None:
-                    code = model_code[key] = len(self.model_table)
+                found = model_code.get(key)
+                if found is None:
+                    found = model_code[key] = len(self.model_table)
                     self.model_table.append(key)
+                code = found
                 last_provider, last_model = key
             models.append(code)
             if is_error is not None:
@@ -332,7 +334,7 @@ class NodeStore(Sequence[SkEntry]):
             self.result_at,
         ):
             del arr[n:]
-        del self.ts[n * _TS_LEN :]
+        del self.ts[n * TS_LEN :]
         self.missing_ids = [k for k in self.missing_ids if k < n]
         for table in (self.forward_refs, self.ts_other, self.texts, self.whole):
             for k in [k for k in table if k >= n]:
@@ -341,84 +343,12 @@ class NodeStore(Sequence[SkEntry]):
         self._recent = None  # rebuilt (from every id) on the next append
         self._base = None
 
-    # ----------------------------------------------------------------- saving
-
-    def state(self) -> StoreState:
-        """Everything in the store, for the index cache."""
-
-        # Views, not copies: the cache encodes them frame by frame.
-        def raw(values: bytearray | array[Any]) -> memoryview:
-            return memoryview(values).cast("B")
-
-        return StoreState(
-            types=raw(self.types),  # type: ignore[arg-type]
-            roles=raw(self.roles),  # type: ignore[arg-type]
-            stops=raw(self.stops),  # type: ignore[arg-type]
-            flags=raw(self.flags),  # type: ignore[arg-type]
-            ids=self.ids,
-            parent_at=raw(self.parent_at),  # type: ignore[arg-type]
-            forward_refs=self.forward_refs,
-            ts=raw(self.ts),  # type: ignore[arg-type]
-            ts_other=self.ts_other,
-            models=raw(self.models),  # type: ignore[arg-type]
-            model_table=self.model_table,
-            content_at=raw(self.content_at),  # type: ignore[arg-type]
-            patterns=self.patterns,  # type: ignore[arg-type]
-            texts=self.texts,
-            usage_at=raw(self.usage_at),  # type: ignore[arg-type]
-            usage_blob=raw(self.usage_blob),  # type: ignore[arg-type]
-            usage_end=raw(self.usage_end),  # type: ignore[arg-type]
-            result_at=raw(self.result_at),  # type: ignore[arg-type]
-            result_ids=self.result_ids,
-            result_names=self.result_names,
-            whole={i: _plain(sk) for i, sk in self.whole.items()},
-            missing_ids=self.missing_ids,
-        )
-
-    @classmethod
-    def from_state(cls, st: StoreState) -> NodeStore:
-        """A store from :meth:`state`; raises ``ValueError`` when the columns disagree."""
-        return cls.from_columns({name: column(name, getattr(st, name)) for name in _STATE})
-
-    @classmethod
-    def from_columns(cls, columns: dict[str, Any]) -> NodeStore:
-        """A store from every field of :class:`StoreState`, each passed through
-        :func:`column` (the index cache converts each as it reads it, so that no second copy
-        of the whole index is ever held); raises ``ValueError`` when they disagree."""
-        out = cls()
-        for name in _STATE:
-            setattr(out, name, columns[name])
-        out._model_code = {p: k for k, p in enumerate(out.model_table)}
-        out._pattern_code = None
-        # A result's toolCallId was read as a new string: share its call's, as a load does.
-        calls = {b.id: b.id for p in out.patterns for b in p if b.id is not None}
-        out.result_ids = [calls.get(x, x) if x is not None else None for x in out.result_ids]
-        del calls
-        out._recent = None
-        n = len(out.types)
-        sizes = (
-            len(out.roles),
-            len(out.stops),
-            len(out.flags),
-            len(out.ids),
-            len(out.parent_at),
-            len(out.ts) // _TS_LEN,
-            len(out.models),
-            len(out.content_at),
-            len(out.usage_at),
-            len(out.result_at),
-        )
-        rows = len(out.usage_end)
-        if (
-            any(k != n for k in sizes)
-            or (n and max(out.content_at) >= len(out.patterns))
-            or (n and max(out.usage_at) >= rows)
-            or (n and max(out.result_at) >= len(out.result_ids))
-            or len(out.result_names) != len(out.result_ids)
-            or (rows and out.usage_end[-1] != len(out.usage_blob))
-        ):
-            raise ValueError("inconsistent cached index")
-        return out
+    def reset_lookups(self) -> None:
+        """Rebuild the lookups kept beside the columns once these were set from a cache: the
+        model codes now; the shared block lists and the id map on the next append."""
+        self._model_code = {p: k for k, p in enumerate(self.model_table)}
+        self._pattern_code = None
+        self._recent = None
 
     # ----------------------------------------------------------------- reading
 
@@ -488,10 +418,10 @@ class NodeStore(Sequence[SkEntry]):
 
     def timestamp(self, i: int) -> str | None:
         """The entry's ``timestamp`` as written."""
-        k = i * _TS_LEN
+        k = i * TS_LEN
         if self.ts[k] == 0:
             return self.ts_other.get(i)
-        return self.ts[k : k + _TS_LEN].decode("ascii")
+        return self.ts[k : k + TS_LEN].decode("ascii")
 
     def etype(self, i: int) -> str | None:
         """The entry's ``type``."""
@@ -571,96 +501,9 @@ class NodeStore(Sequence[SkEntry]):
         return sorted(self.whole)
 
 
-class LooseBlock(msgspec.Struct):
-    """:class:`~piview.model.decode.SkBlock`'s fields without its literal types (cache reads)."""
-
-    type: str | None = None
-    id: str | None = None
-    name: str | None = None
-    redacted: bool | None = None
-
-
-class StoreState(msgspec.Struct, array_like=True):
-    """The columns and tables of a :class:`NodeStore`, as the index cache writes them."""
-
-    types: bytes
-    roles: bytes
-    stops: bytes
-    flags: bytes
-    ids: list[str]
-    parent_at: bytes
-    forward_refs: dict[int, str]
-    ts: bytes
-    ts_other: dict[int, str | None]
-    models: bytes
-    model_table: list[tuple[str | None, str | None]]
-    content_at: bytes
-    patterns: list[list[LooseBlock]]
-    """Written from SkBlocks, read as LooseBlocks: a skeleton from the tolerant path can hold
-    values outside SkBlock's literal types."""
-    texts: dict[int, str]
-    usage_at: bytes
-    usage_blob: bytes
-    usage_end: bytes
-    result_at: bytes
-    result_ids: list[str | None]
-    result_names: list[str | None]
-    whole: dict[int, dict[str, Any]]
-    """Entries as plain dicts, for the same reason (see :func:`_plain`)."""
-    missing_ids: list[int]
-
-
 def _positions(codes: bytearray, code: int) -> Iterator[int]:
     # compress over map: no Python code runs per position.
     return compress(range(len(codes)), map(code.__eq__, codes))
-
-
-def _patterns(read: list[list[SkBlock]] | list[list[LooseBlock]]) -> list[tuple[SkBlock, ...]]:
-    canon: dict[tuple[Any, ...], SkBlock] = {}
-    out: list[tuple[SkBlock, ...]] = []
-    for p in read:
-        if p and isinstance(p[0], SkBlock):  # read as SkBlocks (the usual case): keep them
-            shared = [b if b.id is not None else canon.setdefault(astuple(b), b) for b in p]
-            out.append(tuple(shared))
-        else:
-            out.append(
-                tuple(
-                    [
-                        SkBlock(*k) if k[1] is not None else canon.setdefault(k, SkBlock(*k))  # type: ignore[arg-type]
-                        for k in map(astuple, p)
-                    ]
-                )
-            )
-    return out
-
-
-_COLUMN: dict[str, Callable[[Any], Any]] = {
-    "types": bytearray,
-    "roles": bytearray,
-    "stops": bytearray,
-    "flags": bytearray,
-    "ts": bytearray,
-    "usage_blob": bytearray,
-    "parent_at": partial(array, "q"),
-    "usage_end": partial(array, "q"),
-    "models": partial(array, "I"),
-    "content_at": partial(array, "i"),
-    "usage_at": partial(array, "i"),
-    "result_at": partial(array, "i"),
-    "model_table": lambda table: [(p[0], p[1]) for p in table],
-    "patterns": _patterns,
-    "result_names": lambda names: [sys.intern(n) if n else n for n in names],
-    "whole": lambda whole: {i: _from_plain(d) for i, d in whole.items()},
-}
-
-
-def column(name: str, value: Any) -> Any:
-    """A field of :class:`StoreState` as read, converted to what the store keeps."""
-    convert = _COLUMN.get(name)
-    return convert(value) if convert is not None else value
-
-
-_STATE = StoreState.__struct_fields__
 
 
 def as_store(nodes: Sequence[SkEntry]) -> NodeStore:
@@ -671,33 +514,3 @@ def as_store(nodes: Sequence[SkEntry]) -> NodeStore:
     store = NodeStore()
     store.extend(nodes)
     return store
-
-
-def _plain(sk: SkEntry) -> dict[str, Any]:
-    """A skeleton as plain values, restored by :func:`_from_plain` without validation (a
-    skeleton from the tolerant path may hold types and roles outside the literal sets)."""
-    d = msgspec.structs.asdict(sk)
-    d["usage"] = msgspec.to_builtins(sk.usage)
-    m = sk.message
-    if m is not None:
-        md = msgspec.structs.asdict(m)
-        md["usage"] = msgspec.to_builtins(m.usage)
-        if isinstance(m.content, list):
-            md["content"] = [(b.type, b.id, b.name, b.redacted) for b in m.content]
-        d["message"] = md
-    return d
-
-
-def _from_plain(d: dict[str, Any]) -> SkEntry:
-    d = dict(d)
-    if d.get("usage") is not None:
-        d["usage"] = msgspec.convert(d["usage"], Usage)
-    md = d.get("message")
-    if md is not None:
-        md = dict(md)
-        if md.get("usage") is not None:
-            md["usage"] = msgspec.convert(md["usage"], Usage)
-        if isinstance(md.get("content"), list):
-            md["content"] = [SkBlock(*b) for b in md["content"]]
-        d["message"] = SkMessage(**md)
-    return SkEntry(**d)

@@ -97,7 +97,8 @@ def tool_rows(session: Session, path: list[int]) -> list[ToolRow]:
                 result = results[0] if results else None
                 status: ToolStatus = "no_result"
                 if result is not None:
-                    status = "error" if session.nodes[result].message.is_error else "ok"  # type: ignore[union-attr]
+                    answer = session.nodes[result].message  # a tool result: never None
+                    status = "error" if answer is not None and answer.is_error else "ok"
                 rows.append(
                     ToolRow(
                         entry=i,

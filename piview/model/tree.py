@@ -20,9 +20,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import accumulate, compress
-from typing import overload
+from typing import Protocol, overload
 
-__all__ = ["Children", "Tree", "build_tree", "build_tree_resolved", "parse_iso_ms"]
+__all__ = ["Children", "Timestamps", "Tree", "build_tree", "build_tree_resolved", "parse_iso_ms"]
+
+
+class Timestamps(Protocol):
+    """The entries' timestamps as the tree reads them: by entry index, only to order siblings
+    (a list, or a view that reads each one on demand)."""
+
+    def __getitem__(self, i: int, /) -> object: ...
 
 
 def parse_iso_ms(value: object) -> float | None:
@@ -165,7 +172,7 @@ class Tree:
 
 
 def build_tree(
-    ids: Sequence[str], parent_refs: Sequence[str | None], timestamps: Sequence[object]
+    ids: Sequence[str], parent_refs: Sequence[str | None], timestamps: Timestamps
 ) -> Tree:
     """Build the tree of a file's entries.
 
@@ -194,7 +201,7 @@ def build_tree_resolved(
     ids: Sequence[str],
     preceding: Sequence[int],
     forward: dict[int, str],
-    timestamps: Sequence[object],
+    timestamps: Timestamps,
 ) -> Tree:
     """Build the tree from parents already resolved to the nearest preceding entry.
 
@@ -248,7 +255,7 @@ def build_tree_resolved(
     )
 
 
-def _children(parents: array[int], timestamps: Sequence[object]) -> tuple[Children, list[int]]:
+def _children(parents: array[int], timestamps: Timestamps) -> tuple[Children, list[int]]:
     """Children of every entry, packed, and the roots; siblings ordered oldest first."""
     n = len(parents)
     # A stable sort by parent groups each entry's children in file order, at C speed.

@@ -1,9 +1,9 @@
-"""Provides the rows of the branch panel: Pi's ``/tree`` selector, flattened, filtered and folded.
+"""Provides the rows of the branch panel: Pi's ``/tree`` selector, flattened and folded.
 
 The layout follows Pi's ``tree-selector.ts`` (and the HTML export's sidebar, which copies it):
 
-* entries are filtered first (:data:`FilterMode`); hidden entries never break the structure:
-  a visible entry hangs under its nearest *visible* ancestor;
+* entries are filtered first (:mod:`piview.model.treefilter`); hidden entries never break the
+  structure: a visible entry hangs under its nearest *visible* ancestor;
 * single-child chains stay flat; a branch point indents its children by one level, and the
   first entry after a branch start is indented once more (Pi's "visual grouping");
 * several visible roots hang under a virtual root that draws no connector;
@@ -12,127 +12,26 @@ The layout follows Pi's ``tree-selector.ts`` (and the HTML export's sidebar, whi
   foldable: folding hides everything under it. Segments off the active path start folded,
   which keeps a 20,000-entry file to a few hundred rows.
 
-Row texts are not computed here (they cost a file read each): :func:`row_text` gives the text
-of one entry, to be called for the rows on screen only. Every walk is iterative, so a chain
-100,000 entries deep is fine. Nothing here imports Textual or Rich.
+:func:`refold` folds or unfolds one segment by laying out only its subtree again. Row texts
+are not computed here (they cost a file read each): :func:`piview.model.treetext.row_text`
+gives the text of one entry, to be called for the rows on screen only; the search is in
+:mod:`piview.model.treesearch`. Every walk is iterative, so a chain 100,000 entries deep is
+fine. Nothing here imports Textual or Rich.
 """
 
 from __future__ import annotations
 
-import json
-import os
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING
 
-from piview.model.decode import SkEntry
-from piview.model.store import F_WHOLE, STOP_NAMES, TYPE_NAMES, as_store
-from piview.model.types import (
-    AssistantMessage,
-    BashExecutionMessage,
-    CustomMessage,
-    CustomMessageEntry,
-    ImageContent,
-    MessageEntry,
-    TextContent,
-    ToolCall,
-    ToolResultMessage,
-    UnknownMessage,
-    UserMessage,
-    number,
-)
+from piview.model.treefilter import FilterMode, session_visibility
 
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = [
-    "FILTER_MODES",
-    "FilterMode",
-    "Folds",
-    "Gutter",
-    "Row",
-    "TreeRows",
-    "entry_visible",
-    "flatten",
-    "next_filter",
-    "row_kind",
-    "row_text",
-    "search",
-    "refold",
-    "search_entries",
-]
-
-FilterMode = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
-"""Which entries the panel shows (Pi's ``treeFilterMode``)."""
-
-FILTER_MODES: tuple[FilterMode, ...] = ("default", "no-tools", "user-only", "labeled-only", "all")
-"""The filter modes in Pi's cycling order."""
-
-ROW_TEXT_MAX = 100
-"""Row texts are cut to this many characters (as the HTML export does)."""
-
-_SETTINGS = frozenset({"label", "custom", "model_change", "thinking_level_change", "session_info"})
-"""Bookkeeping entry types hidden by ``default`` and ``no-tools``."""
-_MESSAGE = TYPE_NAMES.index("message")
-_QUIET = (None, "", "stop", "toolUse")
-"""Stop reasons of an assistant turn that ended normally."""
-_QUIET_STOPS = frozenset(STOP_NAMES.index(s) for s in _QUIET if s in STOP_NAMES)
-"""The same, as the node store's codes."""
-
-
-def next_filter(mode: FilterMode, step: int = 1) -> FilterMode:
-    """The filter mode ``step`` places after ``mode`` in :data:`FILTER_MODES`, wrapping."""
-    k = FILTER_MODES.index(mode) if mode in FILTER_MODES else 0
-    return FILTER_MODES[(k + step) % len(FILTER_MODES)]
-
-
-# --------------------------------------------------------------------------- visibility
-
-
-def _textless(stop_reason: str | None, content: object) -> bool:
-    """Whether an assistant turn with this stop reason and content is one Pi hides: it ended
-    normally and has no text (only tool calls or thinking)."""
-    if stop_reason not in _QUIET:
-        return False  # error, aborted, length...: shown
-    if isinstance(content, str):
-        return not content.strip()
-    if isinstance(content, (list, tuple)):
-        # The skeleton keeps block types, not text: a text block counts as text.
-        return not any(b.type == "text" for b in content)
-    return True
-
-
-def _assistant_is_empty(node: SkEntry) -> bool:
-    """A tool-call-only (textless) assistant that ended normally: Pi hides it."""
-    msg = node.message
-    if msg is None or msg.role != "assistant":
-        return False
-    return _textless(msg.stop_reason, msg.content)
-
-
-def entry_visible(node: SkEntry, mode: FilterMode, labelled: bool) -> bool:
-    """Whether an entry passes ``mode`` (the current leaf is shown whatever this says).
-
-    Args:
-        node: the entry's skeleton.
-        mode: the filter mode.
-        labelled: the entry has a resolved label.
-    """
-    if _assistant_is_empty(node):
-        return False
-    etype = node.type
-    role = node.message.role if etype == "message" and node.message is not None else None
-    if mode == "user-only":
-        return role == "user"
-    if mode == "labeled-only":
-        return labelled
-    if mode == "all":
-        return True
-    if etype in _SETTINGS:
-        return False
-    return not (mode == "no-tools" and role == "toolResult")
-
+__all__ = ["Folds", "Gutter", "Row", "TreeRows", "flatten", "refold"]
 
 # --------------------------------------------------------------------------- rows
 
@@ -250,7 +149,7 @@ class TreeRows:
     """Row index of each entry that has a row."""
     vparent: list[int]
     """Per entry: nearest visible ancestor (``-1`` none); meaningful for visible entries."""
-    parents: list[int]
+    parents: array[int]
     """The tree's parents (to find the nearest row of an entry that has none)."""
     walk: _Walk | None = None
     """The visible tree the rows were laid out from (for :func:`refold`)."""
@@ -278,65 +177,6 @@ class TreeRows:
                 return r
             entry = self.vparent[entry]
         return None
-
-
-def _visibility(nodes: Sequence[SkEntry], mode: FilterMode, labels: dict[int, str]) -> bytearray:
-    """One byte per entry: 1 when it passes ``mode``."""
-    store = as_store(nodes)
-    n = len(store)
-    if mode == "labeled-only":
-        out = bytearray(n)
-        for i in labels:
-            out[i] = 1
-    elif mode == "user-only":
-        out = bytearray(n)
-        for i in store.of_role("user"):
-            if store.types[i] == _MESSAGE:
-                out[i] = 1
-        return out
-    elif mode == "all":
-        out = bytearray(b"\x01") * n
-    else:
-        out = bytearray(b"\x01") * n
-        for name in _SETTINGS:
-            for i in store.of_type(name):
-                out[i] = 0
-        if mode == "no-tools":
-            for i in store.of_role("toolResult"):
-                if store.types[i] == _MESSAGE:
-                    out[i] = 0
-    # Messages: the settings types never hold one, so only textless assistants change. The
-    # columns give the same answer as _assistant_is_empty, without rebuilding each node.
-    textless: dict[int, bool] = {}  # per shared block list
-    flags, stops, content_at = store.flags, store.stops, store.content_at
-    for i in store.of_role("assistant"):
-        if not out[i] or store.types[i] != _MESSAGE:
-            continue
-        if flags[i] & F_WHOLE:
-            empty = _assistant_is_empty(store[i])
-        elif stops[i] not in _QUIET_STOPS:
-            empty = False
-        else:
-            at = content_at[i]
-            if at >= 0:
-                empty = textless.get(at)
-                if empty is None:
-                    empty = textless[at] = _textless(None, store.patterns[at])
-            else:  # -2: string content, kept in texts; otherwise none
-                empty = _textless(None, store.texts[i] if at == -2 else None)
-        if empty:
-            out[i] = 0
-    return out
-
-
-def _visible(session: Session, mode: FilterMode) -> bytearray:
-    """:func:`_visibility` of ``session``, kept per mode until entries are added: folding,
-    unfolding and switching branch reuse it (a fresh copy each time, for the caller to mark)."""
-    key = ("treeview.visibility", mode)
-    kept = session.derived.get(key)
-    if kept is None:
-        kept = session.derived[key] = bytes(_visibility(session.nodes, mode, session.labels))
-    return bytearray(kept)
 
 
 def _ordered(children: list[int], on_path: bytearray) -> list[int]:
@@ -372,7 +212,7 @@ def flatten(
     if leaf is not None:
         for i in tree.path(leaf):
             on_path[i] = 1
-    visible = _visible(session, mode)
+    visible = session_visibility(session, mode)
     if leaf is not None:
         visible[leaf] = 1
 
@@ -571,226 +411,3 @@ def refold(tree_rows: TreeRows, index: int, folds: Folds) -> TreeRows:
         parents=tree_rows.parents,
         walk=walk,
     )
-
-
-# --------------------------------------------------------------------------- row text
-
-
-def _one_line(text: str, limit: int = ROW_TEXT_MAX) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _blocks_text(content: Any, limit: int = 400) -> str:
-    """Text of a content value (string or blocks), ``[image]`` when only images."""
-    if isinstance(content, str):
-        return content[:limit]
-    if not isinstance(content, list):
-        return ""
-    parts: list[str] = []
-    length = 0
-    images = 0
-    for b in content:
-        if isinstance(b, TextContent):
-            parts.append(b.text)
-            length += len(b.text)
-            if length >= limit:
-                break
-        elif isinstance(b, ImageContent):
-            images += 1
-    text = "".join(parts)[:limit]
-    if not text.strip() and images:
-        return "[image]" if images == 1 else f"[{images} images]"
-    return text
-
-
-def _home() -> str:
-    return os.environ.get("HOME") or os.environ.get("USERPROFILE") or ""
-
-
-def _short_path(p: object) -> str:
-    s = str(p) if p is not None else ""
-    home = _home()
-    if home and home != "/" and s.startswith(home):
-        return "~" + s[len(home) :]
-    return s
-
-
-def _tool_call_text(name: str, args: Any) -> str:
-    """Pi's one-line form of a tool call: ``[read: ~/p:10-29]``, ``[bash: cmd]``..."""
-    a: dict[str, Any] = args if isinstance(args, dict) else {}
-    path = a.get("path") or a.get("file_path") or ""
-    if name == "read":
-        shown = _short_path(path)
-        offset, limit = a.get("offset"), a.get("limit")
-        if offset is not None or limit is not None:
-            start = offset if isinstance(offset, int) else 1
-            end = start + limit - 1 if isinstance(limit, int) else None
-            shown += f":{start}" + (f"-{end}" if end else "")
-        return f"[read: {shown}]"
-    if name in ("write", "edit"):
-        return f"[{name}: {_short_path(path)}]"
-    if name == "bash":
-        raw = str(a.get("command") or "")
-        cmd = " ".join(raw.split())[:50]
-        return f"[bash: {cmd}{'...' if len(raw) > 50 else ''}]"
-    if name == "grep":
-        return f"[grep: /{a.get('pattern') or ''}/ in {_short_path(a.get('path') or '.')}]"
-    if name == "find":
-        return f"[find: {a.get('pattern') or ''} in {_short_path(a.get('path') or '.')}]"
-    if name == "ls":
-        return f"[ls: {_short_path(a.get('path') or '.')}]"
-    try:
-        js = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError):
-        js = str(args)
-    return f"[{name}: {js[:40]}{'...' if len(js) > 40 else ''}]"
-
-
-def _tool_result_text(session: Session, i: int, msg: ToolResultMessage) -> str:
-    ref = session.pairing.result_call.get(i)
-    if ref is not None:
-        call_entry = session.entry(ref[0])
-        call_msg = call_entry.message if isinstance(call_entry, MessageEntry) else None
-        if isinstance(call_msg, AssistantMessage) and ref[1] < len(call_msg.content):
-            block = call_msg.content[ref[1]]
-            if isinstance(block, ToolCall):
-                return _tool_call_text(block.name, block.arguments)
-    return f"[{msg.tool_name or 'tool'}]"
-
-
-def _message_text(session: Session, i: int, entry: MessageEntry) -> str:
-    m = entry.message
-    if isinstance(m, UserMessage):
-        return "user: " + _blocks_text(m.content)
-    if isinstance(m, AssistantMessage):
-        text = _blocks_text(m.content)
-        if text.strip():
-            return "assistant: " + text
-        if m.stop_reason == "aborted":
-            return "assistant: (aborted)"
-        if m.error_message:
-            return "assistant: " + " ".join(m.error_message.split())[:80]
-        return "assistant: (no content)"
-    if isinstance(m, ToolResultMessage):
-        return _tool_result_text(session, i, m)
-    if isinstance(m, BashExecutionMessage):
-        return f"[bash]: {m.command}"
-    if isinstance(m, CustomMessage):
-        return f"[{m.custom_type or 'custom'}]: {_blocks_text(m.content)}"
-    if isinstance(m, UnknownMessage):
-        return f"[{m.unknown_role}]"
-    if m is None:
-        return "[message]"
-    return f"[{m.__struct_config__.tag}]"
-
-
-def row_text(session: Session, i: int) -> str:
-    """The one-line text of entry ``i`` as Pi's ``/tree`` shows it (at most ~100 chars).
-
-    Messages and custom messages are decoded from the file (one read each); other entries
-    come from the skeleton.
-    """
-    node = session.nodes[i]
-    t = node.type
-    if t == "compaction":
-        # NaN, infinities and 10**400 would make round() raise: number() reads them as 0.
-        return f"[compaction: {round(number(node.tokens_before) / 1000)}k tokens]"
-    if t == "branch_summary":
-        return _one_line(f"[branch summary]: {node.summary or ''}")
-    if t == "model_change":
-        return _one_line(f"[model: {node.model_id or ''}]")
-    if t == "thinking_level_change":
-        return _one_line(f"[thinking: {node.thinking_level or ''}]")
-    if t == "custom":
-        return _one_line(f"[custom: {node.custom_type or ''}]")
-    if t == "label":
-        return _one_line(f"[label: {node.label or '(cleared)'}]")
-    if t == "session_info":
-        name = node.name.strip() if isinstance(node.name, str) else ""
-        return _one_line(f"[title: {name or 'empty'}]")
-    if t not in ("message", "custom_message"):
-        return _one_line(f"[{t}]")
-    entry = session.entry(i)
-    if isinstance(entry, MessageEntry):
-        return _one_line(_message_text(session, i, entry))
-    if isinstance(entry, CustomMessageEntry):
-        return _one_line(f"[{entry.custom_type or 'custom'}]: {_blocks_text(entry.content)}")
-    return _one_line(f"[{t}]")
-
-
-def row_kind(node: SkEntry) -> str:
-    """A style class for a row: user, assistant, error, tool, tool-error, bash, custom,
-    summary, compaction or meta."""
-    t = node.type
-    if t == "message" and node.message is not None:
-        msg = node.message
-        role = msg.role
-        if role == "user":
-            return "user"
-        if role == "assistant":
-            return "error" if msg.stop_reason in ("error", "aborted") else "assistant"
-        if role == "toolResult":
-            return "tool-error" if msg.is_error else "tool"
-        if role == "bashExecution":
-            return "bash"
-        if role == "custom":
-            return "custom"
-        if role in ("branchSummary", "compactionSummary"):
-            return "summary"
-        return "meta"
-    if t == "custom_message":
-        return "custom"
-    if t == "branch_summary":
-        return "summary"
-    if t == "compaction":
-        return "compaction"
-    return "meta"
-
-
-def search(
-    session: Session,
-    rows: Sequence[Row],
-    query: str,
-    text: Callable[[Session, int], str] = row_text,
-) -> list[Row]:
-    """The rows matching ``query``: every whitespace token is a case-insensitive substring
-    of the row's label plus its text.
-
-    Args:
-        session: the session the rows come from.
-        rows: the rows to search (flatten with everything unfolded to search all).
-        query: the search text; blank matches every row.
-        text: the row-text function (pass a cached one to avoid re-reading the file).
-    """
-    tokens = query.lower().split()
-    if not tokens:
-        return list(rows)
-    return [r for r in rows if _matches(tokens, r.label, text(session, r.entry))]
-
-
-def _matches(tokens: list[str], label: str | None, text: str) -> bool:
-    """Every token is a substring of the label plus the text (tokens are lower case)."""
-    hay = f"{label or ''} {text}".lower()
-    return all(t in hay for t in tokens)
-
-
-def search_entries(
-    session: Session,
-    query: str,
-    mode: FilterMode = "default",
-    text: Callable[[Session, int], str] = row_text,
-) -> list[int]:
-    """The entries, in file order, that pass ``mode`` and match ``query`` as :func:`search`
-    matches rows: every whitespace token is a case-insensitive substring of the entry's
-    label plus its row text. Folded or not, every entry is looked at; blank matches none."""
-    tokens = query.lower().split()
-    if not tokens:
-        return []
-    labels = session.labels
-    visible = _visible(session, mode)
-    return [
-        i
-        for i in range(len(session))
-        if visible[i] and _matches(tokens, labels.get(i), text(session, i))
-    ]

@@ -63,8 +63,9 @@ def number(value: object) -> float:
     """A token count or cost to compute with: ``value`` when it is an int or float within
     ±:data:`NUMBER_LIMIT`, else 0 (booleans, strings, NaN, infinities, 10**400: files are
     hand-editable, and an int too big for a float would make sums raise)."""
-    ok = isinstance(value, int | float) and not isinstance(value, bool)
-    return value if ok and -NUMBER_LIMIT <= value <= NUMBER_LIMIT else 0  # type: ignore[return-value]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    return value if -NUMBER_LIMIT <= value <= NUMBER_LIMIT else 0
 
 
 # Tags used for values the spec does not know. They never appear in Pi files: the tolerant

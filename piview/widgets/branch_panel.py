@@ -22,16 +22,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from piview.model.session import Session
-from piview.model.treeview import (
-    FilterMode,
-    Folds,
-    Row,
-    TreeRows,
-    flatten,
-    next_filter,
-    refold,
-    row_text,
-)
+from piview.model.treefilter import FilterMode, next_filter
+from piview.model.treetext import row_text
+from piview.model.treeview import Folds, Row, TreeRows, flatten, refold
 from piview.widgets.branch_rows import BranchRows
 from piview.widgets.branch_search import TreeSearch
 from piview.widgets.offthread import compute_off_thread

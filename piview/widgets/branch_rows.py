@@ -17,7 +17,9 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from piview.model.treeview import FilterMode, Row, row_kind
+from piview.model.treefilter import FilterMode
+from piview.model.treetext import row_kind
+from piview.model.treeview import Row
 
 if TYPE_CHECKING:
     from textual.scroll_view import ScrollView as _Widget

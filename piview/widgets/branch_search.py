@@ -12,7 +12,8 @@ from bisect import bisect_left
 from functools import partial
 from typing import TYPE_CHECKING
 
-from piview.model.treeview import FilterMode, search_entries
+from piview.model.treefilter import FilterMode
+from piview.model.treesearch import search_entries
 from piview.widgets.offthread import compute_off_thread
 
 if TYPE_CHECKING:

@@ -226,7 +226,7 @@ async def test_big_file_opens_on_its_tail_then_swaps_in_the_whole_file(tmp_path)
 
 
 async def test_branch_panel_search() -> None:
-    from piview.model.treeview import row_text
+    from piview.model.treetext import row_text
 
     app = await _open(demo())
     async with app.run_test(size=SIZE) as pilot:

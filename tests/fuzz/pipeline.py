@@ -34,7 +34,8 @@ from piview.model import (
     usage_report,
 )
 from piview.model.tools import tool_rows, tool_stats
-from piview.model.treeview import flatten, row_text
+from piview.model.treetext import row_text
+from piview.model.treeview import flatten
 from piview.render.items import Item, build_items, item_text, render_header, render_item
 
 __all__ = [

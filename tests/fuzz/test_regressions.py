@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from piview.model import session_info, usage_report
-from piview.model.treeview import row_text
+from piview.model.treetext import row_text
 from piview.model.types import Cost, number
 from piview.render.format import fmt_tokens
 from piview.render.items import render_item

@@ -130,9 +130,9 @@ def test_file_is_never_written(write_session) -> None:
 
 
 def test_long_lines_across_chunks(write_session, monkeypatch: pytest.MonkeyPatch) -> None:
-    import piview.model.session as sess
+    import piview.model.fileindex as fileindex
 
-    monkeypatch.setattr(sess, "_CHUNK", 64)
+    monkeypatch.setattr(fileindex, "_CHUNK", 64)
     big = entry("b", "a", message={"role": "user", "content": "y" * 1000, "timestamp": 1})
     s = load_session(write_session([HEADER, entry("a", None), big, entry("c", "b")]))
     assert s.ids == ["a", "b", "c"]

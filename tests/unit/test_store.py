@@ -9,7 +9,8 @@ import pytest
 
 from piview.model.decode import BadLineError, SkEntry, decode_skeleton
 from piview.model.session import load_session
-from piview.model.store import NodeStore, StoreState
+from piview.model.store import NodeStore
+from piview.model.store_state import StoreState, store_from_state, store_state
 from piview.model.types import SessionHeader
 from tests.conftest import FIXTURES, corpus_files
 
@@ -57,8 +58,8 @@ def test_views_equal_the_skeletons(path: Path) -> None:
 def test_state_round_trip(path: Path) -> None:
     nodes = skeletons(path)
     store = build(nodes)
-    data = msgspec.msgpack.encode(store.state())
-    back = NodeStore.from_state(msgspec.msgpack.decode(data, type=StoreState))
+    data = msgspec.msgpack.encode(store_state(store))
+    back = store_from_state(msgspec.msgpack.decode(data, type=StoreState))
     assert list(back) == nodes
     # A restored store keeps growing correctly (its lookup tables are rebuilt on demand).
     extra = build(nodes[:3])

@@ -10,17 +10,10 @@ import pytest
 from piview.catalog.demo import demo_path
 from piview.model import load_session
 from piview.model.session import Session
-from piview.model.treeview import (
-    FILTER_MODES,
-    FilterMode,
-    Folds,
-    Row,
-    flatten,
-    next_filter,
-    row_kind,
-    row_text,
-    search,
-)
+from piview.model.treefilter import FILTER_MODES, FilterMode, next_filter
+from piview.model.treesearch import search
+from piview.model.treetext import row_kind, row_text
+from piview.model.treeview import Folds, Row, flatten
 from tests.conftest import corpus_files, fixture
 
 BRANCHES = next((p for p in corpus_files() if p.name == "branches.jsonl"), None)
@@ -388,7 +381,7 @@ def test_search_tokens_match_label_and_text() -> None:
 
 
 def test_search_entries_looks_at_folded_entries_and_follows_the_filter() -> None:
-    from piview.model.treeview import search_entries
+    from piview.model.treesearch import search_entries
 
     s = load_session(fixture("tree_branches.jsonl"))
     # Entry 13 sits on a side branch, folded away by default.
@@ -418,11 +411,11 @@ def test_next_filter_cycles() -> None:
 )
 def test_column_visibility_agrees_with_entry_visible(path: Path) -> None:
     # The panel filters from the node store's columns; entry_visible reads one skeleton.
-    from piview.model.treeview import _visibility, entry_visible
+    from piview.model.treefilter import entry_visible, visibility
 
     s = load_session(path)
     for mode in FILTER_MODES:
-        fast = _visibility(s.nodes, mode, s.labels)
+        fast = visibility(s.nodes, mode, s.labels)
         slow = [entry_visible(s.nodes[i], mode, i in s.labels) for i in range(len(s))]
         assert [bool(v) for v in fast] == slow, mode
 

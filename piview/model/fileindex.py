@@ -1,0 +1,273 @@
+"""Provides :class:`FileIndex`: a session file's lines read into skeletons, positions and bad lines.
+
+The file is read in chunks (never the whole file at once) from where the last read stopped:
+each line's skeleton is decoded (:mod:`piview.model.decode`) and kept with its line number,
+byte offset and length, so that the full entry can be read back from the file when asked for.
+A last line without a newline is kept pending (Pi may be writing it) and read again when the
+file grows. Nothing here opens or writes files: the caller passes a read-only descriptor.
+"""
+
+from __future__ import annotations
+
+import os
+from array import array
+from dataclasses import dataclass, field
+from operator import attrgetter, sub
+
+import msgspec
+
+from piview.model.decode import (
+    BadLineError,
+    SkEntry,
+    decode_skeleton,
+    finish_skeleton,
+    sk_decoder,
+)
+from piview.model.store import NodeStore
+from piview.model.types import SessionHeader
+
+__all__ = ["BOM", "BadLine", "FileIndex"]
+
+_CHUNK = 8 * 1024 * 1024
+_TYPE_OF = attrgetter("type")
+BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte order mark, skipped before the first line."""
+_WS = b" \t\r"
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    """A line that was skipped: its 1-based number and a short reason."""
+
+    line: int
+    reason: str
+    torn: bool = False
+    """The last line of the file, without a newline: Pi may still be writing it."""
+
+
+@dataclass(slots=True)
+class FileIndex:
+    """Byte positions and decoded skeletons of every entry, in file order, with the header,
+    the bad lines and where the reading stopped (what the index cache saves and restores)."""
+
+    nodes: NodeStore = field(default_factory=NodeStore)
+    lines: array[int] = field(default_factory=lambda: array("q"))
+    offsets: array[int] = field(default_factory=lambda: array("q"))
+    lengths: array[int] = field(default_factory=lambda: array("q"))
+    header: SessionHeader | None = None
+    header_line: int | None = None
+    bad_lines: list[BadLine] = field(default_factory=list)
+    size: int = 0
+    """Bytes of the file that were read (up to the end of the last complete line)."""
+    line_no: int = 0
+    """Number of the last complete line read."""
+    seen: int = 0
+    """Bytes of the file the last read saw, its unterminated last line included."""
+    tail: BadLine | None = None
+    """The unterminated last line, when it did not decode (dropped and read again)."""
+    tail_entry: bool = False
+    """The last entry is an unterminated last line (dropped and read again)."""
+
+    @property
+    def version(self) -> int:
+        """The header's version; 1 when absent (as Pi reads it)."""
+        v = self.header.version if self.header is not None else None
+        return v if isinstance(v, int) else 1
+
+    def consume(self, fd: int, *, final: bool) -> int:
+        """Index the complete lines after :attr:`size`; return how many entries were added.
+
+        A last line without a newline is kept pending (Pi may be writing it right now): with
+        ``final`` it is still decoded, as an entry if it parses, else as a torn bad line; it is
+        read again on the next call either way.
+        """
+        before = len(self.nodes)
+        # The pending last line of the previous call is read again, now maybe complete.
+        if self.tail is not None:
+            self.bad_lines.remove(self.tail)
+            self.tail = None
+        if self.tail_entry:
+            self._drop_last_entry()
+            self.tail_entry = False
+            before -= 1
+        base = self.size
+        line_no = self.line_no
+        carry = b""
+        while True:
+            chunk = os.pread(fd, _CHUNK, base + len(carry))
+            if not chunk:
+                break
+            buf = carry + chunk if carry else chunk
+            last = buf.rfind(b"\n")
+            if last < 0:
+                carry = buf
+                continue
+            line_no = self._take_block(buf, last + 1, base, line_no)
+            carry = buf[last + 1 :]
+            base += last + 1
+        self.size = base
+        self.line_no = line_no
+        self.seen = base + len(carry)
+        if carry and final:
+            start = 3 if base == 0 and carry.startswith(BOM) else 0
+            view = memoryview(carry)
+            count = len(self.nodes)
+            self.tail = self._take(view, start, len(carry), base, line_no + 1, torn=True)
+            # A complete but unterminated object is an entry; re-read when the file grows.
+            self.tail_entry = len(self.nodes) > count
+            view.release()
+        return len(self.nodes) - before
+
+    def _take_block(self, buf: bytes, end: int, base: int, line_no: int) -> int:
+        """Index the complete lines in ``buf[:end]``; return the last line number.
+
+        Fast path: one ``decode_lines`` call for the whole block, and line positions from a
+        ``find`` per line. A block with blank lines or a header line takes a slower pass; when
+        any line is not a clean, well-typed object, the block is read again line by line,
+        tolerantly.
+        """
+        start = 3 if base == 0 and buf.startswith(BOM) else 0
+        if start >= end:
+            return line_no
+        # Line ends by find (no copy of each line, unlike split); blank lines make the counts
+        # differ below and the slow pass runs; spaces or a CR around a line only widen it.
+        ends = array("q")
+        add = ends.append
+        find = buf.find
+        pos = start
+        while (nl := find(b"\n", pos, end)) >= 0:
+            add(nl)
+            pos = nl + 1
+        try:
+            with memoryview(buf) as view:
+                values = sk_decoder.decode_lines(view[start:end])
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+            values = None
+        if values is not None and len(values) == len(ends):
+            if "session" not in map(_TYPE_OF, values):  # a header line needs the slow pass
+                count = len(ends)
+                self.nodes.extend(values)
+                self.lines.extend(range(line_no + 1, line_no + 1 + count))
+                starts = array("q", [start])
+                starts.extend(map((1).__add__, ends[:-1]))
+                self.lengths.extend(map(sub, ends, starts))
+                self.offsets.extend(map(base.__add__, starts))
+                return line_no + count
+            return self._take_lines(buf, start, end, base, line_no, values)
+        return self._take_lines(buf, start, end, base, line_no)
+
+    def _take_lines(
+        self,
+        buf: bytes,
+        start: int,
+        end: int,
+        base: int,
+        line_no: int,
+        decoded: list[SkEntry] | None = None,
+    ) -> int:
+        """:meth:`_take_block` for a block that needs each line looked at (``decoded``: its
+        lines, already decoded, when there is no blank line)."""
+        spans: list[tuple[int, int, int]] = []
+        pos = start
+        n = line_no
+        find = buf.find
+        append = spans.append
+        while pos < end:
+            nl = find(b"\n", pos, end)
+            n += 1
+            s, e = pos, nl
+            # Pi writes no padding; trim (CRLF, indentation) only when a line has some.
+            if s < e and (buf[s] <= 32 or buf[e - 1] <= 32):
+                while s < e and buf[s] in _WS:
+                    s += 1
+                while e > s and buf[e - 1] in _WS:
+                    e -= 1
+            if s < e:
+                append((n, s, e))
+            pos = nl + 1
+        values = decoded
+        if values is None:
+            try:
+                values = sk_decoder.decode_lines(buf[start:end]) if spans else []
+            except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+                values = None
+        if values is None or len(values) != len(spans):
+            view = memoryview(buf)
+            for ln, s, e in spans:
+                self._take(view, s, e, base, ln)
+            view.release()
+            return n
+        legacy = self._legacy_hint()
+        batch: list[SkEntry] = []
+        for (ln, s, e), sk in zip(spans, values, strict=True):
+            if sk.type == "session" or legacy:
+                value = finish_skeleton(sk, buf[s:e], legacy=legacy)
+                if isinstance(value, SessionHeader):
+                    self.nodes.extend(batch)
+                    batch = []
+                    self._take_header(value, ln)
+                    legacy = self._legacy_hint()
+                    continue
+                sk = value
+            batch.append(sk)
+            self.lines.append(ln)
+            self.offsets.append(base + s)
+            self.lengths.append(e - s)
+        self.nodes.extend(batch)
+        return n
+
+    def _take_header(self, header: SessionHeader, line_no: int) -> None:
+        if self.header is None and not self.nodes:
+            self.header = header
+            self.header_line = line_no
+        else:
+            self.bad_lines.append(BadLine(line_no, "extra session header (ignored)"))
+
+    def _drop_last_entry(self) -> None:
+        self.nodes.truncate(len(self.nodes) - 1)
+        self.lines.pop()
+        self.offsets.pop()
+        self.lengths.pop()
+
+    def _take(
+        self,
+        view: memoryview,
+        start: int,
+        end: int,
+        base: int,
+        line_no: int,
+        *,
+        torn: bool = False,
+    ) -> BadLine | None:
+        # Trim ASCII whitespace (CRLF, blank lines) without copying the line.
+        while start < end and view[start] in b" \t\r":
+            start += 1
+        while end > start and view[end - 1] in b" \t\r":
+            end -= 1
+        if start == end:
+            return None
+        data = view[start:end]
+        try:
+            value = decode_skeleton(data, legacy=self._legacy_hint())
+        except BadLineError as exc:
+            reason = str(exc)
+            if torn:
+                reason = f"incomplete last line ({reason})"
+            bad = BadLine(line_no, reason, torn=torn)
+            self.bad_lines.append(bad)
+            return bad
+        except RecursionError:
+            bad = BadLine(line_no, "JSON nested too deeply", torn=torn)
+            self.bad_lines.append(bad)
+            return bad
+        if isinstance(value, SessionHeader):
+            self._take_header(value, line_no)
+            return None
+        self.nodes.append(value)
+        self.lines.append(line_no)
+        self.offsets.append(base + start)
+        self.lengths.append(end - start)
+        return None
+
+    def _legacy_hint(self) -> bool:
+        return self.version < 3 if self.header is not None else False

@@ -1,0 +1,207 @@
+"""Provides the text and style class of one branch panel row, as Pi's ``/tree`` shows it.
+
+A row's text costs a file read (messages are decoded in full), so the panel asks only for the
+rows on screen. Nothing here imports Textual or Rich.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import TYPE_CHECKING, Any
+
+from piview.model.decode import SkEntry
+from piview.model.types import (
+    AssistantMessage,
+    BashExecutionMessage,
+    CustomMessage,
+    CustomMessageEntry,
+    ImageContent,
+    MessageEntry,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UnknownMessage,
+    UserMessage,
+    number,
+)
+
+if TYPE_CHECKING:
+    from piview.model.session import Session
+
+__all__ = ["ROW_TEXT_MAX", "row_kind", "row_text"]
+
+ROW_TEXT_MAX = 100
+"""Row texts are cut to this many characters (as the HTML export does)."""
+
+
+def _one_line(text: str, limit: int = ROW_TEXT_MAX) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _blocks_text(content: Any, limit: int = 400) -> str:
+    """Text of a content value (string or blocks), ``[image]`` when only images."""
+    if isinstance(content, str):
+        return content[:limit]
+    if not isinstance(content, list):
+        return ""
+    parts: list[str] = []
+    length = 0
+    images = 0
+    for b in content:
+        if isinstance(b, TextContent):
+            parts.append(b.text)
+            length += len(b.text)
+            if length >= limit:
+                break
+        elif isinstance(b, ImageContent):
+            images += 1
+    text = "".join(parts)[:limit]
+    if not text.strip() and images:
+        return "[image]" if images == 1 else f"[{images} images]"
+    return text
+
+
+def _home() -> str:
+    return os.environ.get("HOME") or os.environ.get("USERPROFILE") or ""
+
+
+def _short_path(p: object) -> str:
+    s = str(p) if p is not None else ""
+    home = _home()
+    if home and home != "/" and s.startswith(home):
+        return "~" + s[len(home) :]
+    return s
+
+
+def _tool_call_text(name: str, args: Any) -> str:
+    """Pi's one-line form of a tool call: ``[read: ~/p:10-29]``, ``[bash: cmd]``..."""
+    a: dict[str, Any] = args if isinstance(args, dict) else {}
+    path = a.get("path") or a.get("file_path") or ""
+    if name == "read":
+        shown = _short_path(path)
+        offset, limit = a.get("offset"), a.get("limit")
+        if offset is not None or limit is not None:
+            start = offset if isinstance(offset, int) else 1
+            end = start + limit - 1 if isinstance(limit, int) else None
+            shown += f":{start}" + (f"-{end}" if end else "")
+        return f"[read: {shown}]"
+    if name in ("write", "edit"):
+        return f"[{name}: {_short_path(path)}]"
+    if name == "bash":
+        raw = str(a.get("command") or "")
+        cmd = " ".join(raw.split())[:50]
+        return f"[bash: {cmd}{'...' if len(raw) > 50 else ''}]"
+    if name == "grep":
+        return f"[grep: /{a.get('pattern') or ''}/ in {_short_path(a.get('path') or '.')}]"
+    if name == "find":
+        return f"[find: {a.get('pattern') or ''} in {_short_path(a.get('path') or '.')}]"
+    if name == "ls":
+        return f"[ls: {_short_path(a.get('path') or '.')}]"
+    try:
+        js = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        js = str(args)
+    return f"[{name}: {js[:40]}{'...' if len(js) > 40 else ''}]"
+
+
+def _tool_result_text(session: Session, i: int, msg: ToolResultMessage) -> str:
+    ref = session.pairing.result_call.get(i)
+    if ref is not None:
+        call_entry = session.entry(ref[0])
+        call_msg = call_entry.message if isinstance(call_entry, MessageEntry) else None
+        if isinstance(call_msg, AssistantMessage) and ref[1] < len(call_msg.content):
+            block = call_msg.content[ref[1]]
+            if isinstance(block, ToolCall):
+                return _tool_call_text(block.name, block.arguments)
+    return f"[{msg.tool_name or 'tool'}]"
+
+
+def _message_text(session: Session, i: int, entry: MessageEntry) -> str:
+    m = entry.message
+    if isinstance(m, UserMessage):
+        return "user: " + _blocks_text(m.content)
+    if isinstance(m, AssistantMessage):
+        text = _blocks_text(m.content)
+        if text.strip():
+            return "assistant: " + text
+        if m.stop_reason == "aborted":
+            return "assistant: (aborted)"
+        if m.error_message:
+            return "assistant: " + " ".join(m.error_message.split())[:80]
+        return "assistant: (no content)"
+    if isinstance(m, ToolResultMessage):
+        return _tool_result_text(session, i, m)
+    if isinstance(m, BashExecutionMessage):
+        return f"[bash]: {m.command}"
+    if isinstance(m, CustomMessage):
+        return f"[{m.custom_type or 'custom'}]: {_blocks_text(m.content)}"
+    if isinstance(m, UnknownMessage):
+        return f"[{m.unknown_role}]"
+    if m is None:
+        return "[message]"
+    return f"[{m.__struct_config__.tag}]"
+
+
+def row_text(session: Session, i: int) -> str:
+    """The one-line text of entry ``i`` as Pi's ``/tree`` shows it (at most ~100 chars).
+
+    Messages and custom messages are decoded from the file (one read each); other entries
+    come from the skeleton.
+    """
+    node = session.nodes[i]
+    t = node.type
+    if t == "compaction":
+        # NaN, infinities and 10**400 would make round() raise: number() reads them as 0.
+        return f"[compaction: {round(number(node.tokens_before) / 1000)}k tokens]"
+    if t == "branch_summary":
+        return _one_line(f"[branch summary]: {node.summary or ''}")
+    if t == "model_change":
+        return _one_line(f"[model: {node.model_id or ''}]")
+    if t == "thinking_level_change":
+        return _one_line(f"[thinking: {node.thinking_level or ''}]")
+    if t == "custom":
+        return _one_line(f"[custom: {node.custom_type or ''}]")
+    if t == "label":
+        return _one_line(f"[label: {node.label or '(cleared)'}]")
+    if t == "session_info":
+        name = node.name.strip() if isinstance(node.name, str) else ""
+        return _one_line(f"[title: {name or 'empty'}]")
+    if t not in ("message", "custom_message"):
+        return _one_line(f"[{t}]")
+    entry = session.entry(i)
+    if isinstance(entry, MessageEntry):
+        return _one_line(_message_text(session, i, entry))
+    if isinstance(entry, CustomMessageEntry):
+        return _one_line(f"[{entry.custom_type or 'custom'}]: {_blocks_text(entry.content)}")
+    return _one_line(f"[{t}]")
+
+
+def row_kind(node: SkEntry) -> str:
+    """A style class for a row: user, assistant, error, tool, tool-error, bash, custom,
+    summary, compaction or meta."""
+    t = node.type
+    if t == "message" and node.message is not None:
+        msg = node.message
+        role = msg.role
+        if role == "user":
+            return "user"
+        if role == "assistant":
+            return "error" if msg.stop_reason in ("error", "aborted") else "assistant"
+        if role == "toolResult":
+            return "tool-error" if msg.is_error else "tool"
+        if role == "bashExecution":
+            return "bash"
+        if role == "custom":
+            return "custom"
+        if role in ("branchSummary", "compactionSummary"):
+            return "summary"
+        return "meta"
+    if t == "custom_message":
+        return "custom"
+    if t == "branch_summary":
+        return "summary"
+    if t == "compaction":
+        return "compaction"
+    return "meta"
