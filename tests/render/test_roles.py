@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from piview.model import load_session
 from piview.render.items import Item, item_text, render_header, render_item
 from tests.conftest import fixture
@@ -153,6 +155,44 @@ def test_tool_header_only(write_session) -> None:
     head = render_header(s, item, expanded=False, width=60)
     assert "\n" not in head.plain and head.plain.startswith("▸ $ seq 1 20")
     assert len(head.plain) == 60
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_long_call_keeps_status_size_and_latency(write_session, width: int) -> None:
+    # A long command is shortened; the status, size and latency never are.
+    cmd = "node -e 'import(\"./x.js\").then(m => console.log(`iteration ${m.n}`))' " + "x" * 300
+    s = load(
+        write_session,
+        user("go"),
+        assistant(call("c1", "bash", {"command": cmd}), stop="toolUse"),
+        result("c1", "bash", "1\n2\n3\n4\n5\n6"),
+    )
+    item = only(items_of(s), "tool")
+    head = render_header(s, item, expanded=False, width=width).plain
+    assert len(head) == width
+    assert "✓ 6 lines · 1.0s" in head and "…" in head
+    assert head.startswith("▸ $ node -e")
+
+
+def test_long_shell_command_keeps_exit_and_size(write_session) -> None:
+    s = load(
+        write_session,
+        user("go"),
+        message(
+            {
+                "role": "bashExecution",
+                "command": "echo " + "y" * 300,
+                "output": "a\nb",
+                "exitCode": 3,
+                "cancelled": False,
+                "truncated": False,
+                "timestamp": 1,
+            }
+        ),
+    )
+    item = only(items_of(s), "bash")
+    head = render_header(s, item, expanded=False, width=80).plain
+    assert "✗ exit 3 · 2 lines" in head and head.startswith("▸ $ echo yyy")
 
 
 # ----------------------------------------------------------------------------- edits

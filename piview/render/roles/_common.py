@@ -122,8 +122,9 @@ def marker(ctx: Ctx, static: str = "•") -> str:
     return MARK_EXPANDED if ctx.expanded else MARK_COLLAPSED
 
 
-def header(left: Text, right: str, width: int) -> Text:
-    """One line: ``left`` (cut with an ellipsis when too long), then ``right`` right-aligned."""
+def header(left: Text, right: str, width: int, keep: Text | None = None) -> Text:
+    """One line: ``left`` (cut with an ellipsis when too long), then ``keep`` (a status, a size,
+    a latency: never cut while ``left`` has room to give), then ``right`` right-aligned."""
     right = sanitize_line(right)
     rlen = len(right)
     avail = width - (rlen + 1 if rlen else 0)
@@ -133,8 +134,16 @@ def header(left: Text, right: str, width: int) -> Text:
     # A character is at most two cells wide, so this never cuts what would have shown.
     if len(left) > 2 * width + 8:
         left.right_crop(len(left) - (2 * width + 8))
-    if left.cell_len > avail:
-        left.truncate(max(1, avail), overflow="ellipsis")
+    room = avail
+    if keep is not None:
+        # The title gives way to what is kept, down to a few characters of its own.
+        room = max(min(12, avail), avail - keep.cell_len)
+    if left.cell_len > room:
+        left.truncate(max(1, room), overflow="ellipsis")
+    if keep is not None:
+        left.append_text(keep)
+        if left.cell_len > avail:
+            left.truncate(max(1, avail), overflow="ellipsis")
     if rlen:
         left.append(" " * max(1, width - left.cell_len - rlen))
         left.append(right, style=style("piview.time"))
