@@ -22,6 +22,7 @@ from rich.style import Style
 from rich.text import Text
 
 from piview.model.decode import SkEntry
+from piview.model.toolargs import count_lines
 from piview.model.tree import parse_iso_ms
 from piview.model.types import (
     Entry,
@@ -210,13 +211,6 @@ def indent(*renderables: RenderableType | None) -> RenderableType:
     parts = [r for r in renderables if r is not None]
     inner: RenderableType = parts[0] if len(parts) == 1 else Group(*parts)
     return Indent(inner)
-
-
-def count_lines(text: str) -> int:
-    """Lines in ``text`` (a trailing newline does not start a line)."""
-    if not text:
-        return 0
-    return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
 MAX_TEXT_LINES = 5_000

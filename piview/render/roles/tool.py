@@ -17,6 +17,7 @@ from rich.console import RenderableType
 from rich.style import Style
 from rich.text import Text
 
+from piview.model.toolargs import read_range
 from piview.model.types import (
     AssistantMessage,
     ImageContent,
@@ -111,10 +112,9 @@ def describe(name: str, args: object, namespace: str | None = None) -> ToolView:
         path = _arg(a, "path", "file_path")
         t.append("read ", tool_style)
         t.append(path or "?", path_style)
-        off, lim = _int(a.get("offset")), _int(a.get("limit"))
-        if off is not None or lim is not None:
-            start = off if off is not None else 1
-            t.append(f":{start}" + (f"-{start + lim - 1}" if lim is not None else ""), arg_style)
+        rng = read_range(a)
+        if rng:
+            t.append(rng, arg_style)
         return ToolView(t, path=path or None, lines=10)
     if name == "bash":
         cmd = sanitize(a.get("command")) if isinstance(a.get("command"), str) else ""
