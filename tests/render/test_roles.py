@@ -389,6 +389,9 @@ def test_system_message() -> None:
     systems = [i for i in items_of(s) if i.kind == "system"]
     head = render(s, systems[1], expanded=False)
     assert head.startswith("▸ system  prompt 1 line · removed project")
+    # Collapsed, a prompt shows its first lines.
+    first = render(s, systems[0], expanded=False)
+    assert "\n  You are an expert coding assistant operating inside pi" in first
     full = render(s, systems[0], expanded=True)
     assert "§ guidelines" in full and "+ tool read: Read the contents of a file." in full
     assert "− tool write" in full
@@ -400,8 +403,13 @@ def test_summaries() -> None:
     items = items_of(s)
     comp = render(s, only(items, "compaction"), expanded=False)
     assert comp.startswith("▸ compacted · 5.2k tokens before")
-    assert "Understand the router" not in comp
-    assert "Understand the router" in render(s, only(items, "compaction"), expanded=True)
+    # Collapsed: the first lines as a preview, and the files the summarised work touched.
+    assert "Understand the router." in comp and "… (+2 more lines)" in comp
+    assert "Explained router.py" not in comp
+    assert "read: src/tinyhttp/router.py" in comp
+    full = render(s, only(items, "compaction"), expanded=True)
+    assert "Explained router.py" in full and "read: src/tinyhttp/router.py" in full
+    assert "read-files" not in full and "read-files" not in comp
     branch = render(s, only(items, "branch_summary"), expanded=True)
     assert branch.startswith("▾ branch summary") and "regex-based routing" in branch
 

@@ -57,6 +57,7 @@ __all__ = [
     "code",
     "count_lines",
     "head_lines",
+    "preview_lines",
     "header",
     "indent",
     "json_plain",
@@ -276,6 +277,21 @@ def head_lines(text: str, n: int) -> tuple[str, int]:
     text = text.rstrip("\n")
     kept, more = clip(text, n, n * (PREVIEW_LINE_CHARS + 1))
     return _short_lines(kept), more
+
+
+def preview_lines(text: str, n: int) -> tuple[str, int]:
+    """The first ``n`` lines of ``text`` that hold something (blank lines between Markdown
+    blocks would waste a short preview), and how many lines come after the last one shown."""
+    lines = text.split("\n")
+    kept: list[str] = []
+    end = len(lines)
+    for k, line in enumerate(lines):
+        if line.strip():
+            kept.append(line)
+            if len(kept) == n:
+                end = k + 1
+                break
+    return head_lines("\n".join(kept), n)[0], len(lines) - end
 
 
 def tail_lines(text: str, n: int) -> tuple[str, int]:
