@@ -250,8 +250,11 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         """Settle heights for the viewport before Textual asks for each line."""
         width = self.scrollable_content_region.width or self.size.width
         if width and width != self._width:
+            # A new width changes every height: the block the reader is on stays where it is.
+            anchor = self._screen_anchor()
             self._blocks.clear_cache()
             self._reset_heights()
+            self._restore_anchor(anchor)
         self._settle()
         return super().render_lines(crop)
 
