@@ -223,7 +223,7 @@ class BranchPanel(BranchRows, TreeSearch, ScrollView, can_focus=True):
         if leaf is None or not 0 <= leaf < len(session):
             leaf = session.tree.leaf
         self._leaf = leaf
-        self._folds = Folds()
+        self._folds = Folds.for_tree(len(session), self.filter_mode)
         self._texts.clear()
         self._rebuild(keep=self._leaf)
 
@@ -301,7 +301,7 @@ class BranchPanel(BranchRows, TreeSearch, ScrollView, can_focus=True):
         building) until the new ones arrive. A newer rebuild makes this one's result moot."""
         generation = self._generation
         session, leaf, mode = self._session, self._leaf, self.filter_mode
-        folds = Folds(set(self._folds.opened), set(self._folds.closed))
+        folds = self._folds.copy()
         assert session is not None
         self.building = True
         compute_off_thread(
@@ -372,6 +372,10 @@ class BranchPanel(BranchRows, TreeSearch, ScrollView, can_focus=True):
 
     def watch_filter_mode(self) -> None:
         """Re-filter, keeping the cursor on its entry or its nearest shown ancestor."""
+        if self._session is not None:
+            # labeled-only shows every label: nothing of it starts folded.
+            default = Folds.for_tree(len(self._session), self.filter_mode)
+            self._folds.fold_side = default.fold_side
         self._rebuild(keep=self.cursor_entry)
 
     def _body_height(self) -> int:
