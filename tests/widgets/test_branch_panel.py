@@ -87,7 +87,9 @@ async def test_a_folded_row_names_the_labels_inside(big_tree_folds: None) -> Non
         folded = [r for r in panel.rows if r.folded]
         inside = {lab for r in folded for lab in r.inside}
         hidden = {
-            s.labels[e] for e in s.labels if e not in panel.tree_rows.row_of  # type: ignore[union-attr]
+            s.labels[e]
+            for e in s.labels
+            if e not in panel.tree_rows.row_of  # type: ignore[union-attr]
         }
         assert hidden and inside == hidden
         text = "\n".join(screen_text(panel))
