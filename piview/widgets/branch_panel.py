@@ -70,6 +70,8 @@ class BranchPanel(BranchRows, TreeSearch, ScrollView, can_focus=True):
         Binding("right,l", "unfold", "Unfold", show=False),
         Binding("f", "cycle_filter(1)", "Filter"),
         Binding("F", "cycle_filter(-1)", "Filter back", show=False),
+        Binding("apostrophe", "label(1)", "Next label", show=False),
+        Binding("quotation_mark", "label(-1)", "Prev label", show=False),
         Binding("n", "search_step(1)", "Next match", show=False),
         Binding("N", "search_step(-1)", "Prev match", show=False),
     ]
@@ -451,6 +453,19 @@ class BranchPanel(BranchRows, TreeSearch, ScrollView, can_focus=True):
                 return
 
     # ----------------------------------------------------------------- filter and folds
+
+    def action_label(self, step: int) -> None:
+        """Move to the next (or previous) labelled entry in tree order, wrapping around and
+        unfolding what hides it."""
+        rows = self.rows
+        walk = self._tree_rows.walk if self._tree_rows is not None else None
+        if walk is None or not rows:
+            return
+        target = walk.next_labelled(walk.pre[rows[self.cursor].entry], step)
+        if target is None:
+            self.notify("No labelled entry in this filter", timeout=3)
+            return
+        self.move_to_entry(target)
 
     def action_cycle_filter(self, step: int) -> None:
         """Switch to the next (or previous) filter mode."""

@@ -318,3 +318,20 @@ async def test_usage_sidebar_keeps_the_focused_block_in_place(start: str) -> Non
             await pilot.pause()
             assert t.cursor == cursor
             assert _screen_row(t) == row
+
+
+async def test_label_keys_jump_between_labelled_entries() -> None:
+    app = await _open(demo())
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        labels = app.session.labels
+        spots = sorted(k for k, it in enumerate(t.items) if it.entry in labels)
+        assert len(spots) >= 2
+        await pilot.press("g", "apostrophe")
+        assert t.cursor == spots[0]
+        await pilot.press("apostrophe")
+        assert t.cursor == spots[1]
+        await pilot.press("quotation_mark")
+        assert t.cursor == spots[0]
+        await pilot.press("quotation_mark")  # wraps to the last one
+        assert t.cursor == spots[-1]

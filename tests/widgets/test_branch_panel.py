@@ -228,3 +228,22 @@ async def test_empty_session(write_session) -> None:
         assert footer(panel) == "(0/0) [no-tools]"
         panel.set_active(None)
         panel.set_active(-1)
+
+
+async def test_label_keys_reach_labels_in_folds(big_tree_folds: None) -> None:
+    s = load_session(fixture("tree_branches.jsonl"))
+    app = Host(s)
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.query_one(BranchPanel)
+        await pilot.pause()
+        assert panel.tree_rows is not None
+        folded_away = [e for e in s.labels if e not in panel.tree_rows.row_of]
+        assert folded_away
+        seen = set()
+        for _ in range(len(s.labels)):
+            await pilot.press("apostrophe")
+            seen.add(panel.cursor_entry)
+        assert set(s.labels) <= seen  # every label, the folded ones unfolded on the way
+        before = panel.cursor_entry
+        await pilot.press("apostrophe", "quotation_mark")
+        assert panel.cursor_entry == before
