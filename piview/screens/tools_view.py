@@ -192,8 +192,10 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
             return [head + (" · " + ", ".join(brief) if brief else "")]
         lines = [head]
         for st in totals[:6]:
+            calls = "call " if st.count == 1 else "calls"
+            errors = "error " if st.errors == 1 else "errors"
             lines.append(
-                f"{st.name:<16} {st.count:>4} calls  {st.errors:>3} errors  "
+                f"{st.name:<16} {st.count:>4} {calls}  {st.errors:>3} {errors}  "
                 f"median {fmt_duration_ms(st.median_ms):>7}  max {fmt_duration_ms(st.max_ms):>7}"
             )
         if len(totals) > 6:

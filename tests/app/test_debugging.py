@@ -258,8 +258,10 @@ async def test_tools_view_lists_every_call_of_the_branch_with_totals() -> None:
         assert [st.name for st in stats[:6]] == ["edit", "bash", "find", "grep", "ls", "read"]
         for st in stats[:6]:  # the six most used get a line each
             line = next(ln for ln in totals.splitlines() if ln.startswith(f"{st.name} "))
-            assert f"{st.count} calls" in line and f"{st.errors} errors" in line
-        assert "bash                2 calls    1 errors  median    6.1s  max    6.2s" in totals
+            calls = "call" if st.count == 1 else "calls"
+            errors = "error" if st.errors == 1 else "errors"
+            assert f"{st.count} {calls}" in line and f"{st.errors} {errors}" in line
+        assert "bash                2 calls    1 error   median    6.1s  max    6.2s" in totals
         assert "… 2 more: todo 1, write 1" in totals  # the rest are named, not dropped
         # s s: errors only
         await pilot.press("s", "s")
