@@ -9,7 +9,6 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -24,6 +23,7 @@ from piview.model.types import (
 from piview.render.format import fmt_tokens
 from piview.render.sanitize import sanitize_line
 from piview.widgets.keybar import KeyBar
+from piview.widgets.pager import PagerScroll
 
 if TYPE_CHECKING:
     from piview.model import ContextItem, Session
@@ -182,7 +182,7 @@ class ContextScreen(ModalScreen[None]):
 
     DEFAULT_CSS = """
     ContextScreen { align: center middle; }
-    ContextScreen > VerticalScroll {
+    ContextScreen > PagerScroll {
         width: 96%; height: 92%; border: round $primary; background: $surface; padding: 0 1;
     }
     """
@@ -194,13 +194,13 @@ class ContextScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         """The content in a scrollable box."""
-        with VerticalScroll():
+        with PagerScroll():
             yield Static(context_renderable(self.session, self.at))
         yield KeyBar()
 
     def on_mount(self) -> None:
         """Focus the scroll area."""
-        self.query_one(VerticalScroll).focus()
+        self.query_one(PagerScroll).focus()
 
     def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
         """Close the context view."""

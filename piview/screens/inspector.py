@@ -11,7 +11,6 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -29,6 +28,7 @@ from piview.render.format import fmt_cost, fmt_duration_ms, fmt_tokens
 from piview.render.image import render_image
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.widgets.keybar import KeyBar
+from piview.widgets.pager import PagerScroll
 
 if TYPE_CHECKING:
     from piview.model import Session
@@ -147,17 +147,14 @@ def inspector_renderable(session: Session, entry: int, part: int, width: int = 1
 
 
 class ToolInspector(ModalScreen[None]):
-    """A modal with the full call and result of one tool use. Escape closes it."""
+    """A modal with the full call and result of one tool use. Escape closes it; the content
+    scrolls like a pager (j k, space b, g G, Home End)."""
 
-    BINDINGS = [
-        Binding("escape,q,i", "dismiss", "Close"),
-        Binding("j,down", "scroll(1)", "Down", show=False),
-        Binding("k,up", "scroll(-1)", "Up", show=False),
-    ]
+    BINDINGS = [Binding("escape,q,i", "dismiss", "Close")]
 
     DEFAULT_CSS = """
     ToolInspector { align: center middle; }
-    ToolInspector > VerticalScroll {
+    ToolInspector > PagerScroll {
         width: 90%; height: 90%; border: round $primary; background: $surface; padding: 0 1;
     }
     """
@@ -170,7 +167,7 @@ class ToolInspector(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         """The content in a scrollable box."""
-        with VerticalScroll():
+        with PagerScroll():
             yield Static(
                 inspector_renderable(
                     self.session,
@@ -183,12 +180,8 @@ class ToolInspector(ModalScreen[None]):
 
     def on_mount(self) -> None:
         """Focus the scroll area so keys scroll it."""
-        self.query_one(VerticalScroll).focus()
+        self.query_one(PagerScroll).focus()
 
     def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
         """Close the inspector."""
         self.dismiss(None)
-
-    def action_scroll(self, step: int) -> None:
-        """Scroll the content."""
-        self.query_one(VerticalScroll).scroll_relative(y=step, animate=False)

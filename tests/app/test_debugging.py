@@ -31,6 +31,7 @@ from piview.screens.inspector import ToolInspector, inspector_renderable
 from piview.screens.picker import PickerScreen
 from piview.screens.session import SessionScreen
 from piview.screens.tools_view import ToolsScreen
+from piview.widgets.pager import PagerScroll
 from piview.widgets.transcript import Transcript
 from tests.conftest import fixture
 
@@ -153,6 +154,59 @@ async def test_inspector_shows_the_call_the_result_and_its_details() -> None:
         await pilot.press("escape")
         assert isinstance(app.screen, SessionScreen)
         assert t.cursor == item_index(t, call, 1, "tool")
+
+
+async def test_inspector_scrolls_like_a_pager(write_session: Callable[..., Path]) -> None:
+    out = "\n".join(f"line {n} " + "x" * 60 for n in range(3000))  # ~200 KB, as big results are
+    lines = [
+        {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-05-14T09:00:00.000Z"},
+        _message("u1", None, {"role": "user", "content": "go"}),
+        _message(
+            "a1",
+            "u1",
+            {
+                "role": "assistant",
+                "content": [{"type": "toolCall", "id": "c1", "name": "bash", "arguments": {}}],
+                "stopReason": "toolUse",
+            },
+        ),
+        _message(
+            "r1",
+            "a1",
+            {
+                "role": "toolResult",
+                "toolCallId": "c1",
+                "toolName": "bash",
+                "content": [{"type": "text", "text": out}],
+                "isError": False,
+            },
+        ),
+    ]
+    app = make_app(load_session(write_session([json.dumps(x) for x in lines])))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("i")
+        await pilot.pause()
+        assert isinstance(app.screen, ToolInspector)
+        box = app.screen.query_one(PagerScroll)
+        page = box.scrollable_content_region.height - 1
+        await pilot.press("j", "j", "j")
+        assert box.scroll_y == 3
+        await pilot.press("k")
+        assert box.scroll_y == 2
+        await pilot.press("space")
+        assert box.scroll_y == 2 + page
+        await pilot.press("b")
+        assert box.scroll_y == 2
+        await pilot.press("G")  # at once, and all the way, on a 200 KB result
+        await pilot.pause()
+        assert box.max_scroll_y > 2500 and box.scroll_y == box.max_scroll_y
+        await pilot.press("g")
+        assert box.scroll_y == 0
+        await pilot.press("end")
+        await pilot.pause()
+        assert box.scroll_y == box.max_scroll_y
+        await pilot.press("home")
+        assert box.scroll_y == 0
 
 
 async def test_inspector_on_an_error_result() -> None:
