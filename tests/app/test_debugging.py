@@ -25,6 +25,7 @@ from piview.catalog.discovery import cache_dir
 from piview.cli import main
 from piview.model import Session, load_session
 from piview.model.tools import tool_rows, tool_stats
+from piview.render.format import fmt_cost_short
 from piview.render.items import item_text
 from piview.screens.context_view import ContextScreen, context_renderable
 from piview.screens.inspector import ToolInspector, inspector_renderable
@@ -779,6 +780,77 @@ async def test_picker_lists_groups_filters_and_opens(
         await pilot.pause()
         assert isinstance(app.screen, SessionScreen)
         assert app.screen.session.path == files["tree"]
+
+
+@pytest.mark.parametrize("width", [80, 140, 200])
+async def test_picker_columns_fit_the_terminal(
+    sessions: tuple[Path, dict[str, Path]], width: int
+) -> None:
+    root, _files = sessions
+    app = make_app(sessions_root=root)
+    async with app.run_test(size=(width, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        text = screen_text(app)
+        names = [str(c.label) for c in picker.query_one(DataTable).ordered_columns]
+        assert names[:1] != ["session"] or width == 80
+        assert "session" in names and "cost" in names and "modified" in names
+        if width >= 200:
+            assert "started" in names and "size" in names
+        # Numbers are never cut: every cost is shown whole.
+        for s in picker.summaries.values():
+            assert fmt_cost_short(s.cost or 0) in text
+        # The preview pane from 140 columns on: the selected session's first prompt.
+        preview = picker.query_one("#preview")
+        assert preview.display == (width >= 140)
+        if width >= 140:
+            assert "first prompt" in text and "branches" in text
+
+
+async def test_picker_escape_clears_then_quits_and_says_when_nothing_matches(
+    sessions: tuple[Path, dict[str, Path]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, _files = sessions
+    app = make_app(sessions_root=root)
+    quits: list[bool] = []
+    monkeypatch.setattr(app, "action_quit", lambda: quits.append(True))
+    async with app.run_test(size=SIZE) as pilot:
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        assert "esc Quit" in screen_text(app)  # the way out is in the footer
+        await pilot.press(*"zzz")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "No session matches 'zzz' (of 3)" in text and "esc Clear filter" in text
+        await pilot.press("escape")
+        assert picker.query_one(DataTable).row_count == 3 and not quits
+        await pilot.press("escape")
+        assert quits == [True]
+        await pilot.press(*"abc", "ctrl+c")  # ctrl+c quits even with a filter typed
+        assert quits == [True, True]
+
+
+async def test_picker_sorts_with_ctrl_s(sessions: tuple[Path, dict[str, Path]]) -> None:
+    root, files = sessions
+    app = make_app(sessions_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        seen = {}
+        for _ in range(5):
+            await pilot.press("ctrl+s")
+            seen[picker.sort] = list(picker._shown)  # noqa: SLF001
+        assert picker.sort == "last activity"
+        sizes = [picker.summaries[p].size for p in seen["size"]]
+        assert sizes == sorted(sizes, reverse=True)
+        titles = [picker.summaries[p].title.lower() for p in seen["name"]]
+        assert titles == sorted(titles)
+        started = [picker.summaries[p].created or "" for p in seen["started"]]
+        assert started == sorted(started, reverse=True)
 
 
 async def test_picker_indexes_in_a_worker_and_caches_the_summaries(
