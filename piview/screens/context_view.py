@@ -20,7 +20,7 @@ from piview.model.types import (
     MessageEntry,
     TextContent,
 )
-from piview.render.format import fmt_tokens
+from piview.render.format import fmt_tokens, plural
 from piview.render.sanitize import sanitize_line
 from piview.widgets.keybar import KeyBar
 from piview.widgets.pager import PagerScroll
@@ -104,7 +104,7 @@ def context_renderable(session: Session, at: int) -> Group:
         Text.assemble(
             ("context at ", "bold"),
             (session.ids[at], "bold cyan"),
-            f"  ·  {len(ctx.items)} message(s)  ·  model {ctx.model or '?'}"
+            f"  ·  {plural(len(ctx.items), 'message')}  ·  model {ctx.model or '?'}"
             f"  ·  thinking {ctx.thinking_level}",
         )
     )
@@ -128,8 +128,9 @@ def context_renderable(session: Session, at: int) -> Group:
         )
         out.append(
             Text(
-                f"\ncompaction {session.ids[ctx.compaction]} replaced {replaced} earlier "
-                f"message(s) with its summary ({len(ctx.hidden_by_compaction)} entries)",
+                f"\ncompaction {session.ids[ctx.compaction]} replaced "
+                f"{plural(replaced, 'earlier message')} with its summary "
+                f"({plural(len(ctx.hidden_by_compaction), 'entry')})",
                 style="yellow",
             )
         )

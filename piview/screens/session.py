@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from piview.model import usage_report
-from piview.render.format import fmt_iso_short
+from piview.render.format import fmt_iso_short, plural
 from piview.render.items import ItemList, build_items
 from piview.render.sanitize import sanitize_line
 from piview.screens.session_follow import SessionFollow
@@ -356,7 +356,7 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, Screen[None]):
             )
             n_leaves = s.tree.leaf_count()
             if n_leaves > 1:
-                parts.append(f"{n_leaves} leaves")
+                parts.append(plural(n_leaves, "leaf"))
         if s.partial:
             parts.append(f"showing the last {len(s):,} entries: loading the whole file…")
         if self.building_branch:

@@ -370,11 +370,14 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
     def action_next_error(self) -> None:
         """Focus the next error (wrapping around)."""
         found = find_item(self.items, self.cursor, 1, lambda it: it.error)
+        wrapped = found is None
         if found is None:
             found = find_item(self.items, -1, 1, lambda it: it.error)
         if found is None:
             self.notify("No errors on this branch", timeout=3)
             return
+        if wrapped:
+            self.notify("No more errors below: back to the first one", timeout=3)
         self._set_cursor(found)
 
     # Textual's DOMNode has an action_toggle(attribute) of its own; this one is the "toggle"
