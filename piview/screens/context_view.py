@@ -179,7 +179,13 @@ def context_renderable(session: Session, at: int) -> Group:
 class ContextScreen(ModalScreen[None]):
     """A modal with the model's context at one entry. Escape closes it."""
 
-    BINDINGS = [Binding("escape,q,c", "dismiss", "Close")]
+    HELP_TITLE = "Context view"
+    """The heading of this part's keys in the help screen."""
+
+    BINDINGS = [
+        Binding("question_mark", "app.help", "Help", tooltip="this help"),
+        Binding("escape,q,c", "dismiss", "Close"),
+    ]
 
     DEFAULT_CSS = """
     ContextScreen { align: center middle; }

@@ -150,7 +150,13 @@ class ToolInspector(ModalScreen[None]):
     """A modal with the full call and result of one tool use. Escape closes it; the content
     scrolls like a pager (j k, space b, g G, Home End)."""
 
-    BINDINGS = [Binding("escape,q,i", "dismiss", "Close")]
+    HELP_TITLE = "Tool-call inspector"
+    """The heading of this part's keys in the help screen."""
+
+    BINDINGS = [
+        Binding("question_mark", "app.help", "Help", tooltip="this help"),
+        Binding("escape,q,i", "dismiss", "Close"),
+    ]
 
     DEFAULT_CSS = """
     ToolInspector { align: center middle; }

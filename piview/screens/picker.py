@@ -95,6 +95,9 @@ class PickerScreen(Screen[None]):
     | ctrl+c, ctrl+q | Quit |
     """
 
+    HELP_TITLE = "Picker"
+    """The heading of this part's keys in the help screen."""
+
     BINDINGS = [
         Binding("down", "move(1)", "Down", show=False),
         Binding("up", "move(-1)", "Up", show=False),

@@ -16,6 +16,9 @@ __all__ = ["PagerScroll"]
 class PagerScroll(VerticalScroll):
     """A :class:`VerticalScroll` that scrolls like ``less``."""
 
+    HELP_TITLE = "Scrolling"
+    """The heading of this part's keys in the help screen."""
+
     BINDINGS = [
         Binding("j,down", "line(1)", "Down", show=False),
         Binding("k,up", "line(-1)", "Up", show=False),
