@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -26,6 +24,7 @@ from piview.model.types import (
 )
 from piview.render.format import fmt_cost, fmt_duration_ms, fmt_tokens
 from piview.render.image import render_image
+from piview.render.jsonview import json_syntax
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.widgets.keybar import KeyBar
 from piview.widgets.pager import PagerScroll
@@ -35,19 +34,9 @@ if TYPE_CHECKING:
 
 __all__ = ["ToolInspector", "inspector_renderable"]
 
-_MAX_JSON = 200_000
-
 
 def _json(value: Any) -> RenderableType:
-    try:
-        text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        text = repr(value)
-    if len(text) > _MAX_JSON:
-        text = text[:_MAX_JSON] + f"\n… ({len(text) - _MAX_JSON:,} more characters)"
-    # No background_color: "default" painted the terminal's own background (black bands)
-    # behind the tokens on the modal's surface; the ANSI theme has none of its own.
-    return Syntax(sanitize(text, tabs=False), "json", theme="ansi_dark", word_wrap=True)
+    return json_syntax(value)
 
 
 def _usage(u: Usage) -> str:

@@ -124,7 +124,12 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, Screen[None]):
             "Search",
             tooltip="search the branch (or the panel, when it has the focus)",
         ),
-        Binding("i", "inspect", "Inspect", tooltip="inspect the focused tool call"),
+        Binding(
+            "i",
+            "inspect",
+            "Inspect",
+            tooltip="inspect the focused tool call, or any entry's raw JSON",
+        ),
         Binding("T", "tools", "Tools", tooltip="tools view: every tool call of the branch"),
         Binding(
             "c",

@@ -28,6 +28,7 @@ from piview.model.tools import tool_rows, tool_stats
 from piview.render.format import fmt_cost_short
 from piview.render.items import item_text
 from piview.screens.context_view import ContextScreen, context_renderable
+from piview.screens.entry_json import EntryJsonScreen
 from piview.screens.inspector import ToolInspector, inspector_renderable
 from piview.screens.picker import PickerScreen
 from piview.screens.session import SessionScreen
@@ -234,16 +235,23 @@ async def test_inspector_on_an_error_result() -> None:
         assert isinstance(app.screen, SessionScreen)
 
 
-async def test_inspect_on_a_block_that_is_no_tool_call_only_notifies() -> None:
+async def test_inspect_on_any_other_block_shows_its_raw_json_and_line() -> None:
     app = open_app("edit_tools.jsonl")
     async with app.run_test(size=SIZE) as pilot:
+        s = app.session
+        assert s is not None
         t = transcript(app)
         user = next(k for k, it in enumerate(t.items) if it.kind == "user")
         await focus(pilot, t, user)
-        depth = len(app.screen_stack)
         await pilot.press("i")
-        assert isinstance(app.screen, SessionScreen) and len(app.screen_stack) == depth
-        assert any("Focus a tool call first" in m for m in notes(app))
+        await pilot.pause()
+        assert isinstance(app.screen, EntryJsonScreen)
+        entry = t.items[user].entry
+        text = screen_text(app)
+        assert f"entry {s.ids[entry]}" in text and f"line {s.line_of(entry)}" in text
+        assert '"type": "message"' in text and '"role": "user"' in text
+        await pilot.press("escape")
+        assert isinstance(app.screen, SessionScreen)
 
 
 async def test_inspector_on_an_orphan_result_and_an_unanswered_call() -> None:
