@@ -349,3 +349,35 @@ async def test_e_says_when_it_wraps_to_the_first_error() -> None:
         await pilot.press("e")
         assert t.cursor == errors[0]
         assert notes and "back to the first" in notes[-1]
+
+
+async def test_theme_from_the_flag_the_environment_or_the_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    s = load_session(demo())
+    monkeypatch.delenv("PIVIEW_THEME", raising=False)
+    assert make_app(s).theme == "textual-dark"
+    assert make_app(s, theme="light").theme == "textual-light"
+    monkeypatch.setenv("PIVIEW_THEME", "nord")
+    assert make_app(s).theme == "nord"
+    assert make_app(s, theme="dark").theme == "textual-dark"  # the flag wins
+    app = make_app(s, theme="no-such-theme")
+    assert app.theme == "textual-dark"
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert any("No theme 'no-such-theme'" in str(n.message) for n in app._notifications)  # noqa: SLF001
+
+
+def test_cli_passes_the_theme(monkeypatch: pytest.MonkeyPatch) -> None:
+    from piview.cli import main
+
+    seen: dict[str, object] = {}
+
+    def fake_run_app(session: object = None, **kwargs: object) -> int:
+        seen.update(kwargs)
+        return 0
+
+    monkeypatch.setattr("piview.app.run_app", fake_run_app)
+    monkeypatch.setenv("PIVIEW_NO_PRERENDER", "1")
+    assert main([str(demo()), "--theme", "light", "--no-follow"]) == 0
+    assert seen["theme"] == "light"
