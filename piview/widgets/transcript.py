@@ -26,7 +26,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from piview.render.items import Item, ItemKind, ItemList, build_items
+from piview.render.items import Item, ItemKind, ItemList, build_items, kept_from
 from piview.render.layout import GUTTER, BlockLayout, find_item, index_of_entry, nearest_index
 from piview.widgets.transcript_search import TranscriptSearch, highlight
 from piview.widgets.transcript_strips import BlockStrips
@@ -37,6 +37,9 @@ if TYPE_CHECKING:
     from piview.render.prerender import Prerender
 
 __all__ = ["Transcript"]
+
+_COMPACTED = Style(dim=True)
+_KEPT_MARK = Style(color="yellow", bold=True)
 
 
 class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=True):
@@ -300,8 +303,26 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
             strip = highlight(strip, self._search.query)
         mark = "▌ " if index == self.cursor and row < len(strips) - 1 else "  "
         style = self._gutter_style(index)
+        kept = self._kept_from()
+        if index < kept:
+            # Compacted away: the model sees the compaction's summary instead of these.
+            strip = strip.apply_style(_COMPACTED)
+        elif index == kept and kept and row == 0 and mark == "  ":
+            mark, style = "✂ ", _KEPT_MARK
         out = Strip.join([Strip([Segment(mark, style)], GUTTER), strip])
         return out.crop_extend(0, width, self.rich_style).apply_style(self.rich_style)
+
+    def _kept_from(self) -> int:
+        """Items before this one were compacted away (see :func:`kept_from`); cached per
+        item list."""
+        items = self.items
+        if self._kept_for is not items:
+            self._kept_for = items
+            self._kept = kept_from(self.session, items) if isinstance(items, ItemList) else 0
+        return self._kept
+
+    _kept_for: object = None
+    _kept = 0
 
     def _gutter_style(self, index: int) -> Style:
         item = self.items[index]

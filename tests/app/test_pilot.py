@@ -381,3 +381,28 @@ def test_cli_passes_the_theme(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PIVIEW_NO_PRERENDER", "1")
     assert main([str(demo()), "--theme", "light", "--no-follow"]) == 0
     assert seen["theme"] == "light"
+
+
+@pytest.mark.parametrize("name", ["compaction_context.jsonl", "entry_types.jsonl"])
+async def test_compacted_entries_are_dimmed_and_the_kept_part_marked(name: str) -> None:
+    from piview.model import build_context
+
+    s = load_session(fixture(name))
+    app = make_app(s)
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        hidden = set(build_context(s).hidden_by_compaction)
+        assert hidden
+        kept = t._kept_from()  # noqa: SLF001
+        assert kept > 0
+        assert all(it.entry in hidden for it in t.items[:kept])
+        assert all(it.entry not in hidden for it in t.items[kept:])
+        await pilot.press("g")
+        await pilot.pause()
+        first = t.render_line(0)
+        assert any(seg.style is not None and seg.style.dim for seg in first)
+        t.scroll_to(y=t._layout.offsets[kept], animate=False, immediate=True)  # noqa: SLF001
+        await pilot.pause()
+        line = t.render_line(t._layout.offsets[kept] - round(t.scroll_y))  # noqa: SLF001
+        assert line.text.startswith("✂ ")
+        assert not any(seg.style is not None and seg.style.dim for seg in list(line)[1:])
