@@ -456,15 +456,15 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         self.refresh()
 
     def on_click(self, event: events.Click) -> None:
-        """Click a block to focus it; click the focused block to expand or collapse it."""
+        """One click on a block focuses it and expands or collapses it."""
         self._measure_deferred()
         line = round(self.scroll_y) + event.y
         if not self.items or line >= self._layout.total:
             return
         index = self._item_at_line(line)
-        if index == self.cursor:
-            self.action_toggle()
-        else:
+        if index != self.cursor:
             self.cursor = index
             self._post_cursor()
             self.refresh()
+        if self.items[index].collapsible:
+            self.action_toggle()

@@ -406,3 +406,21 @@ async def test_compacted_entries_are_dimmed_and_the_kept_part_marked(name: str) 
         line = t.render_line(t._layout.offsets[kept] - round(t.scroll_y))  # noqa: SLF001
         assert line.text.startswith("✂ ")
         assert not any(seg.style is not None and seg.style.dim for seg in list(line)[1:])
+
+
+async def test_one_click_expands_a_block() -> None:
+    app = await _open(demo())
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        await pilot.press("g")
+        await pilot.pause()
+        k = next(k for k, it in enumerate(t.items) if it.collapsible and not it.expanded)
+        t.scroll_to(y=t._layout.offsets[k], animate=False, immediate=True)  # noqa: SLF001
+        await pilot.pause()
+        y = t._layout.offsets[k] - round(t.scroll_y)  # noqa: SLF001
+        assert await pilot.click(Transcript, offset=(10, y))
+        await pilot.pause()
+        assert t.cursor == k and t.is_expanded(t.items[k])
+        assert await pilot.click(Transcript, offset=(10, y))
+        await pilot.pause()
+        assert not t.is_expanded(t.items[k])
