@@ -139,6 +139,9 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, Screen[None]):
         ),
         Binding("x", "export", "Export", tooltip="export the branch shown to HTML"),
         Binding(
+            "colon", "goto", "Go to", show=False, tooltip="go to an entry by its id (a prefix)"
+        ),
+        Binding(
             "escape",
             "escape",
             "Back",

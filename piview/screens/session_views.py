@@ -29,6 +29,11 @@ class SessionViews(_Screen):
     session: Session
     leaf: int | None
 
+    if TYPE_CHECKING:
+
+        def show_branch(self, leaf: int | None, *, focus_entry: int | None = None) -> None:
+            """Provided by the screen."""
+
     def _focused_call(self) -> tuple[int, int] | None:
         """``(entry, part)`` of the focused tool call (part -1 for a result without a call)."""
         item = self.query_one(Transcript).current_item
@@ -101,3 +106,33 @@ class SessionViews(_Screen):
             self.notify(f"Export failed: {exc}", severity="error", markup=False)
             return
         self.notify(f"Exported the branch to {written}", timeout=6, markup=False)
+
+    def action_goto(self) -> None:
+        """Ask for an entry id (``:``) and show it: on this branch if it is on it, else on
+        the branch through it (down to its newest leaf)."""
+        from piview.screens.goto import GotoScreen
+
+        def go(ref: str | None) -> None:
+            if ref:
+                self.go_to_entry(ref)
+
+        self.app.push_screen(GotoScreen(), go)
+
+    def go_to_entry(self, ref: str) -> None:
+        """Show the entry whose id is ``ref`` (or starts with it), or say why not."""
+        session = self.session
+        entry = session.find(ref)
+        if entry is None:
+            matches = session.find_all(ref)
+            if matches:
+                shown = ", ".join(matches[:5]) + (" …" if len(matches) > 5 else "")
+                self.notify(f"{ref!r} is ambiguous: {shown}", severity="warning", markup=False)
+            else:
+                self.notify(f"No entry with id {ref!r}", severity="warning", markup=False)
+            return
+        transcript = self.query_one(Transcript)
+        k = transcript.index_of_entry(entry)
+        if k is not None and entry in transcript.path:
+            transcript.focus_item(k)
+            return
+        self.show_branch(session.tree.newest_leaf(entry), focus_entry=entry)

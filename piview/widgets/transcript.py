@@ -90,6 +90,37 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         ),
         Binding("apostrophe", "label(1)", "Next label", show=False, tooltip="next labelled entry"),
         Binding(
+            "right_curly_bracket",
+            "jump('compaction', 1)",
+            "Next compaction",
+            show=False,
+            tooltip="next compaction",
+        ),
+        Binding(
+            "left_curly_bracket",
+            "jump('compaction', -1)",
+            "Prev compaction",
+            show=False,
+            tooltip="previous compaction",
+        ),
+        Binding(
+            "m", "jump('model', 1)", "Next model change", show=False, tooltip="next model change"
+        ),
+        Binding(
+            "M",
+            "jump('model', -1)",
+            "Prev model change",
+            show=False,
+            tooltip="previous model change",
+        ),
+        Binding(
+            "exclamation_mark",
+            "jump('bash', 1)",
+            "Next ! command",
+            show=False,
+            tooltip="next ! shell command (wraps around)",
+        ),
+        Binding(
             "quotation_mark",
             "label(-1)",
             "Prev label",
@@ -411,6 +442,45 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
             k = bisect_left(spots, self.cursor) - 1
             target = spots[k]
         self._set_cursor(target)
+
+    _JUMPS: dict[str, str] = {
+        "compaction": "compaction",
+        "model": "model change",
+        "bash": "! shell command",
+    }
+
+    def _jump_targets(self, kind: str) -> list[int]:
+        """Positions of the items ``action_jump`` goes to, in order (found at C speed)."""
+        items = self.items
+        item_kind = "divider" if kind == "model" else kind
+        if isinstance(items, ItemList):
+            spots = items.positions(item_kind)  # type: ignore[arg-type]
+        else:
+            spots = [k for k, it in enumerate(items) if it.kind == item_kind]
+        if kind == "model":
+            nodes = self.session.nodes
+            spots = [k for k in spots if nodes[items[k].entry].type == "model_change"]
+        return spots
+
+    def action_jump(self, kind: str, step: int) -> None:
+        """Focus the next (or previous) compaction, model change or ``!`` command, wrapping
+        around and saying so."""
+        what = self._JUMPS.get(kind, kind)
+        spots = self._jump_targets(kind)
+        if not spots:
+            self.notify(f"No {what} on this branch", timeout=3)
+            return
+        if step > 0:
+            k = bisect_right(spots, self.cursor)
+            if k == len(spots):
+                k = 0
+                self.notify(f"No more {what}s below: back to the first one", timeout=3)
+        else:
+            k = bisect_left(spots, self.cursor) - 1
+            if k < 0:
+                k = len(spots) - 1
+                self.notify(f"No more {what}s above: back to the last one", timeout=3)
+        self._set_cursor(spots[k])
 
     def action_next_error(self) -> None:
         """Focus the next error (wrapping around)."""

@@ -424,3 +424,49 @@ async def test_one_click_expands_a_block() -> None:
         assert await pilot.click(Transcript, offset=(10, y))
         await pilot.pause()
         assert not t.is_expanded(t.items[k])
+
+
+async def test_jumps_to_compactions_model_changes_and_shell_commands() -> None:
+    s = load_session(demo())
+    app = make_app(s)
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        items = list(t.items)
+        comps = [k for k, it in enumerate(items) if it.kind == "compaction"]
+        models = [
+            k for k, it in enumerate(items)
+            if it.kind == "divider" and s.nodes[it.entry].type == "model_change"
+        ]  # fmt: skip
+        shells = [k for k, it in enumerate(items) if it.kind == "bash"]
+        assert comps and models and shells
+        await pilot.press("g", "right_curly_bracket")
+        assert t.cursor == comps[0]
+        await pilot.press("left_curly_bracket")  # wraps to the last one
+        assert t.cursor == comps[-1]
+        await pilot.press("g", "m")
+        assert t.cursor == (models[0] if models[0] > 0 else models[min(1, len(models) - 1)])
+        await pilot.press("G", "M")
+        assert t.cursor == models[-1]
+        await pilot.press("g", "exclamation_mark")
+        assert t.cursor == shells[0]
+
+
+async def test_colon_goes_to_an_entry_on_this_branch_or_another() -> None:
+    s = load_session(fixture("tree_branches.jsonl"))
+    app = make_app(s)
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        on_path = t.path[2]
+        await pilot.press("colon", *s.ids[on_path][:6], "enter")
+        await pilot.pause()
+        assert t.current_entry == on_path
+        off = next(
+            i for i in range(len(s)) if i not in set(t.path) and s.nodes[i].type == "message"
+        )
+        await pilot.press("colon", *s.ids[off], "enter")
+        await pilot.pause()
+        await pilot.pause()
+        assert off in t.path and t.current_entry == off
+        await pilot.press("colon", "z", "z", "z", "enter")
+        await pilot.pause()
+        assert any("No entry with id 'zzz'" in str(n.message) for n in app._notifications)  # noqa: SLF001
