@@ -90,6 +90,13 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         ),
         Binding("apostrophe", "label(1)", "Next label", show=False, tooltip="next labelled entry"),
         Binding(
+            "quotation_mark",
+            "label(-1)",
+            "Prev label",
+            show=False,
+            tooltip="previous labelled entry",
+        ),
+        Binding(
             "right_curly_bracket",
             "jump('compaction', 1)",
             "Next compaction",
@@ -119,13 +126,6 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
             "Next ! command",
             show=False,
             tooltip="next ! shell command (wraps around)",
-        ),
-        Binding(
-            "quotation_mark",
-            "label(-1)",
-            "Prev label",
-            show=False,
-            tooltip="previous labelled entry",
         ),
         Binding("n", "search_step(1)", "Next match", show=False, tooltip="next search match"),
         Binding("N", "search_step(-1)", "Prev match", show=False, tooltip="previous search match"),
