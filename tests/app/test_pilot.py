@@ -470,3 +470,53 @@ async def test_colon_goes_to_an_entry_on_this_branch_or_another() -> None:
         await pilot.press("colon", "z", "z", "z", "enter")
         await pilot.pause()
         assert any("No entry with id 'zzz'" in str(n.message) for n in app._notifications)  # noqa: SLF001
+
+
+async def test_y_copies_the_block_and_Y_its_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = await _open(demo())
+    copied: list[str] = []
+    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        user = next(k for k, it in enumerate(t.items) if it.kind == "user")
+        t.focus_item(user)
+        await pilot.press("y")
+        s = app.session
+        from piview.render.copytext import block_text
+
+        assert copied == [block_text(s, t.items[user]).text] and copied[0]
+        await pilot.press("Y")
+        assert copied[-1] == s.ids[t.items[user].entry]
+
+
+@pytest.mark.parametrize("key, var, default", [("v", "PAGER", "less -R"), ("V", "EDITOR", "vi")])
+async def test_v_and_V_hand_a_copy_to_the_pager_or_editor(
+    monkeypatch: pytest.MonkeyPatch, key: str, var: str, default: str
+) -> None:
+    import contextlib
+    import subprocess
+
+    for name in ("PAGER", "EDITOR", "VISUAL"):
+        monkeypatch.delenv(name, raising=False)
+    app = await _open(demo())
+    runs: list[tuple[list[str], str]] = []
+
+    def fake_run(args: list[str], check: bool = False) -> None:
+        runs.append((args, Path(args[-1]).read_text()))
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    monkeypatch.setattr(app, "suspend", contextlib.nullcontext)
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        k = next(k for k, it in enumerate(t.items) if it.kind == "assistant")
+        t.focus_item(k)
+        await pilot.press(key)
+        await pilot.pause()
+        from piview.render.copytext import block_text
+
+        assert len(runs) == 1
+        args, text = runs[0]
+        assert args[:-1] == default.split() and text == block_text(app.session, t.items[k]).text
+        assert not Path(args[-1]).exists()  # the copy is removed afterwards
+        assert args[-1] != str(app.session.path)
+        assert t.cursor == k  # back where it was
