@@ -105,7 +105,7 @@ def block_text(session: Session, item: Item) -> BlockText:
         return BlockText("the tool result", _texts(m.content), _log_path(m.details))
     if isinstance(m, UserMessage):
         return BlockText("the user's message", _texts(m.content))
-    if isinstance(m, AssistantMessage):
+    if isinstance(m, AssistantMessage) and _texts(m.content).strip():
         return BlockText("the assistant's text", _texts(m.content))
     if isinstance(m, BashExecutionMessage):
         text = f"$ {sanitize(m.command)}\n{sanitize(m.output)}"

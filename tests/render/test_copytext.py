@@ -49,3 +49,10 @@ def test_no_escape_sequence_is_copied(write_session) -> None:
     s = load_session(write_session(chain(user("red \x1b[31mALERT\x1b[0m \x07bell"))))
     item = items_of(s)[0]
     assert block_text(s, item).text == "red ALERT bell"
+
+
+def test_a_turn_without_text_gives_its_json() -> None:
+    s = load_session(fixture("usage_extended.jsonl"))
+    item = next(it for it in items_of(s) if it.kind == "assistant" and it.entry == 1)
+    got = block_text(s, item)
+    assert got.what == "the entry's JSON" and '"role": "assistant"' in got.text
