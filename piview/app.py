@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -12,6 +13,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from piview.screens.session import SessionScreen
+from piview.widgets.offthread import DaemonExecutor
 
 if TYPE_CHECKING:
     from piview.model import Session
@@ -48,6 +50,12 @@ class PiviewApp(App[None]):
         self._follow = follow
         self._root = sessions_root
         self.theme = "textual-dark"
+
+    def on_load(self) -> None:
+        """Run thread workers in daemon threads, before any starts: quitting never waits for
+        one (a whole-file load, a pairing) to finish."""
+        self.executor = DaemonExecutor()
+        asyncio.get_running_loop().set_default_executor(self.executor)
 
     def on_mount(self) -> None:
         """Open the session, or the picker when no session was given."""
