@@ -35,6 +35,7 @@ HELP_SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("b", "branch panel: pick any entry, its newest leaf is shown"),
             ("u", "usage sidebar: tokens and cost"),
             ("H", "show or hide hidden entries"),
+            ("p", "pause or resume following the file"),
             ("ctrl+p", "command palette: every action"),
             ("?", "this help"),
             ("q", "quit"),
