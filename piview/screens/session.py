@@ -365,9 +365,6 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, Screen[None]):
             n_leaves = s.tree.leaf_count()
             if n_leaves > 1:
                 parts.append(f"{n_leaves} leaves")
-        follow = self.follow_status()
-        if follow is not None:
-            parts.append(follow)
         if s.partial:
             parts.append(f"showing the last {len(s):,} entries: loading the whole file…")
         if self.building_branch:
@@ -382,6 +379,9 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, Screen[None]):
                 parts.append(f"/{q}: {cur}/{total}{running}")
             else:
                 parts.append(f"/{q}: searching…" if running else f"/{q}: no match")
+        follow = self.follow_status()  # last: a narrow terminal cuts it before the rest
+        if follow is not None:
+            parts.append(follow)
         # Ids and the query come from the file and the user: text, never markup.
         self.query_one("#status", Static).update(Text(sanitize_line("  ·  ".join(parts))))
 
