@@ -297,6 +297,8 @@ def test_q_quits_at_once_while_a_big_file_loads(tmux: Tmux, tmp_path: Path) -> N
     _chain(TOOLS, path, 200)
     tmux.start(str(path))
     tmux.wait_for("loading the whole file", timeout=20)
+    time.sleep(2.0)  # the loading worker starts 0.3 s after the first screen
+    assert "loading the whole file" in tmux.screen()
     screen = _quit(tmux)
     assert "EXIT=0" in screen, screen
     flags = tmux.flags()
