@@ -178,11 +178,14 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         self._measure_deferred()
         old = self.items
         new = build_items(self.session, path, show_hidden=self.show_hidden)
-        same = 0
-        for a, b in zip(old, new, strict=False):
-            if (a.kind, a.entry, a.part) != (b.kind, b.entry, b.part):
-                break
-            same += 1
+        if isinstance(old, ItemList):
+            same = old.common_prefix(new)
+        else:
+            same = 0
+            for a, b in zip(old, new, strict=False):
+                if (a.kind, a.entry, a.part) != (b.kind, b.entry, b.part):
+                    break
+                same += 1
         fresh_from = max(0, same - 8)
         self.path = path
         self.items = new
