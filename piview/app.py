@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
 from piview.screens.session import SessionScreen
+from piview.widgets.offthread import DaemonExecutor
 
 if TYPE_CHECKING:
     from piview.model import Session
@@ -67,6 +70,14 @@ class PiviewApp(App[None]):
         if name not in self.available_themes:
             self._unknown_theme, name = name, DEFAULT_THEME
         self.theme = name
+        self.executor: DaemonExecutor | None = None
+        """Where the thread workers run (set when the app starts)."""
+
+    def on_load(self) -> None:
+        """Run thread workers in daemon threads, before any starts: quitting never waits for
+        one (a whole-file load, a pairing) to finish."""
+        self.executor = DaemonExecutor()
+        asyncio.get_running_loop().set_default_executor(self.executor)
 
     def on_mount(self) -> None:
         """Open the session, or the picker when no session was given."""
@@ -163,13 +174,22 @@ def make_app(
     )
 
 
-def run_app(session: Session | None = None, *, follow: bool = True, **options: Any) -> int:
-    """Run the app in the terminal (``options`` as for :func:`make_app`); return the exit
-    status. The file is followed unless ``follow`` is false."""
+def run_app(session: Session | None = None, *, follow: bool = True, **options: Any) -> NoReturn:
+    """Run the app in the terminal (``options`` as for :func:`make_app`), then end the
+    process (status 0) without waiting for workers. The file is followed unless ``follow``
+    is false."""
     prerender: Prerender | None = options.get("prerender")
+    app = make_app(session, follow=follow, **options)
     try:
-        make_app(session, follow=follow, **options).run()
+        app.run()
     finally:
         if prerender is not None:
             prerender.close()  # the child, if the first frame never asked for its blocks
-    return 0
+    # The terminal is restored; what is left is the interpreter's teardown: it would contend
+    # for the interpreter lock with the workers left running (a load, a pairing) and free a
+    # whole session's index object by object (0.3 s for 1 GB) before the shell comes back.
+    # Nothing needs it: files are only read, the index cache is written by renaming a
+    # finished copy into place.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

@@ -248,9 +248,9 @@ class Session:
         return True
 
     def poll(self) -> str:
-        """Look for changes on disk: ``"none"``, ``"appended"`` (the new complete lines were
-        indexed and the tree rebuilt) or ``"replaced"`` (truncated or a different file: the
-        caller should load it again). Never writes."""
+        """Look for changes on disk: ``"none"``, ``"appended"`` (the new complete lines, or the
+        header of a file that was empty, were indexed and the tree rebuilt) or ``"replaced"``
+        (truncated or a different file: the caller should load it again). Never writes."""
         try:
             st = os.stat(self.path)
         except OSError:
@@ -261,10 +261,13 @@ class Session:
         if st.st_size == index.seen:
             return "none"
         had_tail_entry = index.tail_entry
+        had_header = index.header is not None
         added = index.consume(self._ensure_fd(), final=False)
-        if added or had_tail_entry:
+        # A file that Pi has just created may get its header line on its own.
+        header_arrived = not had_header and index.header is not None
+        if added or had_tail_entry or header_arrived:
             self._finish()
-        return "appended" if added > 0 else "none"
+        return "appended" if added > 0 or header_arrived else "none"
 
     def _finish(self) -> None:
         store = self.nodes

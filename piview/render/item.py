@@ -127,6 +127,29 @@ class ItemList(Sequence[Item]):
         for k in range(len(self._kinds)):
             yield self[k]
 
+    def common_prefix(self, other: ItemList) -> int:
+        """How many first items the two lists share (kind, entry and part), compared at C
+        speed: the file grew by a few entries, and a 1 GB session has ~500,000 items."""
+
+        def same(m: int) -> bool:
+            return (
+                self._entries[:m] == other._entries[:m]
+                and self._parts[:m] == other._parts[:m]
+                and self._kinds[:m] == other._kinds[:m]
+            )
+
+        n = min(len(self), len(other))
+        if same(n):
+            return n
+        lo, hi = 0, n  # same(lo), not same(hi)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if same(mid):
+                lo = mid
+            else:
+                hi = mid
+        return lo
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence):
             return NotImplemented

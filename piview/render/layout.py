@@ -102,6 +102,14 @@ class BlockLayout:
         self.exact = self.exact[:fresh_from] + bytearray(len(items) - fresh_from)
         self.recompute()
 
+    def guess_again(self, items: Sequence[Item], where: Iterable[int], width: int) -> None:
+        """Forget the heights of the blocks at positions ``where`` (what they draw changed):
+        guess them again, as not exact."""
+        for k in where:
+            self.exact[k] = 0
+            self.heights[k] = self.estimate(items[k], width)
+        self.recompute()
+
     def recompute(self) -> None:
         """Sum the heights again into :attr:`offsets`."""
         self.offsets = array("q", accumulate(self.heights, initial=0))

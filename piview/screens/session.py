@@ -107,6 +107,7 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, SessionLayout, S
     | T | Tools view: every tool call of the branch |
     | c | Context view: what the model saw at the focused entry |
     | x | Export the branch (HTML) to the current directory |
+    | p | Pause or resume following the file |
     | escape | Close the search, leave the panel, or go back to the picker |
     """
 
@@ -138,6 +139,7 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, SessionLayout, S
             "Context",
             tooltip="context view: what the model saw at the focused entry",
         ),
+        Binding("p", "toggle_follow", "Pause", tooltip="pause or resume following the file"),
         Binding("x", "export", "Export", tooltip="export the branch shown to HTML"),
         Binding("y", "copy", "Copy", show=False, tooltip="copy the focused block's text"),
         Binding("Y", "copy_id", "Copy id", show=False, tooltip="copy the focused entry's id"),
@@ -217,6 +219,7 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, SessionLayout, S
         self._prebuilt = prebuilt
         """``(leaf, items)``: the transcript of that branch, built by the loading worker."""
         self.follow = follow
+        self.follow_shown = follow
         self.from_picker = from_picker
         self.full_loader = full_loader
         """For a partial session (the tail of a big file): loads the whole file."""
@@ -234,6 +237,10 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, SessionLayout, S
         yield Static("", id="status")
         yield KeyBar()
 
+    def _refresh_title(self) -> None:
+        """Draw the header again (the file grew: a name, a model, a first message)."""
+        self.query_one("#title", Static).update(self._title_text())
+
     def _title_text(self) -> Text:
         s = self.session
         header = s.header
@@ -248,6 +255,8 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, SessionLayout, S
 
     def on_mount(self) -> None:
         """Show the branch, tell the user about damaged lines, and start following the file."""
+        if self.follow:
+            self._start_following()
         self.query_one(Transcript).show_hidden = self._show_hidden
         self.show_branch(self.leaf, focus_entry=self._focus_entry)
         for panel in self._panels:
@@ -259,8 +268,6 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, SessionLayout, S
         if self.session.partial and self.full_loader is not None:
             # After the first screen: the loader and the UI share one interpreter lock.
             self.set_timer(0.3, self._load_full)
-        elif self.follow:
-            self.set_interval(0.5, self._poll, name="follow")
         if self.session.index_cache is not None:
             # Cache a big file's index for the next start, once the first screen is up.
             self.set_timer(1.0, self._save_index)
@@ -381,17 +388,18 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, SessionLayout, S
     ) -> None:
         """Replace this screen with one on ``session`` (the whole file, or the file read
         again), following it and going back to the picker as this one does."""
-        self.app.switch_screen(
-            SessionScreen(
-                session,
-                leaf=leaf,
-                follow=self.follow,
-                from_picker=self.from_picker,
-                prebuilt=prebuilt,
-                show_hidden=show_hidden,
-                panels=panels,
-            )
+        screen = SessionScreen(
+            session,
+            leaf=leaf,
+            follow=self.follow,
+            from_picker=self.from_picker,
+            prebuilt=prebuilt,
+            show_hidden=show_hidden,
+            panels=panels,
         )
+        screen.follow_shown = self.follow_shown
+        screen.last_entry_at = self.last_entry_at
+        self.app.switch_screen(screen)
 
     # ------------------------------------------------------------------ events
 
@@ -432,6 +440,9 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, SessionLayout, S
                 parts.append(f"/{q}: {cur}/{total}{running}")
             else:
                 parts.append(f"/{q}: searching…" if running else f"/{q}: no match")
+        follow = self.follow_status()  # last: a narrow terminal cuts it before the rest
+        if follow is not None:
+            parts.append(follow)
         # Ids and the query come from the file and the user: text, never markup.
         self.query_one("#status", Static).update(Text(sanitize_line("  ·  ".join(parts))))
 

@@ -229,25 +229,32 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         self.refresh()
         self._post_cursor()
 
-    def update_path(self, path: list[int]) -> None:
+    def update_path(self, path: list[int], *, added: Iterable[int] = ()) -> None:
         """Show a longer (or different) path, keeping what is already measured.
 
-        Used when the file grows: the blocks both paths share keep their heights; the last
-        few are rendered again, since a tool call's result may just have arrived.
+        Used when the file grows by the entries ``added``: the blocks both paths share keep
+        their heights, but for the last few, and for the tool calls whose results are among
+        ``added`` (however far back: parallel calls), which are measured again.
         """
         self._measure_deferred()
         old = self.items
         new = build_items(self.session, path, show_hidden=self.show_hidden)
-        same = 0
-        for a, b in zip(old, new, strict=False):
-            if (a.kind, a.entry, a.part) != (b.kind, b.entry, b.part):
-                break
-            same += 1
+        if isinstance(old, ItemList):
+            same = old.common_prefix(new)
+        else:
+            same = 0
+            for a, b in zip(old, new, strict=False):
+                if (a.kind, a.entry, a.part) != (b.kind, b.entry, b.part):
+                    break
+                same += 1
         fresh_from = max(0, same - 8)
         self.path = path
         self.items = new
         self._blocks.clear()
         self._layout.keep_prefix(new, fresh_from, self._width)
+        stale = [k for k in self._calls_answered(added) if k < fresh_from]
+        if stale:
+            self._layout.guess_again(new, stale, self._width)
         self._update_virtual_size()
         if self.cursor >= len(new):
             self.cursor = max(0, len(new) - 1)
@@ -256,6 +263,30 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
             self.call_after_refresh(self._deferred_end)
             self._post_cursor()
         self.refresh()
+
+    def _calls_answered(self, entries: Iterable[int]) -> set[int]:
+        """Positions of the tool-call blocks that draw the results among ``entries``."""
+        result_call = self.session.pairing.result_call
+        refs = [ref for e in entries if (ref := result_call.get(e)) is not None]
+        items = self.items
+        if not refs:
+            return set()
+        if isinstance(items, ItemList) and len(refs) <= 64:
+            # A few results (one poll's worth): find each call's entry at C speed.
+            found: set[int] = set()
+            for entry, part in refs:
+                k = items.first_of(entry)
+                while k is not None and k < len(items) and items.entry(k) == entry:
+                    if items[k].part == part:
+                        found.add(k)
+                        break
+                    k += 1
+            return found
+        if isinstance(items, ItemList):
+            where = items.position_map()
+        else:
+            where = {(it.entry, it.part): k for k, it in enumerate(items)}
+        return {where[r] for r in refs if r in where}
 
     def focus_item(self, index: int) -> None:
         """Focus item ``index`` and bring it into view."""

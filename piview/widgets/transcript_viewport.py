@@ -242,5 +242,8 @@ class TranscriptViewport(_Widget):
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         """Stop following the end once the user scrolls up."""
         super().watch_scroll_y(old_value, new_value)
-        if round(new_value) < round(old_value):
+        # Textual clamps the offset to the new end when the blocks' total shrinks (the file
+        # grew and the last blocks' heights are guessed again): the view is still at the end,
+        # and no user scrolled. Only a move up that leaves the end stops following it.
+        if round(new_value) < round(old_value) and round(new_value) < self.max_scroll_y:
             self._follow_end = False

@@ -26,7 +26,8 @@ COLS, ROWS = 120, 40
 
 
 class Tmux:
-    """One detached tmux session (120×40) running a command; keys in, screen text out."""
+    """One detached tmux session (120×40 unless told) running a command; keys in, screen
+    text out."""
 
     def __init__(self) -> None:
         tag = uuid.uuid4().hex[:10]
@@ -47,14 +48,26 @@ class Tmux:
             raise RuntimeError(f"tmux {' '.join(args)}: {proc.stderr.strip()}")
         return proc.stdout
 
-    def start(self, *piview_args: str, cwd: Path | None = None) -> None:
-        """Start ``python -m piview ARGS`` in a new 120×40 session, with TERM=xterm-256color.
+    def start(
+        self, *piview_args: str, cwd: Path | None = None, size: tuple[int, int] = (COLS, ROWS)
+    ) -> None:
+        """Start ``python -m piview ARGS`` in a new session of ``size`` (120×40 unless told),
+        with TERM=xterm-256color.
 
         When piview exits, the pane prints ``EXIT=<status>`` and stays open a few seconds,
         so that the exit status and what is left on the screen can be read.
         """
         argv = " ".join(shlex.quote(a) for a in (sys.executable, "-m", "piview", *piview_args))
-        script = f"{argv}; echo EXIT=$?; sleep 5"
+        # tmux may size a new window at its default (80×24) for a moment before the size
+        # asked for holds: start piview only then, or it may keep the first size it reads.
+        cols, rows = size
+        settle = (
+            f'for i in $(seq 100); do [ "$(stty size)" = "{rows} {cols}" ] && break; '
+            "sleep 0.05; done"
+        )
+        # COLUMNS and LINES may come from the tmux server's environment (80×24 under
+        # pytest): they would override the pane's real size.
+        script = f"unset COLUMNS LINES; {settle}; {argv}; echo EXIT=$?; sleep 5"
         env = {
             "TERM": "xterm-256color",
             "COLORTERM": "truecolor",
@@ -68,9 +81,9 @@ class Tmux:
             "new-session",
             "-d",
             "-x",
-            str(COLS),
+            str(size[0]),
             "-y",
-            str(ROWS),
+            str(size[1]),
             "-s",
             self.name,
             "-c",

@@ -242,6 +242,25 @@ def test_item_list_packs_items_and_estimates_heights() -> None:
         assert packed.estimates(lengths, width, 30).tolist() == want
 
 
+def test_item_list_common_prefix() -> None:
+    from piview.render.items import ItemList
+
+    base = [Item("user", k, -1) if k % 3 else Item("tool", k, 1) for k in range(200)]
+    a = ItemList(base)
+    assert a.common_prefix(ItemList(base)) == 200
+    assert a.common_prefix(ItemList([*base, Item("user", 500, -1)])) == 200  # grown
+    assert ItemList([*base, Item("user", 500, -1)]).common_prefix(a) == 200
+    assert a.common_prefix(ItemList()) == 0
+    for cut in (0, 1, 77, 199):
+        for changed in (
+            Item("thinking", base[cut].entry, base[cut].part),  # another kind
+            Item(base[cut].kind, 999, base[cut].part),  # another entry
+            Item(base[cut].kind, base[cut].entry, 7),  # another part
+        ):
+            other = ItemList([*base[:cut], changed, *base[cut + 1 :]])
+            assert a.common_prefix(other) == cut, (cut, changed)
+
+
 def test_compact_numbers_fit_the_sidebar_columns() -> None:
     from piview.render.format import fmt_cost_short, fmt_tokens
 

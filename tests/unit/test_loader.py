@@ -174,6 +174,21 @@ def test_poll_unterminated_complete_line_is_not_doubled(write_session) -> None:
     assert s.poll() == "appended" and s.ids == ["a", "b"]
 
 
+def test_poll_reports_the_header_of_a_file_that_was_empty(write_session) -> None:
+    """Pi creates the file, then writes its header line alone: the viewer must hear of it."""
+    path = write_session(b"")
+    s = load_session(path)
+    assert s.header is None and len(s) == 0
+    with open(path, "ab") as f:
+        f.write(HEADER.encode() + b"\n")
+    assert s.poll() == "appended"
+    assert s.header is not None and s.header_line == 1 and len(s) == 0
+    assert s.poll() == "none"
+    with open(path, "ab") as f:
+        f.write(entry("a", None).encode() + b"\n")
+    assert s.poll() == "appended" and s.ids == ["a"]
+
+
 def test_poll_detects_truncation_and_replacement(write_session, tmp_path: Path) -> None:
     path = write_session([HEADER, entry("a", None), entry("b", "a")])
     s = load_session(path)
