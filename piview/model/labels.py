@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 
 from piview.model.decode import SkEntry
@@ -39,9 +40,10 @@ def _preceding(ids: Sequence[str], i: int, target: str, tree: Tree) -> int | Non
         return last
     dups = tree.duplicate_ids.get(target)
     if dups:
-        before = [k for k in dups if k < i]
-        if before:
-            return before[-1]
+        # In file order: a bisection, not a scan per label (a file may repeat one id 10^5 times).
+        k = bisect_left(dups, i)
+        if k:
+            return dups[k - 1]
     return last
 
 

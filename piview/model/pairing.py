@@ -2,8 +2,10 @@
 
 A ``toolResult`` pairs with the nearest *ancestor* assistant message holding a ``toolCall`` with
 the same id. Ids repeat across turns (and across branches of a fork), so neither a global
-lookup nor "first match in the file" (Pi's HTML export) is right. One depth-first walk with a
-scoped id map does it in linear time.
+lookup nor "first match in the file" (Pi's HTML export) is right. A short walk up from each
+result finds its call in almost every file (it is the parent, or a few entries up); the results
+it leaves open are paired by one depth-first pass that keeps, per call id, a stack of the calls
+open on the current path. Both are linear, whatever the ids repeat and the tree's shape.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import ge
 from typing import TypeVar, overload
 
 from piview.model.decode import SkEntry
@@ -186,40 +187,14 @@ def tool_calls_of(node: SkEntry) -> list[tuple[int, str, str]]:
     return out
 
 
-def _depths(parents: Sequence[int]) -> array[int]:
-    """Depth of every entry (roots are 0), without recursion."""
-    n = len(parents)
-    depth = array("i", [-1]) * n
-    # Usually every parent precedes its child: one forward pass does it.
-    for i, p in enumerate(parents):
-        if p >= i:
-            break
-        depth[i] = depth[p] + 1 if p >= 0 else 0
-    else:
-        return depth
-    depth = array("i", [-1]) * n
-    for i in range(n):
-        if depth[i] >= 0:
-            continue
-        walk = []
-        j = i
-        while j >= 0 and depth[j] < 0:
-            walk.append(j)
-            j = parents[j]
-        d = depth[j] if j >= 0 else -1
-        for k in reversed(walk):
-            d += 1
-            depth[k] = d
-    return depth
-
-
 def pair_tool_calls(nodes: Sequence[SkEntry], tree: Tree) -> Pairing:
     """Pair every tool result of the file with its call.
 
-    Candidates are the calls with the same id anywhere in the file; the nearest one that is an
-    ancestor wins. Checking ancestry walks up only the depth difference, which is a few steps
-    for a real result, so the whole pass is linear in practice. A 1 GB session has 200,000
-    calls: the loops below touch only arrays, and each block list is looked at once.
+    The nearest proper ancestor holding a call with the result's id wins (the first such block
+    of that entry). The work is linear in the entries and calls for any id pattern: at most
+    :data:`_WALK` steps up per result, then one depth-first pass for the results still open.
+    A 1 GB session has 200,000 calls: the loops below touch only arrays, and each block list
+    is looked at once.
     """
     store = as_store(nodes)
     parents = tree.parents
@@ -252,54 +227,44 @@ def pair_tool_calls(nodes: Sequence[SkEntry], tree: Tree) -> Pairing:
     )
     if not codes or not results:
         return out
-    # Call slots by id: one slot per id, lists only for ids used by several calls.
-    slot_of: dict[str, int] = dict(zip(call_ids, range(len(call_ids)), strict=True))
-    shared: dict[str, list[int]] = {}
-    if len(slot_of) != len(call_ids):
-        for slot, cid in enumerate(call_ids):
-            if slot_of[cid] != slot or cid in shared:
-                shared.setdefault(cid, [slot_of[cid]])
-                if slot != slot_of[cid]:
-                    shared[cid].append(slot)
-        for slots in shared.values():
-            slots.sort()
-    # When every parent precedes its child (any file Pi wrote), an ancestor check walks up
-    # only while the index is above the candidate; else it needs every entry's depth.
-    monotonic = not any(map(ge, parents, range(len(parents))))
-    depth = array("i") if monotonic else _depths(parents)
+    # The nearest ancestor holding a call with the result's id: usually the direct parent,
+    # so a short walk up settles almost every result. A result it leaves open (a call far up
+    # a deep chain, or none at all) waits for one depth-first pass over the whole tree:
+    # never a walk per candidate call, whatever the ids repeat (#11).
+    n = len(parents)
+    has_call = bytearray(n)
+    for code in codes:
+        has_call[code >> _SHIFT] = 1
+    known = set(call_ids)
+    best_of = array("q", [-1]) * len(results)
+    deferred: dict[int, str] = {}
+    result_at, result_ids = store.result_at, store.result_ids
+    for k, r in enumerate(results):
+        ra = result_at[r]
+        call_id = result_ids[ra] if ra >= 0 else store.tool_call_id(r)
+        if call_id not in known:
+            continue  # no call has that id (or the result names none): an orphan
+        j = parents[r]
+        for _ in range(_WALK):
+            if j < 0:
+                break
+            if has_call[j]:
+                slot = _call_in(codes, call_ids, j, call_id)
+                if slot >= 0:
+                    best_of[k] = slot
+                    break
+            j = parents[j]
+        else:
+            deferred[k] = call_id
+    if deferred:
+        _pair_deferred(deferred, results, codes, call_ids, has_call, tree, best_of)
     res_entry, res_part = out.result_call._entry, out.result_call._part  # noqa: SLF001
     first, more = out.call_results._first, out.call_results._more  # noqa: SLF001
     answered = 0
-    result_at, result_ids = store.result_at, store.result_ids
-    for r in results:
-        ra = result_at[r]
-        call_id = result_ids[ra] if ra >= 0 else store.tool_call_id(r)
-        if call_id is None:
+    for k, r in enumerate(results):
+        best = best_of[k]
+        if best < 0:
             continue
-        if not shared:
-            slot = slot_of.get(call_id, -1)
-            if slot < 0:
-                continue
-            a = codes[slot] >> _SHIFT
-            j = parents[r]
-            if j != a:  # usually the direct parent: else walk up
-                if monotonic:
-                    while j > a:
-                        j = parents[j]
-                else:
-                    da, dr = depth[a], depth[r]
-                    j = r
-                    for _ in range(dr - da):
-                        j = parents[j]
-                if j != a:
-                    continue
-            best = slot
-        else:
-            if monotonic and not depth:
-                depth = _depths(parents)
-            best = _nearest(r, call_id, shared, slot_of, codes, depth, parents)
-            if best < 0:
-                continue
         code = codes[best]
         res_entry[r] = code >> _SHIFT
         res_part[r] = code & _MASK
@@ -312,31 +277,67 @@ def pair_tool_calls(nodes: Sequence[SkEntry], tree: Tree) -> Pairing:
     return out
 
 
-def _nearest(
-    r: int,
-    cid: str,
-    shared: dict[str, list[int]],
-    slot_of: dict[str, int],
+_WALK = 32
+"""Steps a result walks up before it waits for the depth-first pass."""
+
+
+def _call_in(codes: array[int], call_ids: list[str], entry: int, call_id: str) -> int:
+    """The slot of the first call with ``call_id`` in ``entry``'s blocks, or -1."""
+    k = bisect_left(codes, entry << _SHIFT)
+    end = len(codes)
+    while k < end and codes[k] >> _SHIFT == entry:
+        if call_ids[k] == call_id:
+            return k
+        k += 1
+    return -1
+
+
+def _pair_deferred(
+    deferred: dict[int, str],
+    results: array[int],
     codes: array[int],
-    depth: array[int],
-    parents: Sequence[int],
-) -> int:
-    """The slot of the call with id ``cid`` that is the nearest ancestor of ``r``, or -1."""
-    many = shared.get(cid)
-    candidates = many if many is not None else (slot_of.get(cid),)
-    dr = depth[r]
-    best = -1
-    best_depth = -1
-    for slot in candidates:
-        if slot is None:
+    call_ids: list[str],
+    has_call: bytearray,
+    tree: Tree,
+    best_of: array[int],
+) -> None:
+    """Pair the results in ``deferred`` (position in ``results`` → call id) in one depth-first
+    pass: per call id, a stack of the calls open on the current path (linear in the tree)."""
+    wanted = set(deferred.values())
+    waiting = {results[k]: k for k in deferred}
+    open_calls: dict[str, list[int]] = {cid: [] for cid in wanted}
+    start, items = tree.children.start, tree.children.items
+    stack: list[int] = list(tree.roots)
+    while stack:
+        i = stack.pop()
+        if i < 0:  # leaving ~i: close the calls it opened
+            for cid in _opened(codes, call_ids, ~i, wanted):
+                open_calls[cid].pop()
             continue
-        a = codes[slot] >> _SHIFT
-        da = depth[a]
-        if da >= dr or da <= best_depth:
-            continue
-        j = r
-        for _ in range(dr - da):
-            j = parents[j]
-        if j == a:
-            best, best_depth = slot, da
-    return best
+        k = waiting.get(i)
+        if k is not None:
+            on = open_calls[deferred[k]]
+            if on:
+                best_of[k] = on[-1]
+        if has_call[i]:
+            opened = _opened(codes, call_ids, i, wanted)
+            if opened:
+                for cid, slot in opened.items():
+                    open_calls[cid].append(slot)
+                stack.append(~i)
+        a, b = start[i], start[i + 1]
+        if b > a:
+            stack.extend(items[a:b])
+
+
+def _opened(codes: array[int], call_ids: list[str], entry: int, wanted: set[str]) -> dict[str, int]:
+    """Call id → slot of its first call in ``entry``, for the ids in ``wanted``."""
+    out: dict[str, int] = {}
+    k = bisect_left(codes, entry << _SHIFT)
+    end = len(codes)
+    while k < end and codes[k] >> _SHIFT == entry:
+        cid = call_ids[k]
+        if cid in wanted and cid not in out:
+            out[cid] = k
+        k += 1
+    return out

@@ -130,6 +130,27 @@ def test_labels_latest_wins_and_clear(write_session) -> None:
     assert s.name == "Second"
 
 
+def test_labels_on_a_repeated_id_name_the_last_entry_before_them(write_session) -> None:
+    # Issue 11: resolved by bisection in the entries sharing the id (it was a scan of all of
+    # them per label, quadratic when one id repeats throughout the file).
+    s = load_session(
+        write_session(
+            [
+                H,
+                E("d", None),  # 0
+                E("l1", "d", type="label", targetId="d", label="on 0"),  # 1
+                E("d", "l1"),  # 2
+                E("d", "d"),  # 3
+                E("l2", "d", type="label", targetId="d", label="on 3"),  # 4
+                E("l0", "l2", type="label", targetId="x", label="on the last x"),  # 5
+                E("x", "l0"),  # 6
+                E("x", "x"),  # 7
+            ]
+        )
+    )
+    assert s.labels == {0: "on 0", 3: "on 3", 7: "on the last x"}
+
+
 def test_empty_session_info_clears_name(write_session) -> None:
     s = load_session(
         write_session(

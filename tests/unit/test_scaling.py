@@ -1,0 +1,34 @@
+"""Every tree algorithm scales linearly (or n log n) on every shape of issue 11.
+
+Small sizes (2,500 against 10,000 entries), medians of alternating runs, CPU time: the test
+asserts the ratio of the two, never a time. 4x the work may cost at most 6x; a quadratic
+algorithm costs 16x. A ratio over the limit is measured again (twice at most) before it
+fails: one burst of load on a shared machine is not a blow-up, a quadratic walk always is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchmarks.bench_scaling import ALGORITHMS, LIMIT, ratios
+from benchmarks.gen_shapes import CORPUS_TOOLS, SHAPES
+
+N = 2_500
+FALLBACK = Path(__file__).parents[1] / "fixtures" / "sessions" / "tool_pairing.jsonl"
+
+
+@pytest.mark.scaling
+@pytest.mark.parametrize("shape", SHAPES)
+def test_four_times_the_entries_cost_at_most_six_times(shape: str, tmp_path: Path) -> None:
+    source = CORPUS_TOOLS if CORPUS_TOOLS.is_file() else FALLBACK
+    got = ratios(shape, N, repeats=3, min_time=0.01, source=source, folder=tmp_path)
+    assert set(got) == set(ALGORITHMS)
+    for _ in range(2):
+        over = [name for name, (_, _, r) in got.items() if r > LIMIT]
+        if not over:
+            break
+        got.update(ratios(shape, N, algorithms=over, repeats=5, source=source, folder=tmp_path))
+    report = {name: round(r, 2) for name, (_, _, r) in got.items()}
+    assert all(r <= LIMIT for r in report.values()), report
