@@ -37,7 +37,8 @@ def export_branch(
     ``fmt="html"`` writes one self-contained file (inline CSS, images as ``data:`` URIs, no
     scripts); ``fmt="md"`` writes Markdown and puts images in ``<out stem>_files/`` next to it.
     ``tools`` is ``"none"`` (one line per call), ``"preview"`` (the call and the first lines of
-    its output) or ``"full"``. Thinking is included only when ``thinking`` is true.
+    its output; in HTML the rest is behind them, one click away) or ``"full"``. Missing folders
+    of ``out`` are created. Thinking is included only when ``thinking`` is true.
 
     Raises:
         ValueError: ``out`` is the session file itself, or ``fmt``/``tools`` is unknown.
@@ -50,6 +51,8 @@ def export_branch(
     if out.exists() and src.exists() and out.samefile(src):
         raise ValueError(f"refusing to overwrite the session file {src}")
     from piview.export.build import build_doc
+
+    out.parent.mkdir(parents=True, exist_ok=True)  # -o some/new/dir/x.html
 
     doc = build_doc(session, leaf, tools=tools, thinking=thinking)
     if fmt == "html":
