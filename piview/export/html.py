@@ -132,6 +132,10 @@ class _Writer:
         self.md = _markdown(self.hl)
         self.ids = ids
         """Entry ids that have an anchor on the page."""
+        self.outputs = 0
+        """Tool calls and shell commands drawn with their output."""
+        self.expandable = 0
+        """Outputs cut to a preview, with the whole behind them."""
 
     def pre(self, text: str, lang: str, status: str = "", *, html: str | None = None) -> str:
         cls = f' class="language-{escape(lang)}"' if lang else ""
@@ -145,6 +149,7 @@ class _Writer:
             if p.more < 0:
                 return f'<p class="more">{more_text(p.more)}</p>{pre}'
             return pre + (f'<p class="more">{more_text(p.more)}</p>' if p.more > 0 else "")
+        self.expandable += 1
         # The preview is the summary; the whole text is one click away. Highlight the whole
         # once and take the preview's lines from it (spans close at each line end).
         full_html = self.hl.html(p.full, p.lang)
@@ -186,6 +191,7 @@ class _Writer:
             f'<span class="st {st}">{info}</span>'
         )
         kids = "".join(self.part(c) for c in p.children)
+        self.outputs += bool(kids)
         if not kids:
             return f'<div class="tool {st}"{ident}><div class="tool-head">{head}</div>{extra}</div>'
         return (
@@ -246,6 +252,7 @@ class _Writer:
             f'<span class="meta">{meta}</span></div>'
         )
         body = "\n".join(self.part(p) for p in s.parts)
+        self.outputs += s.kind == "bash" and len(s.parts) > 1
         cls = escape(s.kind) + (" compacted" if ("compacted", "dim") in s.badges else "")
         cls += " error" if s.error else ""
         ident = f' id="{anchor}"' if s.entry_id else ""
@@ -290,6 +297,7 @@ def toc_html(doc: Doc) -> tuple[str, int]:
                 items.append(("turn", s.entry_id, "(before the first message)", []))
             items[-1][3].extend(errs)
     lines = []
+    numbered = 0  # marks are not numbered: each turn says its number
     for kind, anchor, text, errs in items:
         href = escape(f"#entry-{anchor}")
         err = ""
@@ -300,7 +308,8 @@ def toc_html(doc: Doc) -> tuple[str, int]:
                 f' <a class="err" href="{escape("#entry-" + errs[0])}" title="{what}">✗'
                 f"{f' {n}' if n > 1 else ''}</a>"
             )
-        cls = ' class="mark"' if kind == "mark" else ""
+        cls = ' class="mark"' if kind == "mark" else f' value="{numbered + 1}"'
+        numbered += kind != "mark"
         lines.append(f'<li{cls}><a href="{href}">{escape(text)}</a>{err}</li>')
     return f'<ol class="toc-list">{"".join(lines)}</ol>', turn
 
@@ -340,11 +349,17 @@ def render_html(doc: Doc, *, generator: str = "piview") -> str:
             "was spent."
         )
     notes = "".join(f"<li>{escape(n)}</li>" for n in notes_list)
-    switches = (
-        '<div class="toggles"><label class="sw think" for="tg-think">thinking</label>'
-        '<label class="sw out" for="tg-out">tool output</label>'
-        '<label class="sw full" for="tg-full">expand all</label></div>'
+    kinds = {p.kind for sec in doc.sections for p in sec.parts}
+    switches = "".join(
+        f'<label class="sw {cls}" for="tg-{cls}" title="{escape(title)}">{text}</label>'
+        for cls, text, title, shown in (
+            ("think", "thinking", "show or hide the model's thinking", "thinking" in kinds),
+            ("out", "tool output", "show tool output, or calls only", w.outputs > 0),
+            ("full", "expand all", "show every output whole", w.expandable > 0),
+        )
+        if shown
     )
+    switches = f'<div class="toggles">{switches}</div>' if switches else ""
     nav = (
         f'<nav class="toc" aria-label="contents"><label class="toc-btn" for="tg-toc">'
         f"Contents · {turns:,} turn{'' if turns == 1 else 's'}</label>"

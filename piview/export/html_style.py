@@ -201,13 +201,16 @@ nav.toc { background: var(--side); border-bottom: 1px solid var(--border); font-
 #tg-full:checked ~ nav .sw.full::before { content: "☑ "; }
 #tg-think:not(:checked) ~ main .thinking { display: none; }
 #tg-out:not(:checked) ~ main .tool > :not(summary) { display: none; }
-#tg-out:not(:checked) ~ main .msg.bash > :not(.head):not(pre.cmd) { display: none; }
+#tg-out:not(:checked) ~ main .msg.bash > .head ~ pre ~ *,
+#tg-out:not(:checked) ~ main .msg.tool > :not(.head) { display: none; }
 .toc ol { margin: 0; padding: 0 0 0 2.4em; }
-.toc li { margin: 1px 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.toc li { margin: 1px 0; white-space: nowrap; color: var(--muted); }
 .toc li a { color: var(--fg); text-decoration: none; } .toc li a:hover { color: var(--link); }
+.toc li a:first-child { display: inline-block; max-width: calc(100% - 2.6em); overflow: hidden;
+  text-overflow: ellipsis; vertical-align: bottom; }
 .toc li.mark { list-style: none; margin-left: -1.2em; }
 .toc li.mark a { color: var(--muted); font-style: italic; }
-.toc a.err { color: var(--err); margin-left: 4px; font-size: 12px; }
+.toc li a.err { color: var(--err); margin-left: 4px; font-size: 12px; }
 @supports selector(::details-content) {
   #tg-full:checked ~ main details.out::details-content { content-visibility: visible;
     display: contents; }
@@ -233,7 +236,8 @@ nav.toc { background: var(--side); border-bottom: 1px solid var(--border); font-
     + _LIGHT_VARS
     + """ }
   nav.toc, .tg { display: none !important; }
-  main { max-width: none; padding: 0; }
+  body { background: #fff; }
+  main { max-width: none; padding: 0 2px; }
   pre { max-height: none; overflow: visible; white-space: pre-wrap; overflow-wrap: anywhere; }
   .msg { break-inside: auto; }
   .msg .head { break-after: avoid; }
