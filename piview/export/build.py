@@ -7,6 +7,7 @@ their call, compacted-away entries marked.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from piview.export.doc import (
@@ -17,6 +18,7 @@ from piview.export.doc import (
     arg_str,
     args_diff,
     blocks,
+    check_stop,
     clean,
     clock,
     cut_code,
@@ -100,11 +102,14 @@ class DocBuilder:
         self.compacted: set[int] = set(ctx.hidden_by_compaction) if ctx else set()
         """Entries the last compaction on the branch summarised away."""
 
-    def sections(self, path: list[int]) -> list[Section]:
+    def sections(
+        self, path: list[int], should_stop: Callable[[], bool] | None = None
+    ) -> list[Section]:
         """One section per displayable entry of ``path``, in order."""
         out: list[Section] = []
         pending: list[str] = []
-        for i in path:
+        for k, i in enumerate(path):
+            check_stop(should_stop, k)
             sec = self.section(i)
             if sec is None:
                 if i not in self.s.pairing.result_call:  # results get their anchor on the call
@@ -381,7 +386,14 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else plural or word + 's'}"
 
 
-def build_doc(session: Session, leaf: int | None, *, tools: ToolsMode, thinking: bool) -> Doc:
+def build_doc(
+    session: Session,
+    leaf: int | None,
+    *,
+    tools: ToolsMode,
+    thinking: bool,
+    should_stop: Callable[[], bool] | None = None,
+) -> Doc:
     """The branch root → ``leaf`` (default: the current leaf) as a neutral document.
 
     The header facts are the session's name (or its first user message), id, file, directory,
@@ -392,7 +404,7 @@ def build_doc(session: Session, leaf: int | None, *, tools: ToolsMode, thinking:
         leaf = session.tree.leaf
     path = session.tree.path(leaf) if leaf is not None else []
     b = DocBuilder(session, path, tools, thinking)
-    sections = b.sections(path)
+    sections = b.sections(path, should_stop)
     h = session.header
     nodes = session.nodes
     roles = [nodes[i].role for i in path]

@@ -12,6 +12,7 @@ import base64
 import binascii
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -23,7 +24,16 @@ from piview.model.toolargs import count_lines, read_range
 from piview.model.types import ImageContent, TextContent
 from piview.render.sanitize import sanitize, sanitize_line
 
-__all__ = ["Doc", "Image", "Part", "Section", "ToolsMode", "tool_title"]
+__all__ = [
+    "Doc",
+    "ExportCancelled",
+    "Image",
+    "Part",
+    "Section",
+    "ToolsMode",
+    "check_stop",
+    "tool_title",
+]
 
 ToolsMode = Literal["full", "preview", "none"]
 PREVIEW_LINES = 10
@@ -44,6 +54,16 @@ _LANGS = {
 
 
 # --------------------------------------------------------------------------- document model
+
+
+class ExportCancelled(Exception):
+    """The export was stopped (the viewer closing while it ran); nothing was written."""
+
+
+def check_stop(should_stop: Callable[[], bool] | None, k: int) -> None:
+    """Every 256th ``k``, raise :class:`ExportCancelled` if ``should_stop`` says so."""
+    if should_stop is not None and not k & 255 and should_stop():
+        raise ExportCancelled
 
 
 @dataclass(slots=True)

@@ -4,21 +4,26 @@ Every string from the session is escaped. Message text is Markdown, converted wi
 markdown-it with raw HTML disabled (so ``<script>`` shows as text) and links limited to
 ``http``, ``https``, ``mailto`` and in-page anchors. A Content-Security-Policy forbids scripts
 and every remote load as a second line of defence; images are embedded as ``data:`` URIs.
-Colours follow the reader's light or dark preference.
+Colours follow the reader's light or dark preference (:mod:`piview.export.html_style`).
+
+What needs no script: a contents list of the user turns, an ``entry-<id>`` anchor on every
+entry, tool calls and cut outputs as ``<details>`` (the preview is the summary, the whole
+output behind it), and checkboxes styled as switches that show or hide thinking and output.
 """
 
 from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Callable
 from html import escape
 from typing import Any
 
 from markdown_it import MarkdownIt
 from mdit_py_plugins.tasklists import tasklists_plugin
 
-from piview.export.doc import FULL_CAP, Doc, Part, Section, more_text
-from piview.export.html_style import Highlighter, css
+from piview.export.doc import FULL_CAP, Doc, Part, Section, check_stop, more_text
+from piview.export.html_style import HL_BUDGET, Highlighter, css
 
 __all__ = ["render_html"]
 
@@ -33,6 +38,7 @@ _TAG_SVG = (
     '1.5 1.5 0 0 1 0-3z"/></svg>'
 )
 _TOC_WORDS = 60
+_MD_MARKS = re.compile(r"`+|\*\*|__|^\s{0,3}(?:#{1,6}|>)\s*", re.M)
 
 
 def _validate_link(url: str) -> bool:
@@ -136,6 +142,8 @@ class _Writer:
         """Tool calls and shell commands drawn with their output."""
         self.expandable = 0
         """Outputs cut to a preview, with the whole behind them."""
+        self.previews_only = False
+        """The page has more code than the highlighting budget: highlight previews only."""
 
     def pre(self, text: str, lang: str, status: str = "", *, html: str | None = None) -> str:
         cls = f' class="language-{escape(lang)}"' if lang else ""
@@ -151,12 +159,15 @@ class _Writer:
             return pre + (f'<p class="more">{more_text(p.more)}</p>' if p.more > 0 else "")
         self.expandable += 1
         # The preview is the summary; the whole text is one click away. Highlight the whole
-        # once and take the preview's lines from it (spans close at each line end).
-        full_html = self.hl.html(p.full, p.lang)
+        # once and take the preview's lines from it (spans close at each line end); on a page
+        # with more code than the budget, highlight only the previews, which show first.
+        full_html = self.hl.html(p.full, "" if self.previews_only else p.lang)
         full_lines = p.full.split("\n")
         k = len(p.text.split("\n"))
         lines = full_html.split("\n")
-        if p.more < 0 and "\n".join(full_lines[-k:]) == p.text:
+        if self.previews_only:
+            pre = self.pre(p.text, p.lang, p.status)
+        elif p.more < 0 and "\n".join(full_lines[-k:]) == p.text:
             pre = self.pre(p.text, p.lang, p.status, html="\n".join(lines[-k:]))
         elif p.more > 0 and "\n".join(full_lines[:k]) == p.text:
             pre = self.pre(p.text, p.lang, p.status, html="\n".join(lines[:k]))
@@ -262,7 +273,8 @@ class _Writer:
 def _first_words(s: Section) -> str:
     for p in s.parts:
         if p.kind == "markdown":
-            line = " ".join(p.text.split())
+            # Plain words: the Markdown marks a reader would not see on the page.
+            line = " ".join(_MD_MARKS.sub("", p.text).split())
             return line if len(line) <= _TOC_WORDS else line[: _TOC_WORDS - 1] + "…"
     return "(no text)"
 
@@ -314,6 +326,18 @@ def toc_html(doc: Doc) -> tuple[str, int]:
     return f'<ol class="toc-list">{"".join(lines)}</ol>', turn
 
 
+def _code_size(sections: list[Section]) -> int:
+    """Characters of the page's code blocks that have a language (what highlighting costs)."""
+    total = 0
+    stack = [p for s in sections for p in s.parts]
+    while stack:
+        p = stack.pop()
+        if p.kind == "code" and p.lang:
+            total += len(p.full or p.text)
+        stack.extend(p.children)
+    return total
+
+
 def _page_ids(doc: Doc) -> set[str]:
     ids: set[str] = set()
     for s in doc.sections:
@@ -330,7 +354,9 @@ _TOGGLES = (
 )
 
 
-def render_html(doc: Doc, *, generator: str = "piview") -> str:
+def render_html(
+    doc: Doc, *, generator: str = "piview", should_stop: Callable[[], bool] | None = None
+) -> str:
     """The document as one self-contained HTML page (inline CSS, no scripts, no remote loads).
 
     A contents list (sticky beside the page on wide screens, behind a button at the top on
@@ -339,14 +365,24 @@ def render_html(doc: Doc, *, generator: str = "piview") -> str:
     with CSS-only switches; printing opens everything.
     """
     w = _Writer(_page_ids(doc))
+    w.previews_only = _code_size(doc.sections) > w.hl.budget
     facts = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in doc.facts)
-    sections = "\n".join(w.section(s) for s in doc.sections)
+    parts: list[str] = []
+    for k, s in enumerate(doc.sections):
+        check_stop(should_stop, k)
+        parts.append(w.section(s))
+    sections = "\n".join(parts)
     toc, turns = toc_html(doc)
     notes_list = list(doc.notes)
+    if w.previews_only:
+        notes_list.append(
+            "This page holds more code than is highlighted at export: the previews of tool "
+            "output are highlighted, the whole outputs behind them are plain."
+        )
     if w.hl.skipped:
         notes_list.append(
             f"{w.hl.skipped:,} code blocks are not highlighted: the page's highlighting budget "
-            "was spent."
+            f"({HL_BUDGET:,} characters) was spent."
         )
     notes = "".join(f"<li>{escape(n)}</li>" for n in notes_list)
     kinds = {p.kind for sec in doc.sections for p in sec.parts}

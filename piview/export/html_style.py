@@ -21,9 +21,9 @@ __all__ = ["HL_BLOCK_CAP", "Highlighter", "css"]
 
 HL_BLOCK_CAP = 100_000
 """Blocks longer than this (characters) are shown plain: highlighting them costs too much."""
-HL_BUDGET = 1_000_000
-"""Characters highlighted in one page at most (Pygments does about 1 MB/s, and a 50 MB session
-must export in seconds); later blocks are plain, and the page says how many."""
+HL_BUDGET = 600_000
+"""Characters highlighted in one page at most (Pygments lexes about 0.5–1 MB/s, and a 50 MB
+session must export in a few seconds); later blocks are plain, and the page says how many."""
 _CACHE_MAX = 20_000
 _LIGHT, _DARK = "default", "github-dark"
 
@@ -241,7 +241,6 @@ nav.toc { background: var(--side); border-bottom: 1px solid var(--border); font-
   pre { max-height: none; overflow: visible; white-space: pre-wrap; overflow-wrap: anywhere; }
   .msg { break-inside: auto; }
   .msg .head { break-after: avoid; }
-  .thinking { display: block !important; }
   details::details-content { content-visibility: visible; display: contents; }
   details.out > summary > pre, details.out > summary .more { display: none; }
   details > summary::before { content: "" !important; }

@@ -86,7 +86,9 @@ class SessionViews(_Screen):
         """
         from pathlib import Path
 
-        from piview.export import export_branch
+        from textual.worker import get_current_worker
+
+        from piview.export import ExportCancelled, export_branch
         from piview.widgets.offthread import compute_off_thread
 
         leaf = self.leaf
@@ -95,10 +97,19 @@ class SessionViews(_Screen):
         out = Path.cwd() / f"{session.path.stem}-{tag}.html"
 
         def compute() -> Path | str:
+            worker = get_current_worker()  # cancelled when the app closes: q quits at once
             try:
                 return export_branch(
-                    session, leaf, fmt="html", tools="preview", thinking=True, out=out
+                    session,
+                    leaf,
+                    fmt="html",
+                    tools="preview",
+                    thinking=True,
+                    out=out,
+                    should_stop=lambda: worker.is_cancelled,
                 )
+            except ExportCancelled:
+                return "cancelled"
             except (OSError, ValueError) as exc:
                 return str(exc)
 

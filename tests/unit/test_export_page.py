@@ -37,7 +37,7 @@ def session_lines() -> list[str]:
     branch summary with a task list, and a compaction."""
     return [
         header_line(),
-        msg("u1", None, user("Fix the parser in src/app.py, it breaks on empty input")),
+        msg("u1", None, user("Fix the parser in `src/app.py`, it breaks on empty input")),
         msg("a1", "u1", assistant([
             {"type": "text", "text": "Like this:\n```python\ndef f():\n    return 1\n```"},
             {"type": "thinking", "thinking": "Let me look first."},
@@ -107,6 +107,20 @@ def test_highlighting_budget_is_stated(write_session, tmp_path: Path, monkeypatc
     html = run(write_session(session_lines()), tmp_path / "o.html")
     assert 'class="t-kn"' not in html
     assert "code blocks are not highlighted" in html
+
+
+def test_over_budget_pages_highlight_the_previews(
+    write_session, tmp_path: Path, monkeypatch
+) -> None:
+    import piview.export.html_style as style
+
+    monkeypatch.setattr(style.Highlighter.__init__, "__defaults__", (150,))
+    html = run(write_session(session_lines()), tmp_path / "o.html")
+    out = html[html.index('<details class="out">') :]
+    summary, body = out.split("</summary>", 1)
+    assert '<span class="t-kn">import</span>' in summary  # what shows first is highlighted
+    assert 'class="t-' not in body[: body.index("</details>")]  # the whole output is plain
+    assert "the previews of tool output are highlighted" in html
 
 
 # --------------------------------------------------------------------------- 2 navigation
@@ -269,3 +283,23 @@ def test_default_format_is_html(tmp_path: Path, capsys) -> None:
     assert run_command(["export", str(fixture("linear.jsonl")), "-o", str(out)]) == 0
     assert (out / "linear.html").read_text().startswith("<!DOCTYPE html>")
     assert capsys.readouterr().out.strip() == str((out / "linear.html").resolve())
+
+
+def test_export_can_be_stopped(write_session, tmp_path: Path) -> None:
+    from piview.export import ExportCancelled, export_branch
+    from piview.model import load_session
+
+    session = load_session(write_session(session_lines()))
+    out = tmp_path / "o.html"
+    asked: list[int] = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return True
+
+    with pytest.raises(ExportCancelled):
+        export_branch(
+            session, None, fmt="html", tools="preview", thinking=False, out=out, should_stop=stop
+        )
+    assert asked and not out.exists()  # nothing written
+    session.close()
