@@ -117,6 +117,8 @@ class DocBuilder:
                 continue
             sec.anchors, pending = pending, []
             out.append(sec)
+        if out and pending:  # entries shown nowhere after the last one link to it
+            out[-1].anchors += pending
         return out
 
     def section(self, i: int) -> Section | None:

@@ -56,6 +56,7 @@ def session_lines() -> list[str]:
         entry("compaction", "cp1", "bs1", summary="## Goal\nParser.", firstKeptEntryId="u2",
               tokensBefore=1000),
         msg("u3", "cp1", user("Third")),
+        entry("label", "l2", "u3", targetId="u3", label="end"),
     ]  # fmt: skip
 
 
@@ -144,7 +145,7 @@ def test_contents_lists_turns_with_marks(page: str) -> None:
 def test_every_entry_has_an_anchor(page: str) -> None:
     ids = set(re.findall(r'id="entry-([^"]+)"', page))
     # Results are drawn with their call, the label with the entry after it: all linkable.
-    assert ids >= {"u1", "a1", "r1", "r2", "l1", "u2", "b1", "bs1", "cp1", "u3"}
+    assert ids >= {"u1", "a1", "r1", "r2", "l1", "u2", "b1", "bs1", "cp1", "u3", "l2"}
     assert len(re.findall(r'id="entry-r1"', page)) == 1
 
 
