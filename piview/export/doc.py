@@ -224,10 +224,13 @@ def cut_code(text: str, mode: ToolsMode, *, tail: bool = False, lang: str = "") 
     """
     if mode != "preview" or text.count("\n") < PREVIEW_LINES:
         return Part("code", text=text, lang=lang)
-    lines = text.split("\n")
-    keep = lines[-PREVIEW_LINES:] if tail else lines[:PREVIEW_LINES]
+    # Only the kept lines are split off: outputs can be long.
+    if tail:
+        keep = text.rsplit("\n", PREVIEW_LINES)[-PREVIEW_LINES:]
+    else:
+        keep = text.split("\n", PREVIEW_LINES)[:PREVIEW_LINES]
     keep = [ln if len(ln) <= _PREVIEW_LINE_CHARS else ln[:_PREVIEW_LINE_CHARS] + "…" for ln in keep]
-    cut = len(lines) - PREVIEW_LINES
+    cut = text.count("\n") + 1 - PREVIEW_LINES
     full, capped = text, max(0, len(text) - FULL_CAP)
     if capped:
         full = text[-FULL_CAP:] if tail else text[:FULL_CAP]

@@ -162,18 +162,17 @@ class _Writer:
         # once and take the preview's lines from it (spans close at each line end); on a page
         # with more code than the budget, highlight only the previews, which show first.
         full_html = self.hl.html(p.full, "" if self.previews_only else p.lang)
-        full_lines = p.full.split("\n")
-        k = len(p.text.split("\n"))
-        lines = full_html.split("\n")
-        if self.previews_only:
+        k = p.text.count("\n") + 1
+        tail = p.more < 0
+
+        def cut(text: str) -> str:  # the first (or last) k lines, without splitting them all
+            return "\n".join(text.rsplit("\n", k)[-k:] if tail else text.split("\n", k)[:k])
+
+        if not self.previews_only and cut(p.full) == p.text:
+            pre = self.pre(p.text, p.lang, p.status, html=cut(full_html))
+        else:  # preview lines were shortened, or only previews are highlighted
             pre = self.pre(p.text, p.lang, p.status)
-        elif p.more < 0 and "\n".join(full_lines[-k:]) == p.text:
-            pre = self.pre(p.text, p.lang, p.status, html="\n".join(lines[-k:]))
-        elif p.more > 0 and "\n".join(full_lines[:k]) == p.text:
-            pre = self.pre(p.text, p.lang, p.status, html="\n".join(lines[:k]))
-        else:  # preview lines were shortened
-            pre = self.pre(p.text, p.lang, p.status)
-        n = len(full_lines)
+        n = p.full.count("\n") + 1
         more = (
             f'<span class="more"><span class="c">▸ {more_text(p.more)} · show all</span>'
             f'<span class="o">▾ all {n:,} lines · hide</span></span>'
