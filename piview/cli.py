@@ -69,19 +69,25 @@ def _print_parser() -> argparse.ArgumentParser:
 def _export_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="piview export",
-        description="Export one branch of a session (root to leaf) as Markdown or HTML.",
+        description="Export one branch of a session (root to leaf) as one self-contained "
+        "HTML file (default) or as Markdown.",
     )
     _branch_args(p, "the branch through this entry (id prefix)")
     p.add_argument(
-        "--format", choices=("md", "html"), help="output format (default: from -o, else md)"
+        "--format",
+        choices=("html", "md"),
+        help="output format (default: md for -o x.md, else html)",
     )
-    _tools_arg(p, "all of it, the first lines (default), or one line per call")
+    _tools_arg(
+        p, "all of it, the first lines (default; in HTML the rest is one click away), or calls only"
+    )
     p.add_argument("--thinking", action="store_true", help="include the model's thinking")
     p.add_argument(
         "-o",
         "--output",
         metavar="OUT",
-        help="output file or directory (default: <session file name>.<format> here)",
+        help="output file (missing folders are created) or existing directory "
+        "(default: <session file name>.<format> here)",
     )
     return p
 

@@ -1,4 +1,4 @@
-"""Provides ``piview export FILE``: one branch as a Markdown or a self-contained HTML file."""
+"""Provides ``piview export FILE``: one branch as a self-contained HTML file, or Markdown."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ __all__ = ["run"]
 
 
 def run(args: argparse.Namespace) -> int:
-    """Write the export and print its path on stdout.
+    """Write the export and print its absolute path on stdout.
 
     Raises:
         CliError: the file cannot be read, the id is unknown or the output cannot be written.
@@ -24,8 +24,8 @@ def run(args: argparse.Namespace) -> int:
         leaf, _entry = resolve_branch(session, args.leaf, args.file)
         out = Path(args.output) if args.output else None
         fmt = args.format
-        if fmt is None:
-            fmt = "html" if out is not None and out.suffix.lower() in (".html", ".htm") else "md"
+        if fmt is None:  # HTML, as the viewer's x writes: it is what people share
+            fmt = "md" if out is not None and out.suffix.lower() in (".md", ".markdown") else "html"
         if out is None or out.is_dir():
             out = (out or Path()) / f"{Path(args.file).stem}.{fmt}"
         try:
@@ -37,5 +37,5 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"cannot export to {out}: {reason}") from None
     finally:
         session.close()
-    sys.stdout.write(f"{written}\n")
+    sys.stdout.write(f"{written.resolve()}\n")
     return 0

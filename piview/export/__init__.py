@@ -9,16 +9,17 @@ writes; :mod:`piview.export.text` writes a branch with the viewer's own renderer
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from piview import __version__
-from piview.export.doc import ToolsMode
+from piview.export.doc import ExportCancelled, ToolsMode
 
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = ["Format", "ToolsMode", "export_branch"]
+__all__ = ["ExportCancelled", "Format", "ToolsMode", "export_branch"]
 
 Format = Literal["md", "html"]
 
@@ -31,15 +32,21 @@ def export_branch(
     tools: ToolsMode,
     thinking: bool,
     out: Path,
+    should_stop: Callable[[], bool] | None = None,
 ) -> Path:
     """Write the branch root → ``leaf`` (default: the current leaf) to ``out``; return ``out``.
 
     ``fmt="html"`` writes one self-contained file (inline CSS, images as ``data:`` URIs, no
     scripts); ``fmt="md"`` writes Markdown and puts images in ``<out stem>_files/`` next to it.
     ``tools`` is ``"none"`` (one line per call), ``"preview"`` (the call and the first lines of
-    its output) or ``"full"``. Thinking is included only when ``thinking`` is true.
+    its output; in HTML the rest is behind them, one click away) or ``"full"``. Missing folders
+    of ``out`` are created. Thinking is included only when ``thinking`` is true.
+
+    ``should_stop`` is asked now and then while the document is built and written; when it
+    says yes, :class:`ExportCancelled` is raised and nothing is written.
 
     Raises:
+        ExportCancelled: ``should_stop`` said yes.
         ValueError: ``out`` is the session file itself, or ``fmt``/``tools`` is unknown.
         OSError: the file (or the images folder) could not be written.
     """
@@ -51,11 +58,13 @@ def export_branch(
         raise ValueError(f"refusing to overwrite the session file {src}")
     from piview.export.build import build_doc
 
-    doc = build_doc(session, leaf, tools=tools, thinking=thinking)
+    out.parent.mkdir(parents=True, exist_ok=True)  # -o some/new/dir/x.html
+
+    doc = build_doc(session, leaf, tools=tools, thinking=thinking, should_stop=should_stop)
     if fmt == "html":
         from piview.export.html import render_html
 
-        text = render_html(doc, generator=f"piview {__version__}")
+        text = render_html(doc, generator=f"piview {__version__}", should_stop=should_stop)
     else:
         from piview.export.markdown import render_md
 

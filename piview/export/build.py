@@ -7,6 +7,7 @@ their call, compacted-away entries marked.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from piview.export.doc import (
@@ -17,6 +18,7 @@ from piview.export.doc import (
     arg_str,
     args_diff,
     blocks,
+    check_stop,
     clean,
     clock,
     cut_code,
@@ -100,9 +102,24 @@ class DocBuilder:
         self.compacted: set[int] = set(ctx.hidden_by_compaction) if ctx else set()
         """Entries the last compaction on the branch summarised away."""
 
-    def sections(self, path: list[int]) -> list[Section]:
+    def sections(
+        self, path: list[int], should_stop: Callable[[], bool] | None = None
+    ) -> list[Section]:
         """One section per displayable entry of ``path``, in order."""
-        return [sec for i in path if (sec := self.section(i)) is not None]
+        out: list[Section] = []
+        pending: list[str] = []
+        for k, i in enumerate(path):
+            check_stop(should_stop, k)
+            sec = self.section(i)
+            if sec is None:
+                if i not in self.s.pairing.result_call:  # results get their anchor on the call
+                    pending.append(sanitize_line(self.s.ids[i]))
+                continue
+            sec.anchors, pending = pending, []
+            out.append(sec)
+        if out and pending:  # entries shown nowhere after the last one link to it
+            out[-1].anchors += pending
+        return out
 
     def section(self, i: int) -> Section | None:
         """The section of entry ``i``, or ``None`` when it shows nothing by itself."""
@@ -210,6 +227,7 @@ class DocBuilder:
             text = stop[0] + (f": {err}" if err and err != "Request was aborted" else "")
             sec.parts.append(Part("note", text=text, status=stop[1]))
             sec.badges.append((msg.stop_reason, stop[1]))
+            sec.error = stop[1] == "error"
         elif not sec.parts:
             only_thinking = any(isinstance(b, ThinkingContent) for b in msg.content)
             text = "(thinking only, left out)" if only_thinking else "(no text)"
@@ -227,12 +245,12 @@ class DocBuilder:
         )
         if row is not None and row.result is not None and row.result in self.s.labels:
             # The result is drawn inside the call, so its label goes there too.
-            label = f"🏷 {sanitize_line(self.s.labels[row.result])}"
-            part.info = f"{part.info} · {label}" if part.info else label
+            part.label = sanitize_line(self.s.labels[row.result])
+        results = [r for r in self.s.pairing.call_results.get((i, k), []) if r in self.on_path]
+        part.anchors = [sanitize_line(self.s.ids[r]) for r in results]
         if self.tools == "none":
             return part
         a: dict[str, Any] = call.arguments if isinstance(call.arguments, dict) else {}
-        results = [r for r in self.s.pairing.call_results.get((i, k), []) if r in self.on_path]
         msgs = [(r, m) for r in results if isinstance(m := _message(self.s, r), ToolResultMessage)]
         kids = part.children
         if call.name == "bash":
@@ -249,17 +267,21 @@ class DocBuilder:
         elif call.name not in _BUILTIN and len(to_json(call.arguments, None)) > 80:
             # Short arguments are already whole in the title.
             kids.append(cut_code(to_json(call.arguments), self.tools, lang="json"))
+        # A read's output is the file: highlight it as the file's language.
+        lang = lang_of(arg_str(a, "path", "file_path")) if call.name == "read" else ""
         for r, m in msgs:
-            kids += self.result(r, m, tail=call.name == "bash")
+            kids += self.result(r, m, tail=call.name == "bash", lang=lang)
         return part
 
-    def result(self, r: int, m: ToolResultMessage, *, tail: bool = False) -> list[Part]:
+    def result(
+        self, r: int, m: ToolResultMessage, *, tail: bool = False, lang: str = ""
+    ) -> list[Part]:
         """The output of one tool result: text (cut in preview mode), images and notes."""
         texts = [clean(b.text) for b in m.content if isinstance(b, TextContent)]
         text = "\n".join(texts).strip("\n")
         out: list[Part] = []
         if text:
-            out.append(cut_code(text, self.tools, tail=tail))
+            out.append(cut_code(text, self.tools, tail=tail, lang="" if m.is_error else lang))
             out[-1].status = "error" if m.is_error else ""
         eid = sanitize_line(self.s.ids[r])
         out += [p for p in self.content(m.content, eid) if p.kind in ("image", "note")]
@@ -283,11 +305,13 @@ class DocBuilder:
             sec.badges.append(("cancelled", "warn"))
         elif isinstance(m.exit_code, int | float) and m.exit_code != 0:
             sec.badges.append((f"exit {m.exit_code:g}", "error"))
+            sec.error = True
         sec.parts.append(Part("code", text="$ " + clean(m.command), lang="bash"))
         out = clean(m.output).strip("\n")
         if self.tools != "none":
             empty = Part("note", text="(no output)", status="dim")
             sec.parts.append(cut_code(out, self.tools, tail=True) if out else empty)
+            sec.parts[-1].status = "error" if sec.error and out else sec.parts[-1].status
         if m.truncated:
             where = f": {sanitize_line(m.full_output_path)}" if m.full_output_path else ""
             sec.parts.append(Part("note", text=f"Output truncated{where}", status="dim"))
@@ -312,7 +336,8 @@ class DocBuilder:
             return
         sec.kind, sec.title = "summary", "Branch summary"
         if m.from_id:
-            sec.badges.append((f"from {sanitize_line(m.from_id)}", "dim"))
+            sec.from_id = sanitize_line(m.from_id)
+            sec.badges.append((f"from {sec.from_id}", "dim"))
         empty = Part("note", text="(empty summary: not sent to the model)", status="dim")
         sec.parts.append(Part("markdown", text=text) if text.strip() else empty)
         sec.parts += files
@@ -363,7 +388,14 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else plural or word + 's'}"
 
 
-def build_doc(session: Session, leaf: int | None, *, tools: ToolsMode, thinking: bool) -> Doc:
+def build_doc(
+    session: Session,
+    leaf: int | None,
+    *,
+    tools: ToolsMode,
+    thinking: bool,
+    should_stop: Callable[[], bool] | None = None,
+) -> Doc:
     """The branch root → ``leaf`` (default: the current leaf) as a neutral document.
 
     The header facts are the session's name (or its first user message), id, file, directory,
@@ -374,7 +406,7 @@ def build_doc(session: Session, leaf: int | None, *, tools: ToolsMode, thinking:
         leaf = session.tree.leaf
     path = session.tree.path(leaf) if leaf is not None else []
     b = DocBuilder(session, path, tools, thinking)
-    sections = b.sections(path)
+    sections = b.sections(path, should_stop)
     h = session.header
     nodes = session.nodes
     roles = [nodes[i].role for i in path]

@@ -12,19 +12,34 @@ import base64
 import binascii
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any, Literal
+
+from pygments.lexers import find_lexer_class_for_filename
 
 from piview.model.toolargs import count_lines, read_range
 from piview.model.types import ImageContent, TextContent
 from piview.render.sanitize import sanitize, sanitize_line
 
-__all__ = ["Doc", "Image", "Part", "Section", "ToolsMode", "tool_title"]
+__all__ = [
+    "Doc",
+    "ExportCancelled",
+    "Image",
+    "Part",
+    "Section",
+    "ToolsMode",
+    "check_stop",
+    "tool_title",
+]
 
 ToolsMode = Literal["full", "preview", "none"]
 PREVIEW_LINES = 10
-"""Lines of tool output (and of long call content) kept in ``preview`` mode."""
+"""Lines of tool output (and of long call content) shown first in ``preview`` mode."""
+FULL_CAP = 100_000
+"""Characters of one block's full text kept behind its preview (the rest is dropped)."""
 _PREVIEW_LINE_CHARS = 400
 _WRAPPER_RE = re.compile(
     r"<(?P<tag>file|skill)\b(?P<attrs>[^>]*)>\n?(?P<body>.*?)\n?</(?P=tag)>", re.DOTALL
@@ -39,6 +54,16 @@ _LANGS = {
 
 
 # --------------------------------------------------------------------------- document model
+
+
+class ExportCancelled(Exception):
+    """The export was stopped (the viewer closing while it ran); nothing was written."""
+
+
+def check_stop(should_stop: Callable[[], bool] | None, k: int) -> None:
+    """Every 256th ``k``, raise :class:`ExportCancelled` if ``should_stop`` says so."""
+    if should_stop is not None and not k & 255 and should_stop():
+        raise ExportCancelled
 
 
 @dataclass(slots=True)
@@ -63,10 +88,13 @@ PartKind = Literal[
 class Part:
     """One piece of a section; which fields matter depends on ``kind``.
 
-    ``code``: ``text`` (``more`` lines left out after it, or before it when negative), ``lang``.
+    ``code``: ``text`` (``more`` lines left out after it, or before it when negative), ``lang``;
+    in preview mode ``full`` holds the whole text behind the preview (``capped`` characters of
+    it dropped beyond :data:`FULL_CAP`).
     ``diff``: ``text`` in Pi's numbered diff format (``+NN text``, ``-NN text``, `` NN text``).
     ``wrapper``/``details``/``tool``: ``title`` and ``children``; a tool also has ``status``
-    (ok, error, no_result, orphan_result) and ``info`` (latency). ``note``: ``text`` and
+    (ok, error, no_result, orphan_result), ``info`` (latency), ``label`` (of its result) and
+    ``anchors`` (the ids of its results, for links). ``note``: ``text`` and
     ``status`` (dim, warn, error). ``markdown``/``thinking``/``redacted``: ``text``.
     """
 
@@ -79,6 +107,10 @@ class Part:
     info: str = ""
     image: Image | None = None
     children: list[Part] = field(default_factory=list)
+    full: str = ""
+    capped: int = 0
+    label: str = ""
+    anchors: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -94,6 +126,12 @@ class Section:
     badges: list[tuple[str, str]] = field(default_factory=list)
     """``(text, kind)`` with kind error, warn or dim."""
     parts: list[Part] = field(default_factory=list)
+    anchors: list[str] = field(default_factory=list)
+    """Ids of entries shown nowhere (labels, extension state) that link here, the next shown."""
+    from_id: str = ""
+    """A branch summary's origin entry (linked when it is on the page)."""
+    error: bool = False
+    """The entry failed (an error stop, a shell command's non-zero exit)."""
 
 
 @dataclass(slots=True)
@@ -154,8 +192,23 @@ def lines_label(text: str) -> str:
 
 
 def lang_of(path: str) -> str:
-    """Code-fence language for a file name (``""`` when unknown)."""
-    return _LANGS.get(path.rpartition(".")[2].lower(), "") if "." in path else ""
+    """Code-fence language for a file name (``""`` when unknown), as a Pygments lexer alias."""
+    name = path.replace("\\", "/").rpartition("/")[2]
+    ext = name.rpartition(".")[2].lower() if "." in name else ""
+    if ext in _LANGS:
+        return _LANGS[ext]
+    # Pygments' own file-name patterns (Makefile, *.tsx, …), looked up once per pattern.
+    return _lexer_alias("*." + ext if ext else name)
+
+
+@lru_cache(maxsize=512)
+def _lexer_alias(name: str) -> str:
+    try:
+        cls = find_lexer_class_for_filename(name.replace("*", "x", 1))
+    except (ValueError, TypeError):
+        return ""
+    aliases = getattr(cls, "aliases", None) if cls is not None else None
+    return str(aliases[0]) if aliases else ""
 
 
 def clean(text: object) -> str:
@@ -164,14 +217,26 @@ def clean(text: object) -> str:
 
 
 def cut_code(text: str, mode: ToolsMode, *, tail: bool = False, lang: str = "") -> Part:
-    """A code part, cut to :data:`PREVIEW_LINES` lines (head, or tail) in preview mode."""
-    lines = text.split("\n")
-    if mode != "preview" or len(lines) <= PREVIEW_LINES:
+    """A code part, cut to :data:`PREVIEW_LINES` lines (head, or tail) in preview mode.
+
+    The whole text stays in ``full`` (up to :data:`FULL_CAP` characters, the head kept, or the
+    tail), so a writer can put it one click away.
+    """
+    if mode != "preview" or text.count("\n") < PREVIEW_LINES:
         return Part("code", text=text, lang=lang)
-    keep = lines[-PREVIEW_LINES:] if tail else lines[:PREVIEW_LINES]
+    # Only the kept lines are split off: outputs can be long.
+    if tail:
+        keep = text.rsplit("\n", PREVIEW_LINES)[-PREVIEW_LINES:]
+    else:
+        keep = text.split("\n", PREVIEW_LINES)[:PREVIEW_LINES]
     keep = [ln if len(ln) <= _PREVIEW_LINE_CHARS else ln[:_PREVIEW_LINE_CHARS] + "…" for ln in keep]
-    cut = len(lines) - PREVIEW_LINES
-    return Part("code", text="\n".join(keep), lang=lang, more=-cut if tail else cut)
+    cut = text.count("\n") + 1 - PREVIEW_LINES
+    full, capped = text, max(0, len(text) - FULL_CAP)
+    if capped:
+        full = text[-FULL_CAP:] if tail else text[:FULL_CAP]
+    part = Part("code", text="\n".join(keep), lang=lang, more=-cut if tail else cut)
+    part.full, part.capped = full, capped
+    return part
 
 
 def decode_image(block: ImageContent, entry_id: str, n: int) -> Image:

@@ -4,19 +4,26 @@ Every string from the session is escaped. Message text is Markdown, converted wi
 markdown-it with raw HTML disabled (so ``<script>`` shows as text) and links limited to
 ``http``, ``https``, ``mailto`` and in-page anchors. A Content-Security-Policy forbids scripts
 and every remote load as a second line of defence; images are embedded as ``data:`` URIs.
-Colours follow the reader's light or dark preference.
+Colours follow the reader's light or dark preference (:mod:`piview.export.html_style`).
+
+What needs no script: a contents list of the user turns, an ``entry-<id>`` anchor on every
+entry, tool calls and cut outputs as ``<details>`` (the preview is the summary, the whole
+output behind it), and checkboxes styled as switches that show or hide thinking and output.
 """
 
 from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Callable
 from html import escape
 from typing import Any
 
 from markdown_it import MarkdownIt
+from mdit_py_plugins.tasklists import tasklists_plugin
 
-from piview.export.doc import Doc, Part, Section, more_text
+from piview.export.doc import FULL_CAP, Doc, Part, Section, check_stop, more_text
+from piview.export.html_style import HL_BUDGET, Highlighter, css
 
 __all__ = ["render_html"]
 
@@ -25,87 +32,13 @@ _DIFF_LINE = re.compile(r"^([+\- ])( *\d+)(?: (.*))?$", re.DOTALL)
 _DIFF_SKIP = re.compile(r"^ +\.\.\.\s*$")
 _SAFE_LINK = re.compile(r"^(?:https?:|mailto:|#|/|\./|\.\./|[^:/?#]+(?:[/?#]|$))", re.IGNORECASE)
 _CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'"
-
-CSS = """
-:root { color-scheme: light dark;
-  --bg: #f6f7f9; --fg: #1f2328; --muted: #636c76; --card: #fff; --border: #d5dbe1;
-  --user: #eaf2ff; --user-edge: #3b82f6; --asst-edge: #8b949e; --tool: #f6f8fa;
-  --custom: #f4efff; --custom-edge: #8250df; --summary: #fff8e1; --summary-edge: #bf8700;
-  --ok: #1a7f37; --err: #cf222e; --warn: #9a6700; --err-bg: #fff0f0; --code: #f3f4f6;
-  --add: #e6ffec; --add-fg: #116329; --del: #ffebe9; --del-fg: #82071e;
-  --add-mark: #abf2bc; --del-mark: #ffc1c0; --link: #0969da; }
-@media (prefers-color-scheme: dark) { :root {
-  --bg: #0d1117; --fg: #e6edf3; --muted: #8d96a0; --card: #151b23; --border: #30363d;
-  --user: #14233a; --user-edge: #58a6ff; --asst-edge: #6e7681; --tool: #10151c;
-  --custom: #221a33; --custom-edge: #a371f7; --summary: #2b2413; --summary-edge: #d29922;
-  --ok: #3fb950; --err: #f85149; --warn: #d29922; --err-bg: #2d1416; --code: #0b0f14;
-  --add: #12261a; --add-fg: #7ee787; --del: #2d1618; --del-fg: #ffa198;
-  --add-mark: #1f6f3a; --del-mark: #8e2b30; --link: #58a6ff; } }
-* { box-sizing: border-box; }
-body { margin: 0; background: var(--bg); color: var(--fg);
-  font: 15px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-main { max-width: 900px; margin: 0 auto; padding: 24px 16px 64px; }
-a { color: var(--link); }
-pre, code, .mono, .tool-head, .meta { font-family: ui-monospace, SFMono-Regular, Menlo,
-  Consolas, "DejaVu Sans Mono", monospace; font-size: 13px; }
-pre { background: var(--code); border: 1px solid var(--border); border-radius: 6px;
-  padding: 8px 10px; margin: 8px 0; overflow: auto; max-height: 40em; line-height: 1.45;
-  tab-size: 4; }
-:not(pre) > code { background: var(--code); padding: 1px 4px; border-radius: 4px; }
-h1 { font-size: 1.5em; margin: 0 0 12px; overflow-wrap: anywhere; }
-.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 0; }
-.facts dt { color: var(--muted); } .facts dd { margin: 0; overflow-wrap: anywhere; }
-.notes { color: var(--muted); font-size: 13px; padding-left: 18px; }
-header.doc { border-bottom: 1px solid var(--border); padding-bottom: 12px; margin-bottom: 20px; }
-.msg { background: var(--card); border: 1px solid var(--border); border-left: 4px solid
-  var(--asst-edge); border-radius: 8px; padding: 10px 14px; margin: 14px 0; }
-.msg.user { background: var(--user); border-left-color: var(--user-edge); }
-.msg.custom { background: var(--custom); border-left-color: var(--custom-edge); }
-.msg.summary, .msg.compaction { background: var(--summary);
-  border-left-color: var(--summary-edge); }
-.msg.bash, .msg.tool, .msg.system { background: var(--tool); }
-.msg.unknown { color: var(--muted); border-style: dashed; }
-.msg.compacted { opacity: .72; }
-.head { display: flex; flex-wrap: wrap; gap: 4px 10px; align-items: baseline; margin-bottom: 4px; }
-.role { font-weight: 600; } .meta { color: var(--muted); margin-left: auto; font-size: 12px; }
-.meta a { color: inherit; text-decoration: none; }
-.badge { font-size: 12px; border: 1px solid var(--border); border-radius: 10px; padding: 0 7px; }
-.badge.error { color: var(--err); border-color: var(--err); }
-.badge.warn { color: var(--warn); border-color: var(--warn); }
-.badge.dim { color: var(--muted); } .badge.label { color: var(--link); border-color: var(--link); }
-.md h1, .md h2, .md h3, .md h4 { font-size: 1.08em; margin: .9em 0 .4em; }
-.md > :first-child { margin-top: 0; } .md > :last-child { margin-bottom: 0; }
-.md img { max-width: 100%; } .md table { border-collapse: collapse; }
-.md th, .md td { border: 1px solid var(--border); padding: 3px 8px; }
-.md blockquote { margin: 0; padding-left: 12px; border-left: 3px solid var(--border);
-  color: var(--muted); }
-.tool { border: 1px solid var(--border); border-radius: 6px; margin: 8px 0; padding: 4px 10px;
-  background: var(--tool); }
-.tool.error { background: var(--err-bg); border-color: var(--err); }
-.tool-head { display: flex; gap: 10px; } .tool-title { overflow-wrap: anywhere; flex: 1; }
-.st { white-space: nowrap; color: var(--muted); } .st.ok { color: var(--ok); }
-.st.error { color: var(--err); } .st.no_result, .st.orphan_result { color: var(--warn); }
-pre.error { border-color: var(--err); }
-.note { margin: 6px 0; font-size: 13px; color: var(--muted); font-style: italic; }
-.note.warn { color: var(--warn); } .note.error { color: var(--err); font-style: normal; }
-.more { margin: -4px 0 6px; font-size: 12px; color: var(--muted); }
-details { margin: 6px 0; } summary { cursor: pointer; color: var(--muted); }
-details.thinking > div { white-space: pre-wrap; color: var(--muted); font-style: italic;
-  border-left: 3px solid var(--border); padding-left: 10px; margin: 4px 0; }
-.divider { display: flex; align-items: center; gap: 10px; color: var(--muted); font-size: 13px;
-  margin: 18px 0; } .divider::before, .divider::after { content: ""; flex: 1;
-  border-top: 1px dashed var(--border); }
-pre.diff { padding: 6px 0; white-space: pre-wrap; overflow-wrap: anywhere; }
-pre.diff span.l { display: block; padding: 0 10px; }
-.l.add { background: var(--add); color: var(--add-fg); }
-.l.del { background: var(--del); color: var(--del-fg); }
-.l.add mark { background: var(--add-mark); color: inherit; }
-.l.del mark { background: var(--del-mark); color: inherit; }
-.l .n { color: var(--muted); user-select: none; } .l.skip { color: var(--muted); }
-figure { margin: 8px 0; } figure img { max-width: 100%; height: auto; border-radius: 4px;
-  border: 1px solid var(--border); }
-footer { margin-top: 32px; color: var(--muted); font-size: 12px; text-align: center; }
-"""
+_TAG_SVG = (
+    '<svg class="ico" viewBox="0 0 16 16" aria-hidden="true"><path fill="currentColor" '
+    'fill-rule="evenodd" d="M1 1.5V7l8 8 6-6-8-8H1.5zM4.5 3a1.5 1.5 0 1 1 0 3 '
+    '1.5 1.5 0 0 1 0-3z"/></svg>'
+)
+_TOC_WORDS = 60
+_MD_MARKS = re.compile(r"`+|\*\*|__|^\s{0,3}(?:#{1,6}|>)\s*", re.M)
 
 
 def _validate_link(url: str) -> bool:
@@ -127,13 +60,26 @@ def _link_rule(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
     return self.renderToken(tokens, idx, options, env)
 
 
-def _markdown() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "breaks": True, "linkify": False})
+def _markdown(hl: Highlighter) -> MarkdownIt:
+    md = MarkdownIt(
+        "commonmark",
+        {"html": False, "breaks": True, "linkify": False, "highlight": _fence_highlighter(hl)},
+    )
     md.enable(["table", "strikethrough"])
+    md.use(tasklists_plugin)
     md.validateLink = _validate_link  # type: ignore[method-assign]
     md.add_render_rule("image", _image_rule)
     md.add_render_rule("link_open", _link_rule)
     return md
+
+
+def _fence_highlighter(hl: Highlighter) -> Any:
+    def highlight(code: str, lang: str, _attrs: str) -> str:
+        # markdown-it wraps the result in <pre><code class="language-…">; "" keeps it plain.
+        name = lang.strip().split(maxsplit=1)[0] if lang.strip() else ""
+        return hl.html(code, name) if name else ""
+
+    return highlight
 
 
 def _mark(a: str, b: str) -> tuple[str, str]:
@@ -182,21 +128,93 @@ def diff_html(diff: str) -> str:
     return '<pre class="diff">' + "".join(out) + "</pre>"
 
 
+def _badge_label(label: str) -> str:
+    return f'<span class="badge label" title="label">{_TAG_SVG}{escape(label)}</span>'
+
+
 class _Writer:
-    def __init__(self) -> None:
-        self.md = _markdown()
+    def __init__(self, ids: set[str]) -> None:
+        self.hl = Highlighter()
+        self.md = _markdown(self.hl)
+        self.ids = ids
+        """Entry ids that have an anchor on the page."""
+        self.outputs = 0
+        """Tool calls and shell commands drawn with their output."""
+        self.expandable = 0
+        """Outputs cut to a preview, with the whole behind them."""
+        self.previews_only = False
+        """The page has more code than the highlighting budget: highlight previews only."""
+
+    def pre(self, text: str, lang: str, status: str = "", *, html: str | None = None) -> str:
+        cls = f' class="language-{escape(lang)}"' if lang else ""
+        st = f" {escape(status)}" if status else ""
+        body = self.hl.html(text, lang) if html is None else html
+        return f'<pre class="code{st}"><code{cls}>{body}</code></pre>'
+
+    def code(self, p: Part) -> str:
+        if not p.full:
+            pre = self.pre(p.text, p.lang, p.status)
+            if p.more < 0:
+                return f'<p class="more">{more_text(p.more)}</p>{pre}'
+            return pre + (f'<p class="more">{more_text(p.more)}</p>' if p.more > 0 else "")
+        self.expandable += 1
+        # The preview is the summary; the whole text is one click away. Highlight the whole
+        # once and take the preview's lines from it (spans close at each line end); on a page
+        # with more code than the budget, highlight only the previews, which show first.
+        full_html = self.hl.html(p.full, "" if self.previews_only else p.lang)
+        k = p.text.count("\n") + 1
+        tail = p.more < 0
+
+        def cut(text: str) -> str:  # the first (or last) k lines, without splitting them all
+            return "\n".join(text.rsplit("\n", k)[-k:] if tail else text.split("\n", k)[:k])
+
+        if not self.previews_only and cut(p.full) == p.text:
+            pre = self.pre(p.text, p.lang, p.status, html=cut(full_html))
+        else:  # preview lines were shortened, or only previews are highlighted
+            pre = self.pre(p.text, p.lang, p.status)
+        n = p.full.count("\n") + 1
+        more = (
+            f'<span class="more"><span class="c">▸ {more_text(p.more)} · show all</span>'
+            f'<span class="o">▾ all {n:,} lines · hide</span></span>'
+        )
+        summary = more + pre if p.more < 0 else pre + more
+        cap = ""
+        if p.capped:
+            where = "earlier" if p.more < 0 else "further"
+            cap = (
+                f'<p class="note">… {p.capped:,} {where} characters are not kept in this page '
+                f"(one block keeps up to {FULL_CAP:,}).</p>"
+            )
+        body = self.pre(p.full, p.lang, p.status, html=full_html)
+        body = cap + body if p.more < 0 else body + cap
+        return f'<details class="out"><summary>{summary}</summary>{body}</details>'
+
+    def tool(self, p: Part) -> str:
+        st = escape(p.status)
+        info = escape(_STATUS.get(p.status, p.status)) + (f" · {escape(p.info)}" if p.info else "")
+        label = _badge_label(p.label) if p.label else ""
+        ids = [f"entry-{a}" for a in p.anchors]
+        ident = f' id="{escape(ids[0])}"' if ids else ""
+        extra = "".join(f'<a id="{escape(x)}"></a>' for x in ids[1:])
+        head = (
+            f'<span class="tool-title">{escape(p.title)}</span>{label}'
+            f'<span class="st {st}">{info}</span>'
+        )
+        kids = "".join(self.part(c) for c in p.children)
+        self.outputs += bool(kids)
+        if not kids:
+            return f'<div class="tool {st}"{ident}><div class="tool-head">{head}</div>{extra}</div>'
+        return (
+            f'<details class="tool {st}" open{ident}><summary class="tool-head">{head}</summary>'
+            f"{extra}{kids}</details>"
+        )
 
     def part(self, p: Part) -> str:
         k = p.kind
         if k == "markdown":
             return f'<div class="md">{self.md.render(p.text)}</div>'
         if k == "code":
-            cls = f' class="language-{escape(p.lang)}"' if p.lang else ""
-            st = f" {escape(p.status)}" if p.status else ""
-            pre = f'<pre class="code{st}"><code{cls}>{escape(p.text)}</code></pre>'
-            if p.more < 0:
-                return f'<p class="more">{more_text(p.more)}</p>{pre}'
-            return pre + (f'<p class="more">{more_text(p.more)}</p>' if p.more > 0 else "")
+            return self.code(p)
         if k == "diff":
             return diff_html(p.text)
         if k in ("wrapper", "details"):
@@ -206,7 +224,7 @@ class _Writer:
             body = f"<summary>Thinking</summary><div>{escape(p.text)}</div>"
             return f'<details class="thinking" open>{body}</details>'
         if k == "redacted":
-            return f'<p class="note">⊘ {escape(p.text)}</p>'
+            return f'<p class="note thinking">⊘ {escape(p.text)}</p>'
         if k == "image" and p.image is not None:
             img = p.image
             if img.data is None:
@@ -216,27 +234,26 @@ class _Writer:
             src = f"data:{img.mime};base64,{b64}"
             return f'<figure><img src="{escape(src)}" alt="{escape(alt)}"></figure>'
         if k == "tool":
-            st = escape(p.status)
-            info = escape(_STATUS.get(p.status, p.status)) + (
-                f" · {escape(p.info)}" if p.info else ""
-            )
-            head = (
-                f'<div class="tool-head"><span class="tool-title">▸ {escape(p.title)}</span>'
-                f'<span class="st {st}">{info}</span></div>'
-            )
-            kids = "".join(self.part(c) for c in p.children)
-            return f'<div class="tool {st}">{head}{kids}</div>'
+            return self.tool(p)
         if k == "note":
             return f'<p class="note {escape(p.status)}">{escape(p.text)}</p>'
         return ""
 
+    def badge(self, s: Section, text: str, kind: str) -> str:
+        if s.from_id and text == f"from {s.from_id}" and s.from_id in self.ids:
+            href = escape(f"#entry-{s.from_id}")
+            return f'<a class="badge {escape(kind)}" href="{href}">{escape(text)}</a>'
+        return f'<span class="badge {escape(kind)}">{escape(text)}</span>'
+
     def section(self, s: Section) -> str:
+        extra = "".join(f'<a id="{escape("entry-" + a)}"></a>' for a in s.anchors)
         if s.kind == "divider":
-            label = f' <span class="badge label">🏷 {escape(s.label)}</span>' if s.label else ""
-            return f'<div class="divider">{escape(s.title)}{label}</div>'
-        badges = [f'<span class="badge label">🏷 {escape(s.label)}</span>'] if s.label else []
-        badges += [f'<span class="badge {escape(k)}">{escape(t)}</span>' for t, k in s.badges]
-        anchor = escape("e-" + s.entry_id)
+            label = f" {_badge_label(s.label)}" if s.label else ""
+            ident = f' id="{escape("entry-" + s.entry_id)}"' if s.entry_id else ""
+            return f'<div class="divider"{ident}>{extra}{escape(s.title)}{label}</div>'
+        badges = [_badge_label(s.label)] if s.label else []
+        badges += [self.badge(s, t, k) for t, k in s.badges]
+        anchor = escape("entry-" + s.entry_id)
         meta = escape(s.time) + (
             f' <a href="#{anchor}">#{escape(s.entry_id)}</a>' if s.entry_id else ""
         )
@@ -245,24 +262,152 @@ class _Writer:
             f'<span class="meta">{meta}</span></div>'
         )
         body = "\n".join(self.part(p) for p in s.parts)
+        self.outputs += s.kind == "bash" and len(s.parts) > 1
         cls = escape(s.kind) + (" compacted" if ("compacted", "dim") in s.badges else "")
+        cls += " error" if s.error else ""
         ident = f' id="{anchor}"' if s.entry_id else ""
-        return f'<section class="msg {cls}"{ident}>{head}\n{body}</section>'
+        return f'<section class="msg {cls}"{ident}>{extra}{head}\n{body}</section>'
 
 
-def render_html(doc: Doc, *, generator: str = "piview") -> str:
-    """The document as one self-contained HTML page (inline CSS, no scripts, no remote loads)."""
-    w = _Writer()
+def _first_words(s: Section) -> str:
+    for p in s.parts:
+        if p.kind == "markdown":
+            # Plain words: the Markdown marks a reader would not see on the page.
+            line = " ".join(_MD_MARKS.sub("", p.text).split())
+            return line if len(line) <= _TOC_WORDS else line[: _TOC_WORDS - 1] + "…"
+    return "(no text)"
+
+
+def _errors(s: Section) -> list[str]:
+    """Anchors (entry ids) of what failed in the section: the entry, or its failed tool calls."""
+    out = [s.entry_id] if s.error else []
+    for p in s.parts:
+        if p.kind == "tool" and p.status == "error":
+            out.append(p.anchors[0] if p.anchors else s.entry_id)
+    return [e for e in out if e]
+
+
+def toc_html(doc: Doc) -> tuple[str, int]:
+    """The contents list and the number of user turns.
+
+    One line per user turn (its first words, a mark linking its first error), and one per
+    compaction and branch summary, each a link to its entry.
+    """
+    items: list[tuple[str, str, str, list[str]]] = []  # kind, anchor, text, errors
+    turn = 0
+    for s in doc.sections:
+        if s.kind == "user":
+            turn += 1
+            items.append(("turn", s.entry_id, _first_words(s), []))
+        elif s.kind in ("compaction", "summary"):
+            text = "⇲ compaction" if s.kind == "compaction" else "⎇ branch summary"
+            items.append(("mark", s.entry_id, text, []))
+        errs = _errors(s)
+        if errs:
+            if not items or items[-1][0] != "turn":
+                items.append(("turn", s.entry_id, "(before the first message)", []))
+            items[-1][3].extend(errs)
+    lines = []
+    numbered = 0  # marks are not numbered: each turn says its number
+    for kind, anchor, text, errs in items:
+        href = escape(f"#entry-{anchor}")
+        err = ""
+        if errs:
+            n = len(errs)
+            what = f"{n} error{'' if n == 1 else 's'} in this turn: the first"
+            err = (
+                f' <a class="err" href="{escape("#entry-" + errs[0])}" title="{what}">✗'
+                f"{f' {n}' if n > 1 else ''}</a>"
+            )
+        cls = ' class="mark"' if kind == "mark" else f' value="{numbered + 1}"'
+        numbered += kind != "mark"
+        lines.append(f'<li{cls}><a href="{href}">{escape(text)}</a>{err}</li>')
+    return f'<ol class="toc-list">{"".join(lines)}</ol>', turn
+
+
+def _code_size(sections: list[Section]) -> int:
+    """Characters of the page's code blocks that have a language (what highlighting costs)."""
+    total = 0
+    stack = [p for s in sections for p in s.parts]
+    while stack:
+        p = stack.pop()
+        if p.kind == "code" and p.lang:
+            total += len(p.full or p.text)
+        stack.extend(p.children)
+    return total
+
+
+def _page_ids(doc: Doc) -> set[str]:
+    ids: set[str] = set()
+    for s in doc.sections:
+        ids.update(x for x in (s.entry_id, *s.anchors) if x)
+        ids.update(a for p in s.parts if p.kind == "tool" for a in p.anchors)
+    return ids
+
+
+_TOGGLES = (
+    '<input type="checkbox" class="tg" id="tg-toc" aria-label="show the contents">'
+    '<input type="checkbox" class="tg" id="tg-think" checked aria-label="show thinking">'
+    '<input type="checkbox" class="tg" id="tg-out" checked aria-label="show tool output">'
+    '<input type="checkbox" class="tg" id="tg-full" aria-label="expand all tool output">'
+)
+
+
+def render_html(
+    doc: Doc, *, generator: str = "piview", should_stop: Callable[[], bool] | None = None
+) -> str:
+    """The document as one self-contained HTML page (inline CSS, no scripts, no remote loads).
+
+    A contents list (sticky beside the page on wide screens, behind a button at the top on
+    narrow ones) links every user turn, compaction and branch summary; every entry has an
+    ``entry-<id>`` anchor. The reader can hide thinking or tool output and expand all outputs
+    with CSS-only switches; printing opens everything.
+    """
+    w = _Writer(_page_ids(doc))
+    w.previews_only = _code_size(doc.sections) > w.hl.budget
     facts = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in doc.facts)
-    notes = "".join(f"<li>{escape(n)}</li>" for n in doc.notes)
-    sections = "\n".join(w.section(s) for s in doc.sections)
+    parts: list[str] = []
+    for k, s in enumerate(doc.sections):
+        check_stop(should_stop, k)
+        parts.append(w.section(s))
+    sections = "\n".join(parts)
+    toc, turns = toc_html(doc)
+    notes_list = list(doc.notes)
+    if w.previews_only:
+        notes_list.append(
+            "This page holds more code than is highlighted at export: the previews of tool "
+            "output are highlighted, the whole outputs behind them are plain."
+        )
+    if w.hl.skipped:
+        notes_list.append(
+            f"{w.hl.skipped:,} code blocks are not highlighted: the page's highlighting budget "
+            f"({HL_BUDGET:,} characters) was spent."
+        )
+    notes = "".join(f"<li>{escape(n)}</li>" for n in notes_list)
+    kinds = {p.kind for sec in doc.sections for p in sec.parts}
+    switches = "".join(
+        f'<label class="sw {cls}" for="tg-{cls}" title="{escape(title)}">{text}</label>'
+        for cls, text, title, shown in (
+            ("think", "thinking", "show or hide the model's thinking", "thinking" in kinds),
+            ("out", "tool output", "show tool output, or calls only", w.outputs > 0),
+            ("full", "expand all", "show every output whole", w.expandable > 0),
+        )
+        if shown
+    )
+    switches = f'<div class="toggles">{switches}</div>' if switches else ""
+    nav = (
+        f'<nav class="toc" aria-label="contents"><label class="toc-btn" for="tg-toc">'
+        f"Contents · {turns:,} turn{'' if turns == 1 else 's'}</label>"
+        f'<div class="toc-body">{switches}{toc}</div></nav>'
+    )
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{escape(_CSP)}">\n'
         f'<meta name="generator" content="{escape(generator)}">\n'
-        f"<title>{escape(doc.title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n"
+        f"<title>{escape(doc.title)}</title>\n<style>{css()}</style>\n</head>\n<body>\n"
+        f'<div class="page">{_TOGGLES}\n{nav}\n<main>\n'
         f'<header class="doc"><h1>{escape(doc.title)}</h1><dl class="facts">{facts}</dl>'
         f'<ul class="notes">{notes}</ul></header>\n{sections}\n'
-        f"<footer>Exported by {escape(generator)}</footer>\n</main>\n</body>\n</html>\n"
+        f"<footer>Exported by {escape(generator)}</footer>\n</main>\n</div>\n</body>\n</html>\n"
     )

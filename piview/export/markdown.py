@@ -1,9 +1,11 @@
 """Provides the Markdown writer of ``piview export``.
 
-Message text is written verbatim (it is Markdown already); everything else taken from the
-session (titles, labels, tool output, code) is escaped or fenced so it cannot change the
-document's structure. Images are written as files in ``<out stem>_files/`` next to the output
-and linked with relative paths.
+Message text is Markdown already and is kept as such, but made to render as the HTML export
+shows it: what an HTML-enabled renderer would take as a tag (``my <Widget> component``) is
+escaped outside code, and the message's single line breaks are kept as hard breaks (two
+trailing spaces). Everything else taken from the session (titles, labels, tool output, code)
+is escaped or fenced so it cannot change the document's structure. Images are written as files
+in ``<out stem>_files/`` next to the output and linked with relative paths.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from urllib.parse import quote
+
+from markdown_it import MarkdownIt
 
 from piview.export.doc import Doc, Image, Part, Section, more_text
 
@@ -59,6 +63,68 @@ def close_fences(text: str) -> str:
     return f"{text}\n{opener}" if opener else text
 
 
+_PARSER = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+_TICKS = re.compile(r"`+")
+_LT = re.compile(r"<(?![A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>|[^\s<>@]+@[^\s<>@]+>)")
+"""A ``<`` that does not start an autolink (``<https://…>``, ``<a@b.c>``)."""
+
+
+def _escape_tags(text: str) -> str:
+    """``<`` outside code spans escaped, so that no renderer takes it for HTML."""
+    out: list[str] = []
+    pos = 0
+    while (m := _TICKS.search(text, pos)) is not None:
+        out.append(_LT.sub(r"\\<", text[pos : m.start()]))
+        # A code span runs to the next run of as many backticks; an unmatched run is text.
+        end = re.search(rf"(?<!`){m.group()}(?!`)", text[m.end() :])
+        stop = m.end() + end.end() if end else m.end()
+        out.append(text[m.start() : stop])
+        pos = stop
+    out.append(_LT.sub(r"\\<", text[pos:]))
+    return "".join(out)
+
+
+def message_md(text: str) -> str:
+    """Message Markdown that renders anywhere as the HTML export shows it.
+
+    Code blocks are left alone; elsewhere a ``<`` that would open an HTML tag is escaped, and
+    each line break inside a paragraph becomes a hard break, as the HTML writer's
+    ``breaks`` option draws it.
+    """
+    text = close_fences(text)
+    lines = text.split("\n")
+    code: set[int] = set()
+    breaks: set[int] = set()
+    for tok in _PARSER.parse(text):
+        if tok.map is None:
+            continue
+        start, end = tok.map
+        if tok.type in ("fence", "code_block"):
+            code.update(range(start, end))
+        elif tok.type == "paragraph_open":
+            breaks.update(range(start, end - 1))
+    out: list[str] = []
+    run: list[str] = []
+    for n, line in enumerate(lines):
+        if n in code:
+            if run:
+                out.append(_escape_tags("\n".join(run)))
+                run = []
+            out.append(line)
+            continue
+        if n in breaks and line.strip() and not line.endswith(("  ", "\\")):
+            line = line.rstrip(" ") + "  "
+        run.append(line)
+    if run:
+        out.append(_escape_tags("\n".join(run)))
+    return "\n".join(out)
+
+
+def plain_md(text: str) -> str:
+    """Plain text (not Markdown) as Markdown: every special character escaped, lines kept."""
+    return "  \n".join(_MD_SPECIAL.sub(r"\\\1", ln) for ln in text.split("\n"))
+
+
 def _ext(mime: str) -> str:
     sub = mime.partition("/")[2]
     return {"jpeg": "jpg", "svg+xml": "svg"}.get(sub, re.sub(r"[^a-z0-9]", "", sub)[:10] or "bin")
@@ -90,7 +156,7 @@ class _Writer:
     def part(self, p: Part) -> str:
         k = p.kind
         if k == "markdown":
-            return close_fences(p.text)
+            return message_md(p.text)
         if k == "code":
             before = f"*{more_text(p.more)}*\n\n" if p.more < 0 else ""
             after = f"\n\n*{more_text(p.more)}*" if p.more > 0 else ""
@@ -100,7 +166,8 @@ class _Writer:
         if k == "wrapper":
             return f"> ▸ {esc(p.title)} *(content not included)*"
         if k == "thinking":
-            body = "\n".join("> " + ln if ln else ">" for ln in close_fences(p.text).split("\n"))
+            # The HTML shows thinking as plain text: escape it all, keep its lines.
+            body = "\n".join("> " + ln if ln else ">" for ln in plain_md(p.text).split("\n"))
             return "> **Thinking**\n>\n" + body
         if k == "redacted":
             return f"> *{esc(p.text)}*"
@@ -109,6 +176,7 @@ class _Writer:
         if k == "tool":
             status = _STATUS.get(p.status, p.status)
             info = f" · {esc(p.info)}" if p.info else ""
+            info += f" · 🏷 {esc(p.label)}" if p.label else ""
             head = f"- ▸ {code_span(p.title)} — {status}{info}"
             return "\n\n".join([head, *(self.part(c) for c in p.children)])
         if k == "note":

@@ -102,22 +102,49 @@ class SessionViews(_Screen):
         self.app.push_screen(ContextScreen(self.session, entry))
 
     def action_export(self) -> None:
-        """Export the branch shown as one HTML file in the current directory."""
+        """Export the branch shown as one HTML file in the current directory, in a worker.
+
+        A big session takes seconds to export: the screen stays responsive meanwhile, and says
+        where the file went when it is written.
+        """
         from pathlib import Path
 
-        from piview.export import export_branch
+        from textual.worker import get_current_worker
+
+        from piview.export import ExportCancelled, export_branch
+        from piview.widgets.offthread import compute_off_thread
 
         leaf = self.leaf
-        tag = self.session.ids[leaf][:8] if leaf is not None else "empty"
-        out = Path.cwd() / f"{self.session.path.stem}-{tag}.html"
-        try:
-            written = export_branch(
-                self.session, leaf, fmt="html", tools="preview", thinking=True, out=out
-            )
-        except OSError as exc:
-            self.notify(f"Export failed: {exc}", severity="error", markup=False)
-            return
-        self.notify(f"Exported the branch to {written}", timeout=6, markup=False)
+        session = self.session
+        tag = session.ids[leaf][:8] if leaf is not None else "empty"
+        out = Path.cwd() / f"{session.path.stem}-{tag}.html"
+
+        def compute() -> Path | str:
+            worker = get_current_worker()  # cancelled when the app closes: q quits at once
+            try:
+                return export_branch(
+                    session,
+                    leaf,
+                    fmt="html",
+                    tools="preview",
+                    thinking=True,
+                    out=out,
+                    should_stop=lambda: worker.is_cancelled,
+                )
+            except ExportCancelled:
+                return "cancelled"
+            except (OSError, ValueError) as exc:
+                return str(exc)
+
+        def done(result: Path | str | None) -> None:
+            if isinstance(result, Path):
+                self.notify(f"Exported the branch to {result}", timeout=6, markup=False)
+            else:
+                reason = result or "see the log"
+                self.notify(f"Export failed: {reason}", severity="error", markup=False)
+
+        self.notify(f"Exporting the branch to {out}…", timeout=3, markup=False)
+        compute_off_thread(self, compute, done, group="export", description="Export")
 
     def action_goto(self) -> None:
         """Ask for an entry id (``:``) and show it: on this branch if it is on it, else on

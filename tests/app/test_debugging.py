@@ -970,6 +970,7 @@ async def test_x_exports_the_branch_to_the_current_directory(
     app = open_app("linear.jsonl")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("x")
+        await app.workers.wait_for_complete()
         await pilot.pause()
         out = tmp_path / "linear-a9d93650.html"
         assert out.is_file()
@@ -978,3 +979,31 @@ async def test_x_exports_the_branch_to_the_current_directory(
         assert "HTTP/0.9" in html
         assert any(f"Exported the branch to {out}" in m for m in notes(app))
         assert fixture("linear.jsonl").is_file()  # the session file is untouched
+
+
+async def test_x_exports_off_the_ui_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 50 MB session takes seconds to export: the screen keeps answering meanwhile."""
+    import threading
+
+    monkeypatch.chdir(tmp_path)
+    release = threading.Event()
+    threads: list[threading.Thread] = []
+
+    def slow_export(session: object, leaf: object, *, out: Path, **kwargs: object) -> Path:
+        threads.append(threading.current_thread())
+        release.wait(5)
+        out.write_text("<!DOCTYPE html>")
+        return out
+
+    monkeypatch.setattr("piview.export.export_branch", slow_export)
+    app = open_app("linear.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("x")
+        await pilot.pause()
+        assert any("Exporting the branch to" in m for m in notes(app))
+        assert not release.is_set()
+        release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert threads and threads[0] is not threading.main_thread()
+        assert any("Exported the branch to" in m for m in notes(app))

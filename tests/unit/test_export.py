@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -69,8 +70,9 @@ def test_every_fixture_exports(name: str, fmt: str, tmp_path: Path) -> None:
 def test_default_output_name_in_cwd(tmp_path: Path, monkeypatch, capsys) -> None:
     monkeypatch.chdir(tmp_path)
     assert run_command(["export", str(fixture("linear.jsonl"))]) == 0
-    assert (tmp_path / "linear.md").is_file()
-    assert capsys.readouterr().out.strip() == "linear.md"
+    # HTML by default, as the viewer's x; the absolute path says where the file went.
+    assert (tmp_path / "linear.html").is_file()
+    assert capsys.readouterr().out.strip() == str((tmp_path / "linear.html").resolve())
 
 
 def test_format_follows_output_suffix_and_directory(tmp_path: Path) -> None:
@@ -214,7 +216,7 @@ def test_html_escapes_everything_from_the_file(write_session, tmp_path: Path) ->
     assert "&lt;script&gt;" in html
     assert 'href="javascript' not in low
     assert not re.search(r"<[^>]*\bon(error|load)=", low)  # no event handler in any tag
-    assert "<img src=x" not in low and "<svg" not in low
+    assert "<img src=x" not in low and "<svg onload" not in low
     assert "<i>t</i>" not in html and "<b>bold</b>" not in html
     assert all(s.startswith("data:") for s in re.findall(r'<img src="([^"]*)"', html))
     assert 'href="https://tracker.example/p.png"' in html  # a remote image becomes a link
@@ -232,7 +234,7 @@ def test_markdown_fences_survive_backticks(write_session, tmp_path: Path) -> Non
                          "isError": False, "timestamp": 3}),
     ]  # fmt: skip
     md = run(write_session(lines), tmp_path / "o.md", "--tools", "full")
-    assert "`````\n```\nx\n````\ny\n`````" in md
+    assert "`````markdown\n```\nx\n````\ny\n`````" in md
 
 
 def test_ansi_and_control_characters_are_stripped(write_session, tmp_path: Path) -> None:
@@ -260,11 +262,15 @@ def test_tools_modes_differ(tmp_path: Path) -> None:
     assert first in texts["full"] and last in texts["full"]
     assert len(texts["none"]) < len(texts["preview"]) < len(texts["full"])
     html = {m: run(src, tmp_path / f"{m}.html", "--tools", m) for m in ("none", "preview", "full")}
-    last_html = "cfg.timeout = float(env[&quot;TINYHTTP_TIMEOUT&quot;])"
-    assert "▸ read src/tinyhttp/config.py" in html["none"]
-    assert "class Config:" not in html["none"] and 'class="diff"' not in html["none"]
-    assert "class Config:" in html["preview"] and last_html not in html["preview"]
-    assert "class Config:" in html["full"] and last_html in html["full"]
+    last_html = last
+    plain = {m: unescape(re.sub(r"<span[^>]*>|</span>", "", t)) for m, t in html.items()}
+    assert '<span class="tool-title">read src/tinyhttp/config.py</span>' in html["none"]
+    assert "class Config:" not in plain["none"] and 'class="diff"' not in html["none"]
+    # preview: the first lines shown, the whole kept behind them in a <details>
+    assert "class Config:" in plain["preview"] and last_html in plain["preview"]
+    assert plain["preview"].index(last_html) > plain["preview"].index('<details class="out">')
+    assert "class Config:" in plain["full"] and last_html in plain["full"]
+    assert '<details class="out">' not in html["full"]
 
 
 def test_edit_diffs_and_errors(tmp_path: Path) -> None:
@@ -322,7 +328,7 @@ def test_wrappers(write_session, tmp_path: Path) -> None:
     src = write_session([header_line(), msg("u1", None, user(text))])
     html = run(src, tmp_path / "o.html")
     assert '<details class="wrapper"><summary>file src/a.py (2 lines)</summary>' in html
-    assert "print(2)" in html
+    assert "print(2)" in re.sub(r"<[^>]+>", "", html)
     md = run(src, tmp_path / "o.md")
     assert "> ▸ file src/a.py (2 lines)" in md
     assert "print(2)" not in md and "thanks" in md
@@ -365,16 +371,24 @@ def test_refuses_to_overwrite_the_session(write_session, tmp_path: Path) -> None
         run_command(["export", str(src), "-o", str(src)])
     with pytest.raises(CliError, match="session file"):
         run_command(
-            ["export", str(src), "-o", str(src.parent)]
+            ["export", str(src), "--format", "md", "-o", str(src.parent)]
         )  # the default name s.md is the session
     assert src.read_bytes() == before
 
 
 def test_unwritable_output_is_a_cli_error(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("x")
     with pytest.raises(CliError, match="cannot export"):
         run_command(
-            ["export", str(fixture("linear.jsonl")), "-o", str(tmp_path / "missing" / "o.md")]
+            ["export", str(fixture("linear.jsonl")), "-o", str(tmp_path / "a-file" / "o.md")]
         )
+
+
+@pytest.mark.parametrize("fmt", ["md", "html"])
+def test_missing_output_folders_are_created(fmt: str, tmp_path: Path) -> None:
+    out = tmp_path / "some" / "new" / "dir" / f"x.{fmt}"
+    assert run(fixture("images.jsonl"), out).strip()
+    assert out.is_file()
 
 
 def test_invalid_base64_never_crashes(write_session, tmp_path: Path) -> None:
