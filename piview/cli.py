@@ -79,6 +79,12 @@ def _print_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="include hidden content (display:false messages, extension state)",
     )
+    p.add_argument(
+        "--system",
+        choices=("preview", "full"),
+        default="preview",
+        help="system messages: their first lines and a line count (default), or whole",
+    )
     return p
 
 

@@ -39,6 +39,7 @@ def run(args: argparse.Namespace, console: Console | None = None) -> int:
         thinking=args.thinking,
         tools=args.tools,
         hidden=args.hidden,
+        system=args.system,
         console=console or PipeConsole(highlight=False),
     )
     return 0
