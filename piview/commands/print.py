@@ -33,6 +33,10 @@ def run(args: argparse.Namespace, console: Console | None = None) -> int:
     # Same --leaf rule as the other commands: the branch through that entry, down to its
     # newest leaf (errors for unknown or ambiguous ids are raised there).
     leaf, _entry = resolve_branch(session, args.leaf, args.file)
+    if console is None:
+        console = PipeConsole(highlight=False)
+        # Pinned once: Rich would otherwise ask the terminal its size at every item.
+        console.size = console.size
     print_branch(
         session,
         leaf,
@@ -40,6 +44,6 @@ def run(args: argparse.Namespace, console: Console | None = None) -> int:
         tools=args.tools,
         hidden=args.hidden,
         system=args.system,
-        console=console or PipeConsole(highlight=False),
+        console=console,
     )
     return 0

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, Group
 from rich.segment import Segment, SegmentLines
 
 from piview.export.doc import ToolsMode
 from piview.render.item import ItemList
-from piview.render.items import Item, build_items, render_header, render_item
+from piview.render.items import Item, build_items, print_lines, render_header
 from piview.render.plain import plain_output
 from piview.render.roles._common import BODY_INDENT, more_line
 
@@ -92,29 +92,31 @@ def _print_items(
 ) -> None:
     """Each item, as soon as it is drawn (the output streams), a blank line between two."""
     width = max(20, console.width)
+    # Lines already fit the page: written as they are, without another pass to cut them
+    # (only a console narrower than the narrowest page, 20 columns, still cuts).
+    crop = console.width < width
     first = True
     for item in items:
         if not first:
-            console.print()
+            console.line()  # the blank line between items, without a render pass
         first = False
         expanded = _expanded(item, thinking=thinking, tools=tools)
         if tools == "none" and item.kind in _TOOL_KINDS:
             # In a Group: printed bare, a Text would wrap instead of being cut to one line.
             console.print(Group(render_header(session, item, expanded=False, width=width)))
-        elif item.kind == "system" and system == "preview":
-            _print_preview(console, render_item(session, item, expanded=True, width=width))
-        else:
-            console.print(render_item(session, item, expanded=expanded, width=width))
+            continue
+        lines = print_lines(session, item, expanded=expanded, width=width, console=console)
+        if item.kind == "system" and system == "preview":
+            lines = _preview(console, lines)
+        console.print(SegmentLines(lines, new_lines=True), crop=crop)
 
 
-def _print_preview(console: Console, renderable: RenderableType) -> None:
+def _preview(console: Console, lines: list[list[Segment]]) -> list[list[Segment]]:
     """The header and the first :data:`SYSTEM_PREVIEW_LINES` lines, and how many were left."""
-    lines = console.render_lines(renderable, pad=False, new_lines=False)
     body = len(lines) - 1
     if body <= SYSTEM_PREVIEW_LINES + 1:  # a note would take the line it saves
-        console.print(SegmentLines(lines, new_lines=True))
-        return
+        return lines
     kept = lines[: 1 + SYSTEM_PREVIEW_LINES]
     note = more_line(body - SYSTEM_PREVIEW_LINES)
     kept.append([Segment(" " * BODY_INDENT), *note.render(console, end="")])
-    console.print(SegmentLines(kept, new_lines=True))
+    return kept

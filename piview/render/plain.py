@@ -23,10 +23,8 @@ from rich.text import Text
 if TYPE_CHECKING:
     from rich.markdown import Markdown
 
-__all__ = ["PLAIN_LEXER", "is_plain", "markdown_class", "plain_code", "plain_output"]
+__all__ = ["is_plain", "markdown_class", "plain_code", "plain_output"]
 
-PLAIN_LEXER = "text"
-"""The lexer code gets in plain mode: one token per line, no regular expressions run."""
 
 _PLAIN: ContextVar[bool] = ContextVar("piview_plain_output", default=False)
 
@@ -93,12 +91,20 @@ def markdown_class(plain: bool) -> type[Markdown]:
     if not plain:
         return SharedParserMarkdown
 
+    from pygments.lexers.special import TextLexer  # type: ignore[import-untyped]
+
+    # The plain-text lexer as Syntax would build it by name (one token, no regular
+    # expressions), built once: looking a lexer up by name costs more than lexing a block.
+    text_lexer = TextLexer(stripnl=False, ensurenl=True, tabsize=SYNTAX_TAB_SIZE)
+
     class PlainCodeBlock(CodeBlock):
         """A fenced or indented code block laid out without lexing its language."""
 
         @classmethod
         def create(cls, markdown: Markdown, token: Any) -> CodeBlock:
-            return cls(PLAIN_LEXER, markdown.code_theme)
+            block = cls("text", markdown.code_theme)
+            block.lexer_name = text_lexer  # type: ignore[assignment]  # Syntax takes a Lexer
+            return block
 
     class PlainMarkdown(SharedParserMarkdown):
         """Markdown whose code blocks are laid out as plain text (no colour to choose)."""

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from piview.cli import main
-from tests.conftest import corpus_files
+from tests.conftest import CORPUS, FIXTURES, corpus_files
 from tests.pi_reference.pi import (
+    ANSWERS,
     FIXTURE_FILES,
     compact,
     file_digest,
@@ -35,20 +36,33 @@ def piview_context(path: Path, at: str | None, capsys: pytest.CaptureFixture[str
 
 
 def _files() -> list[Any]:
-    return [pytest.param(p, id=f"{p.parent.name}/{p.name}") for p in FIXTURE_FILES] + [
-        pytest.param(p, id=f"corpus/{p.parent.name}/{p.name}") for p in corpus_files()
-    ]
-
-
-def _corpus_expected() -> set[str]:
-    """Names of the corpus answers: their tests must exist (or skip) even without the corpus."""
-    return {"pi-0.73__branches", "pi-0.73__tools", "pi-mono__before-compaction"}
+    """Every session Pi answered for: the fixtures, and the corpus files (skipped if absent)."""
+    params = [pytest.param(p, id=f"{p.parent.name}/{p.name}") for p in FIXTURE_FILES]
+    for answer in sorted(ANSWERS.glob("*.json")):
+        if answer.name.startswith(f"{FIXTURES.name}__"):
+            continue
+        source = json.loads(answer.read_text())["file"]
+        path = CORPUS / source
+        mark = pytest.mark.skipif(not path.is_file(), reason=f"corpus file {source} absent")
+        params.append(pytest.param(path, id=f"corpus/{source}", marks=mark))
+    return params
 
 
 def test_answers_exist_without_the_corpus() -> None:
-    """The stored answers are in the repository, whether or not the corpus is here."""
-    here = {p.stem for p in (Path(__file__).parent / "answers").glob("*.json")}
-    assert _corpus_expected() | {"pi-mono__large-session"} <= here
+    """Pi's answers for the corpus are in the repository, whether or not the corpus is here."""
+    here = {p.stem for p in ANSWERS.glob("*.json")}
+    assert {
+        "pi-0.73__branches",
+        "pi-0.73__tools",
+        "pi-mono__before-compaction",
+        "pi-mono__large-session",
+    } <= here
+
+
+def test_every_corpus_file_has_an_answer() -> None:
+    """A corpus file added later must get Pi's answers too (python -m tests.pi_reference.pi)."""
+    for path in corpus_files():
+        assert stored(path) is not None, path
 
 
 @pytest.mark.parametrize("path", _files())

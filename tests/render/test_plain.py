@@ -161,19 +161,19 @@ def test_print_streams_item_by_item() -> None:
             events.append("write")
             return super().write(s)
 
-    real = text_writer.render_item
+    real = text_writer.print_lines
 
     def recording(*args: object, **kw: object):  # type: ignore[no-untyped-def]
         events.append("render")
         return real(*args, **kw)  # type: ignore[arg-type]
 
-    text_writer.render_item = recording  # type: ignore[assignment]
+    text_writer.print_lines = recording  # type: ignore[assignment]
     try:
         session = load_session(fixture("edit_tools.jsonl"))
         c = Console(width=100, file=Recorder(), color_system=None)
         print_branch(session, None, thinking=True, tools="full", hidden=False, console=c)
     finally:
-        text_writer.render_item = real
+        text_writer.print_lines = real
     renders = [k for k, e in enumerate(events) if e == "render"]
     assert len(renders) > 3
     assert "write" in events[renders[0] : renders[1]]
