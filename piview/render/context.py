@@ -23,9 +23,10 @@ def print_context(data: dict[str, Any], *, console: Console | None = None) -> No
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")
     head.add_column()
-    head.add_row("at", Text(data["at"]))
-    head.add_row("thinking", Text(data["thinking_level"]))
-    head.add_row("model", Text(model_text))
+    # Everything comes from the file: sanitised, so no escape sequence reaches the terminal.
+    head.add_row("at", Text(sanitize_line(data["at"])))
+    head.add_row("thinking", Text(sanitize_line(data["thinking_level"])))
+    head.add_row("model", Text(sanitize_line(model_text)))
     messages = data["messages"]
     sent = sum(1 for m in messages if m["sent"])
     head.add_row("messages", f"{len(messages)} built, {sent} sent")
@@ -34,13 +35,13 @@ def print_context(data: dict[str, Any], *, console: Console | None = None) -> No
     if system is not None:
         console.print(Text("system prompt", style="bold"))
         for p in system["prompts"]:
-            console.print(Text(f"  {p['entry_id']}  {sanitize_line(p['text'])[:200]}"))
+            console.print(Text(sanitize_line(f"  {p['entry_id']}  {p['text']}")[:200]))
         for name, sec in system["sections"].items():
-            console.print(Text(f"  § {name}: {sanitize_line(sec['text'])[:160]}"))
+            console.print(Text(sanitize_line(f"  § {name}: {sec['text']}")[:160]))
         for name in system["removed_sections"]:
-            console.print(Text(f"  § {name}: removed"))
+            console.print(Text(sanitize_line(f"  § {name}: removed")))
         tools = ", ".join(t["name"] for t in system["tools"]) or "none"
-        console.print(Text(f"  tools: {tools}"))
+        console.print(Text(sanitize_line(f"  tools: {tools}")))
     table = Table(show_edge=False, pad_edge=False, expand=True)
     table.add_column("#", justify="right")
     table.add_column("entry", no_wrap=True)
@@ -53,7 +54,7 @@ def print_context(data: dict[str, Any], *, console: Console | None = None) -> No
         # Text, not str: a str cell would be parsed as Rich markup ("[git-context]").
         table.add_row(
             str(n),
-            Text(m["entry_id"]),
+            Text(sanitize_line(m["entry_id"])),
             Text(sanitize_line(role)),
             tokens,
             Text(sanitize_line(m["text"])[:300]),

@@ -163,3 +163,19 @@ def test_readable_list(session: Path, capsys) -> None:
 def test_empty_file_is_an_error(write_session, capsys) -> None:
     assert main(["context", str(write_session([H]))]) == 2
     assert "has no entries" in capsys.readouterr().err
+
+
+def test_readable_list_writes_no_escape_from_the_file(write_session, capsys) -> None:
+    """Ids, settings and texts come from the file: none may move the terminal's cursor."""
+    path = write_session(
+        [
+            H,
+            E("\x1b[2Ja", None, message={"role": "user", "content": "hi \x1b[31mred"}),
+            E("b", "\x1b[2Ja", "thinking_level_change", thinkingLevel="\x1b[31mhigh"),
+            E("c", "b", "model_change", provider="\x1b]0;x\x07p", modelId="m"),
+        ]
+    )
+    assert main(["context", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "high" in out and "red" in out
