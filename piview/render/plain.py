@@ -1,10 +1,10 @@
 """Provides plain mode: drawing for a console without colour (``piview print`` into a pipe).
 
 Without colour, styles are dropped when the text is written, so the work that only chooses
-styles can be skipped: code is not lexed by Pygments (a file's content is laid out as the
-same lines in one Text, a Markdown code block as the same Syntax with the plain-text lexer),
-JSON is not highlighted. What is
-drawn is the same text at the same places; only the colour work is left out.
+styles can be skipped: code is not lexed by Pygments (a file's content and a Markdown code
+block are laid out as the same lines in one Text, without Syntax's console pass per line),
+JSON is not highlighted. What is drawn is the same text at the same places; only the colour
+work is left out.
 
 :func:`markdown_class` also gives Rich's Markdown a parser made once: Rich builds a new
 markdown-it parser (its rule chains compiled) for every message otherwise.
@@ -16,11 +16,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from rich.padding import Padding
 from rich.text import Text
 
 if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions, RenderResult
     from rich.markdown import Markdown
 
 __all__ = ["is_plain", "markdown_class", "plain_code", "plain_output"]
@@ -91,20 +93,15 @@ def markdown_class(plain: bool) -> type[Markdown]:
     if not plain:
         return SharedParserMarkdown
 
-    from pygments.lexers.special import TextLexer  # type: ignore[import-untyped]
-
-    # The plain-text lexer as Syntax would build it by name (one token, no regular
-    # expressions), built once: looking a lexer up by name costs more than lexing a block.
-    text_lexer = TextLexer(stripnl=False, ensurenl=True, tabsize=SYNTAX_TAB_SIZE)
-
     class PlainCodeBlock(CodeBlock):
-        """A fenced or indented code block laid out without lexing its language."""
+        """A fenced or indented code block laid out as the same lines, unlexed."""
 
-        @classmethod
-        def create(cls, markdown: Markdown, token: Any) -> CodeBlock:
-            block = cls("text", markdown.code_theme)
-            block.lexer_name = text_lexer  # type: ignore[assignment]  # Syntax takes a Lexer
-            return block
+        def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+            # Rich draws Syntax(code, word_wrap=True, padding=1) on the theme's background:
+            # lines padded to the width, inside a padding of one; the same, as one Text.
+            code = str(self.text).rstrip()
+            text = Text(code.expandtabs(SYNTAX_TAB_SIZE), justify="left", tab_size=SYNTAX_TAB_SIZE)
+            yield Padding(text, 1)
 
     class PlainMarkdown(SharedParserMarkdown):
         """Markdown whose code blocks are laid out as plain text (no colour to choose)."""

@@ -46,6 +46,20 @@ def test_plain_code_lays_out_what_syntax_draws() -> None:
         assert got == expected, (code, width)
 
 
+def test_plain_markdown_code_blocks_are_richs_without_lexing() -> None:
+    """A Markdown code block in plain mode: the lines (padding included) Rich's Syntax draws."""
+    rnd = random.Random(11)
+    pieces = ["a", "bb", "  ", "\t", "\n", "x" * 30, "é", "漢字", " ", "\n\n", "-"]
+    plain_md = markdown_class(True)
+    for _ in range(600):
+        code = "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 40))).strip("\n") or "x"
+        text = f"Before `x`:\n\n```python\n{code}\n```\n\nafter\n"
+        width = rnd.randint(8, 100)
+        ours = _lines(plain_md(text, code_theme=CODE_THEME, hyperlinks=False), width)
+        rich = _lines(Markdown(text, code_theme=CODE_THEME, hyperlinks=False), width)
+        assert ours == rich, (code, width)
+
+
 def test_shared_parser_markdown_is_richs_markdown() -> None:
     """Same attributes, same tokens and the same drawing as Rich's own Markdown."""
     text = (
