@@ -50,6 +50,22 @@ def _tools_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _context_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="piview context",
+        description=(
+            "Show what Pi would send to the model if the session continued from an entry: "
+            "the thinking level, the model, the system prompt and every message."
+        ),
+    )
+    p.add_argument("file", help="a Pi session file (.jsonl)")
+    p.add_argument(
+        "--at", metavar="ID", help="the entry (id or unique prefix; default: the current leaf)"
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object (for scripts)")
+    return p
+
+
 def _print_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="piview print",
@@ -62,6 +78,12 @@ def _print_parser() -> argparse.ArgumentParser:
         "--hidden",
         action="store_true",
         help="include hidden content (display:false messages, extension state)",
+    )
+    p.add_argument(
+        "--system",
+        choices=("preview", "full"),
+        default="preview",
+        help="system messages: their first lines and a line count (default), or whole",
     )
     return p
 
@@ -98,7 +120,7 @@ def _view_parser() -> argparse.ArgumentParser:
         description="A terminal viewer for Pi coding-agent session files.",
         epilog=(
             "subcommands: piview info FILE [--json] | piview print FILE | "
-            "piview tools FILE | piview export FILE  (each has --help)"
+            "piview tools FILE | piview export FILE | piview context FILE  (each has --help)"
         ),
     )
     p.add_argument(
@@ -131,6 +153,7 @@ _PARSERS: dict[str, Callable[[], argparse.ArgumentParser]] = {
     "print": _print_parser,
     "tools": _tools_parser,
     "export": _export_parser,
+    "context": _context_parser,
 }
 SUBCOMMANDS = tuple(_PARSERS)
 """The subcommands; anything else on the command line is the viewer's (a file, a flag)."""

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = ["CliError", "load", "resolve_branch", "save_indexes"]
+__all__ = ["CliError", "load", "resolve_branch", "resolve_entry", "save_indexes"]
 
 
 class CliError(Exception):
@@ -54,16 +54,26 @@ def save_indexes() -> None:
             pass
 
 
-def resolve_branch(session: Session, ref: str | None, path: str) -> tuple[int | None, int | None]:
-    """``(leaf, entry)`` for ``--leaf ref``: the branch through ``entry`` down to its newest
-    leaf. Without a ref: the current leaf. Raises :class:`CliError` when ``ref`` is unknown."""
-    if not ref:
-        return session.tree.leaf, None
+def resolve_entry(session: Session, ref: str, path: str, flag: str = "--leaf") -> int:
+    """The entry whose id is ``ref`` or starts with it.
+
+    Raises:
+        CliError: no entry matches ``ref``, or several do (``flag`` names the option).
+    """
     entry = session.find(ref)
     if entry is None:
         matches = session.find_all(ref)
         if matches:
             shown = ", ".join(matches[:8]) + (" …" if len(matches) > 8 else "")
-            raise CliError(f"--leaf {ref} is ambiguous: {shown}")
+            raise CliError(f"{flag} {ref} is ambiguous: {shown}")
         raise CliError(f"no entry with id {ref!r} in {path}")
+    return entry
+
+
+def resolve_branch(session: Session, ref: str | None, path: str) -> tuple[int | None, int | None]:
+    """``(leaf, entry)`` for ``--leaf ref``: the branch through ``entry`` down to its newest
+    leaf. Without a ref: the current leaf. Raises :class:`CliError` when ``ref`` is unknown."""
+    if not ref:
+        return session.tree.leaf, None
+    entry = resolve_entry(session, ref, path)
     return session.tree.newest_leaf(entry), entry

@@ -33,12 +33,17 @@ def run(args: argparse.Namespace, console: Console | None = None) -> int:
     # Same --leaf rule as the other commands: the branch through that entry, down to its
     # newest leaf (errors for unknown or ambiguous ids are raised there).
     leaf, _entry = resolve_branch(session, args.leaf, args.file)
+    if console is None:
+        console = PipeConsole(highlight=False)
+        # Pinned once: Rich would otherwise ask the terminal its size at every item.
+        console.size = console.size
     print_branch(
         session,
         leaf,
         thinking=args.thinking,
         tools=args.tools,
         hidden=args.hidden,
-        console=console or PipeConsole(highlight=False),
+        system=args.system,
+        console=console,
     )
     return 0

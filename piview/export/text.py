@@ -2,24 +2,40 @@
 
 The same per-role renderers as the transcript view draw each item; the flags choose what is
 expanded. Output goes to whatever Rich console is given: with colour on a terminal, plain
-text when piped (Rich detects that when the console is built with defaults).
+text when piped (Rich detects that when the console is built with defaults). Each item is
+written as soon as it is drawn, so the output streams (``| head`` stops the work early).
+
+What a reader of a printed branch needs is never folded away: branch summaries are printed
+whole, system messages with their text (a long one cut to a preview with a line count,
+unless ``system="full"``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from rich.console import Console, Group
+from rich.segment import Segment, SegmentLines
 
 from piview.export.doc import ToolsMode
-from piview.render.items import Item, build_items, render_header, render_item
+from piview.render.item import ItemList
+from piview.render.items import Item, build_items, print_lines, render_header
+from piview.render.plain import plain_output
+from piview.render.roles._common import BODY_INDENT, more_line
 
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = ["ToolsMode", "print_branch"]
+__all__ = ["SYSTEM_PREVIEW_LINES", "SystemMode", "ToolsMode", "print_branch"]
+
+SystemMode = Literal["preview", "full"]
+"""How system messages are printed: their first lines with a line count, or whole."""
+
+SYSTEM_PREVIEW_LINES = 12
+"""Lines of a system message printed in preview, below its header."""
 
 _TOOL_KINDS = frozenset({"tool", "orphan_result", "bash"})
+_ALWAYS_EXPANDED = frozenset({"branch_summary", "system"})
 
 
 def _expanded(item: Item, *, thinking: bool, tools: str) -> bool:
@@ -27,6 +43,8 @@ def _expanded(item: Item, *, thinking: bool, tools: str) -> bool:
         return thinking
     if item.kind in _TOOL_KINDS:
         return tools == "full"
+    if item.kind in _ALWAYS_EXPANDED:
+        return True
     return item.expanded
 
 
@@ -38,6 +56,7 @@ def print_branch(
     tools: str,
     hidden: bool,
     console: Console,
+    system: SystemMode = "preview",
 ) -> None:
     """Write the branch root→``leaf`` (the file's last entry when ``None``) to ``console``.
 
@@ -49,21 +68,55 @@ def print_branch(
             one-line header) for tool calls, orphan results and ``!`` shell runs.
         hidden: include ``display: false`` custom messages and ``custom`` entries.
         console: where to write; its width is the page width.
+        system: ``preview`` cuts a long system message to its first
+            :data:`SYSTEM_PREVIEW_LINES` lines and counts the rest; ``full`` prints it whole.
     """
     if leaf is None:
         leaf = session.tree.leaf
     if leaf is None:
         return
     items = build_items(session, session.tree.path(leaf), show_hidden=hidden)
+    # Without colour (a pipe, a file), styles are never written: skip choosing them.
+    with plain_output(console.color_system is None):
+        _print_items(session, items, thinking=thinking, tools=tools, system=system, console=console)
+
+
+def _print_items(
+    session: Session,
+    items: ItemList,
+    *,
+    thinking: bool,
+    tools: str,
+    system: SystemMode,
+    console: Console,
+) -> None:
+    """Each item, as soon as it is drawn (the output streams), a blank line between two."""
     width = max(20, console.width)
+    # Lines already fit the page: written as they are, without another pass to cut them
+    # (only a console narrower than the narrowest page, 20 columns, still cuts).
+    crop = console.width < width
     first = True
     for item in items:
         if not first:
-            console.print()
+            console.line()  # the blank line between items, without a render pass
         first = False
         expanded = _expanded(item, thinking=thinking, tools=tools)
         if tools == "none" and item.kind in _TOOL_KINDS:
             # In a Group: printed bare, a Text would wrap instead of being cut to one line.
             console.print(Group(render_header(session, item, expanded=False, width=width)))
-        else:
-            console.print(render_item(session, item, expanded=expanded, width=width))
+            continue
+        lines = print_lines(session, item, expanded=expanded, width=width, console=console)
+        if item.kind == "system" and system == "preview":
+            lines = _preview(console, lines)
+        console.print(SegmentLines(lines, new_lines=True), crop=crop)
+
+
+def _preview(console: Console, lines: list[list[Segment]]) -> list[list[Segment]]:
+    """The header and the first :data:`SYSTEM_PREVIEW_LINES` lines, and how many were left."""
+    body = len(lines) - 1
+    if body <= SYSTEM_PREVIEW_LINES + 1:  # a note would take the line it saves
+        return lines
+    kept = lines[: 1 + SYSTEM_PREVIEW_LINES]
+    note = more_line(body - SYSTEM_PREVIEW_LINES)
+    kept.append([Segment(" " * BODY_INDENT), *note.render(console, end="")])
+    return kept

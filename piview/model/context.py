@@ -65,6 +65,9 @@ class SessionContext:
     thinking_level: str
     model: str | None
     """``provider/model`` in force at the entry."""
+    model_ref: tuple[str | None, str | None] | None = None
+    """``(provider, modelId)`` in force at the entry, exactly as Pi takes it (the last
+    ``model_change`` or assistant message, whatever they hold)."""
 
 
 def _is_context_entry(session: Session, i: int) -> ContextKind | None:
@@ -94,15 +97,19 @@ def build_context(session: Session, at: int | None = None) -> SessionContext:
     nodes = session.nodes
     thinking = "off"
     model: str | None = None
+    model_ref: tuple[str | None, str | None] | None = None
     compaction_pos: int | None = None
     for pos, i in enumerate(path):
         n = nodes[i]
         if n.type == "thinking_level_change" and n.thinking_level:
             thinking = n.thinking_level
-        elif n.type == "model_change" and n.model_id:
-            model = f"{n.provider or '?'}/{n.model_id}"
+        elif n.type == "model_change":
+            model_ref = (n.provider, n.model_id)
+            if n.model_id:
+                model = f"{n.provider or '?'}/{n.model_id}"
         elif n.type == "message" and n.message is not None and n.message.role == "assistant":
             m = n.message
+            model_ref = (m.provider, m.model)
             if m.model:
                 model = f"{m.provider or '?'}/{m.model}"
         elif n.type == "compaction":
@@ -145,6 +152,7 @@ def build_context(session: Session, at: int | None = None) -> SessionContext:
         excluded,
         thinking,
         model,
+        model_ref,
     )
 
 

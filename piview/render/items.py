@@ -52,6 +52,7 @@ __all__ = [
     "build_items",
     "item_lines",
     "item_text",
+    "print_lines",
     "render_header",
     "render_item",
 ]
@@ -299,6 +300,25 @@ def item_lines(
     return console.render_lines(
         renderable, console.options.update_width(width), style=base, pad=True
     )
+
+
+def print_lines(
+    session: Session, item: Item, *, expanded: bool, width: int, console: Console
+) -> list[list[Segment]]:
+    """The lines of one item at ``width`` as ``piview print`` writes them (not padded).
+
+    The same lines as rendering :func:`render_item`'s renderable, in one console pass fewer
+    (that renderable lays its content out once more to catch failures); a failure is the
+    same one-line red notice.
+    """
+    width = max(20, int(width))
+    options = console.options.update_width(width).reset_height()
+    try:
+        head, body = _parts(session, item, expanded, width)
+        content = Group(head, body) if body is not None else Group(head)
+        return console.render_lines(content, options, pad=False)
+    except Exception as exc:  # noqa: BLE001 - a bad entry must never break the output
+        return console.render_lines(_failure(item, exc, width), options, pad=False)
 
 
 def render_header(session: Session, item: Item, *, expanded: bool, width: int) -> Text:

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from piview.model import build_context, system_prompt_state
+from piview.model.context_report import token_shares
 from piview.model.types import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -83,19 +84,6 @@ def _text(content: object) -> str:
     return ""
 
 
-def _context_tokens(session: Session, path: list[int]) -> float | None:
-    """Tokens the model read at the entry: the next assistant turn's input + cache read."""
-    nodes = session.nodes
-    end = path[-1]
-    after = [c for c in session.tree.children[end]] if end >= 0 else []
-    for i in after + path[::-1]:
-        m = nodes[i].message
-        if m is not None and m.role == "assistant" and m.usage is not None:
-            u = m.usage
-            return float(u.input or 0) + float(u.cache_read or 0) + float(u.cache_write or 0)
-    return None
-
-
 def context_renderable(session: Session, at: int) -> Group:
     """The context view's content at entry ``at``."""
     ctx = build_context(session, at)
@@ -134,9 +122,7 @@ def context_renderable(session: Session, at: int) -> Group:
                 style="yellow",
             )
         )
-    total = _context_tokens(session, ctx.path)
-    sizes = [max(1, session.line_length(it.index)) for it in ctx.items]
-    weight = sum(sizes) or 1
+    total, shares = token_shares(session, ctx)
     table = Table(show_edge=False, expand=True, pad_edge=False)
     table.add_column("#", justify="right", width=4)
     table.add_column("entry", width=8, no_wrap=True)
@@ -144,9 +130,9 @@ def context_renderable(session: Session, at: int) -> Group:
     table.add_column("kind", width=22)
     table.add_column("text", ratio=1, no_wrap=True, overflow="ellipsis")
     table.add_column("≈ tokens", justify="right", width=9)
-    for n, (item, size) in enumerate(zip(ctx.items, sizes, strict=True), 1):
+    for n, (item, tokens) in enumerate(zip(ctx.items, shares, strict=True), 1):
         label, text = _preview(session, item)
-        share = fmt_tokens(total * size / weight) if total else "–"
+        share = fmt_tokens(tokens) if tokens is not None else "–"
         # Text, not str: a str cell would be parsed as Rich markup ("[git-context]", "[/x]").
         table.add_row(
             str(n),

@@ -40,6 +40,18 @@ def test_info_json_and_print_on_a_nasty_file(name: str, tmp_path: Path) -> None:
         text = out.stdout.decode("utf-8")
         bad = [c for c in text if (ord(c) < 32 and c != "\n") or 0x7F <= ord(c) <= 0x9F]
         assert not bad, sorted(set(bad))
+    for args in (["--json"], []):
+        out = run_piview(["context", str(path), *args])
+        assert out.returncode == 0, out.stderr.decode(errors="replace")
+        assert b"\x1b" not in out.stdout
+        if args:
+            assert set(json.loads(out.stdout)) == {
+                "at",
+                "thinking_level",
+                "model",
+                "system",
+                "messages",
+            }
 
 
 @pytest.mark.parametrize(
@@ -51,6 +63,8 @@ def test_info_json_and_print_on_a_nasty_file(name: str, tmp_path: Path) -> None:
         ["info", "--json"],
         ["tools", "--json"],
         ["tools"],
+        ["context"],
+        ["context", "--json"],
     ],
 )
 def test_output_into_a_closed_pipe_exits_quietly(command: list[str], tmp_path: Path) -> None:
@@ -70,7 +84,9 @@ def test_output_into_a_closed_pipe_exits_quietly(command: list[str], tmp_path: P
     assert err == b""
 
 
-@pytest.mark.parametrize("command", [[], ["print"], ["info", "--json"], ["tools"]])
+@pytest.mark.parametrize(
+    "command", [[], ["print"], ["info", "--json"], ["tools"], ["context", "--json"]]
+)
 def test_a_missing_file_is_one_line_and_status_2(command: list[str], tmp_path: Path) -> None:
     """No traceback: one line naming the file, on stderr, and status 2."""
     missing = tmp_path / "no-such-session.jsonl"

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from piview.cli import run_command
 from piview.commands.common import CliError
-from piview.export.text import print_branch
+from piview.export.text import SYSTEM_PREVIEW_LINES, print_branch
 from piview.model import load_session
 from tests.conftest import fixture
 from tests.render.helpers import console
@@ -55,3 +57,52 @@ def test_print_command(capsys: pytest.CaptureFixture[str]) -> None:
         run_command(["print", str(fixture("tree_branches.jsonl")), "--leaf", "nope"])
     with pytest.raises(CliError):
         run_command(["print", "/nonexistent/x.jsonl"])
+
+
+def test_print_shows_branch_summaries_whole() -> None:
+    """A branch summary is what the reader of a printed branch needs: never folded."""
+    out = printed("entry_types.jsonl")
+    assert "▾ branch summary" in out
+    assert "Looked at regex-based routing; decided against it." in out
+
+
+def test_print_shows_system_messages(write_session) -> None:
+    """System messages show their text; a long prompt is cut with a count, whole with full."""
+    out = printed("system_prompt.jsonl")
+    assert "You are an expert coding assistant operating inside pi" in out
+    assert "The user is in read-only review mode." in out
+    assert "− tool write" in out
+    prompt = "\n\n".join(f"Rule {n}: be careful." for n in range(1, 41))
+    path = write_session(
+        [
+            '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z"}',
+            '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z",'
+            f'"message":{{"role":"system","content":{json.dumps(prompt)}}}}}',
+        ]
+    )
+    s = load_session(path)
+    c = console(100)
+    print_branch(s, None, console=c, thinking=False, tools="preview", hidden=False)
+    cut = c.file.getvalue()  # type: ignore[attr-defined]
+    assert "Rule 1: be careful." in cut and "Rule 40:" not in cut
+    assert "more lines)" in cut
+    assert len(cut.splitlines()) == 1 + SYSTEM_PREVIEW_LINES + 1
+    c = console(100)
+    print_branch(s, None, console=c, thinking=False, tools="preview", hidden=False, system="full")
+    whole = c.file.getvalue()  # type: ignore[attr-defined]
+    assert "Rule 40: be careful." in whole and "more lines)" not in whole
+
+
+def test_print_system_flag(capsys: pytest.CaptureFixture[str], write_session) -> None:
+    prompt = "\n".join(f"line {n}" for n in range(1, 31))
+    path = write_session(
+        [
+            '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z"}',
+            '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z",'
+            f'"message":{{"role":"system","content":{json.dumps(prompt)}}}}}',
+        ]
+    )
+    assert run_command(["print", str(path)]) == 0
+    assert "line 30" not in capsys.readouterr().out
+    assert run_command(["print", str(path), "--system", "full"]) == 0
+    assert "line 30" in capsys.readouterr().out

@@ -34,6 +34,7 @@ from piview.model.types import (
 )
 from piview.render.format import fmt_count, fmt_time_of_day
 from piview.render.image import image_info, image_label, render_image
+from piview.render.plain import is_plain, markdown_class, plain_code
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import CODE_THEME, style
 
@@ -369,9 +370,7 @@ def markdown(text: str) -> RenderableType:
     else:
         # Imported here: rich.markdown pulls in markdown-it and Pygments (about a tenth of
         # a second), which a first screen without Markdown does not need.
-        from rich.markdown import Markdown
-
-        out = Markdown(text, code_theme=CODE_THEME, hyperlinks=False)
+        out = markdown_class(is_plain())(text, code_theme=CODE_THEME, hyperlinks=False)
     return Group(out, more_line(more)) if more else out
 
 
@@ -401,6 +400,8 @@ def code(text: str, path: str | None, *, style_: Style | None = None) -> Rendera
     out: RenderableType
     if lexer is None or len(text) > _MAX_HIGHLIGHT:
         out = Text(text, style=style_ or Style())
+    elif is_plain():
+        out = plain_code(text)  # without colour the lexer's work would be thrown away
     else:
         from rich.syntax import Syntax
 
@@ -464,7 +465,8 @@ def json_renderable(value: Any, *, max_str: int = 400) -> RenderableType:
 
     plain, more = clip(safe_json(value, max_str=max_str))
     text = Text(plain)
-    JSONHighlighter().highlight(text)
+    if not is_plain():
+        JSONHighlighter().highlight(text)
     return Group(text, more_line(more)) if more else text
 
 

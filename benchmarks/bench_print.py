@@ -1,0 +1,92 @@
+"""Benchmark: ``piview print`` against ``piview export --format html`` of the same branch.
+
+Both commands run on the same file, alternating, each in a fresh interpreter (imports and
+loading included, the index cache off), the output of print going to a file as it would into
+a pipe. The medians of wall time and of CPU time (user + system of the child) are printed,
+and their ratio (print / export): the target is print within 1.5x of export.
+
+    python benchmarks/bench_print.py                       # generates a 50 MB session in /tmp
+    python benchmarks/bench_print.py --file SESSION.jsonl --runs 5
+    python benchmarks/bench_print.py --size 5MB -- --tools none   # extra arguments for print
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def timed(argv: list[str], out: Path) -> tuple[float, float]:
+    """``(wall, cpu)`` seconds of one run of ``python -m piview argv`` writing to ``out``."""
+    env = {**os.environ, "PIVIEW_NO_CACHE": "1", "PYTHONPATH": str(ROOT)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    with out.open("wb") as f:
+        subprocess.run([sys.executable, "-m", "piview", *argv], stdout=f, env=env, check=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def bench(path: Path, runs: int, print_args: list[str]) -> dict[str, dict[str, float]]:
+    """Medians of both commands on ``path``, run alternately ``runs`` times each."""
+    times: dict[str, list[tuple[float, float]]] = {"print": [], "export": []}
+    with tempfile.TemporaryDirectory(prefix="piview-bench-print-") as tmp:
+        text, html = Path(tmp) / "out.txt", Path(tmp) / "out.html"
+        commands = {
+            "print": ["print", str(path), *print_args],
+            "export": ["export", str(path), "--format", "html", "-o", str(html)],
+        }
+        for _ in range(runs):
+            for name, argv in commands.items():
+                times[name].append(timed(argv, text))
+        size = text.stat().st_size
+    result = {
+        name: {
+            "wall": statistics.median(w for w, _ in t),
+            "cpu": statistics.median(c for _, c in t),
+        }
+        for name, t in times.items()
+    }
+    result["output"] = {"print_bytes": float(size)}
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print the medians and the ratios."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--file", type=Path, help="a session file (default: generate one)")
+    ap.add_argument("--size", default="50MB", help="size of the generated session (50MB)")
+    ap.add_argument("--runs", type=int, default=3, help="runs of each command (3)")
+    ap.add_argument("print_args", nargs="*", help="extra arguments for piview print")
+    args = ap.parse_args(argv)
+    path = args.file
+    if path is None:
+        from benchmarks.gen_session import generate, parse_size
+
+        path = Path(tempfile.gettempdir()) / f"piview-bench-print-{args.size}.jsonl"
+        if not path.exists():
+            generate(str(path), parse_size(args.size))
+    r = bench(path, args.runs, args.print_args)
+    p, e = r["print"], r["export"]
+    print(f"file    {path} ({path.stat().st_size / 1e6:.1f} MB), {args.runs} runs each")
+    print(f"print   wall {p['wall']:7.2f} s   cpu {p['cpu']:7.2f} s   {' '.join(args.print_args)}")
+    print(f"export  wall {e['wall']:7.2f} s   cpu {e['cpu']:7.2f} s   (--format html)")
+    wall, cpu = p["wall"] / e["wall"], p["cpu"] / e["cpu"]
+    print(f"ratio   wall {wall:7.2f}x   cpu {cpu:7.2f}x   (target: 1.5x)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
