@@ -112,7 +112,7 @@ class SessionSearch(_Screen):
         if isinstance(target, Transcript) and query.all_branches:
             target.focus()
             if query.blank:
-                target.search(query)  # says why: nothing to find, or a bad expression
+                target.search(query)  # clears the search, or says the expression is bad
             else:
                 self._search_all_branches(target, query)
             self._update_status()

@@ -75,7 +75,7 @@ class TranscriptSearch(_Widget):
         """
         self._cancel_search()
         q = query if isinstance(query, Query) else parse_query(query)
-        if not q.text.strip():
+        if q.blank and q.error is None:  # nothing to look for: no search
             self._search = None
             self.refresh()
             self._post_search_updated()

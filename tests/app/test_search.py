@@ -221,3 +221,14 @@ async def test_search_over_all_branches_quits_and_closes() -> None:
         await pilot.press("q")
         await pilot.pause()
         assert app.return_code == 0  # q quits from the results too
+
+
+async def test_blank_query_over_all_branches_is_no_search() -> None:
+    app = make_app(load_session(fixture("tree_branches.jsonl")))
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        await pilot.press("slash", "tab", "enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, SearchResultsScreen)
+        assert t.search_state is None
+        assert "no match" not in str(app.screen.query_one("#status").render())

@@ -101,3 +101,67 @@ def test_the_byte_test_rules_out_plain_lines_without_the_word() -> None:
     q = parse_query("logo")
     assert not q.may_match_line(b'{"message":{"content":"nothing here"}}')
     assert not parse_query("Logo").may_match_line(b'{"content":"logo"}')  # smart case
+
+
+# --------------------------------------------------------------------------- tree shapes
+
+
+def _chain_with_a_newer_fork(n: int) -> list[str]:
+    """A root, a chain of ``n`` user messages under it, and a newer sibling of the chain
+    (the file's leaf): the chain is off the branch shown and ``n`` deep."""
+    lines = [
+        '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}'
+    ]
+
+    def entry(i: int, parent: int | None, text: str, ts: str) -> str:
+        return json.dumps(
+            {
+                "type": "message",
+                "id": f"e{i}",
+                "parentId": f"e{parent}" if parent is not None else None,
+                "timestamp": ts,
+                "message": {"role": "user", "content": [{"type": "text", "text": text}]},
+            }
+        )
+
+    lines.append(entry(0, None, "root", "2026-01-01T00:00:00.000Z"))
+    for i in range(1, n + 1):
+        lines.append(entry(i, i - 1, f"needle {i}", "2026-01-01T00:00:01.000Z"))
+    lines.append(entry(n + 1, 0, "the branch shown", "2026-01-01T00:00:02.000Z"))
+    return lines
+
+
+def test_search_over_all_branches_names_leaves_in_linear_time(write_session) -> None:
+    """Each hit of a deep chain needs its newest leaf: walking down from each would be
+    quadratic. Timed as a ratio of two runs in this process, never as an absolute time."""
+    import time
+
+    from piview.model import load_session
+    from piview.render.search import LeafFinder, branch_info, scan_all
+
+    def run(n: int) -> float:
+        s = load_session(write_session(_chain_with_a_newer_fork(n), name=f"c{n}.jsonl"))
+        shown = s.tree.path(s.tree.leaf)
+        best = float("inf")
+        for _ in range(3):
+            t = time.perf_counter()
+            finder = LeafFinder(s)
+            leaves = [finder(i) for i in range(len(s))]
+            best = min(best, time.perf_counter() - t)
+        assert leaves[1] == leaves[n] == n  # every chain entry: the chain's end
+        assert leaves[0] == n + 1  # the root: its newest child's leaf
+        assert branch_info(s, n).words == "user: needle 1"  # the chain's own part
+        if n <= 2000:  # and the scan itself gives each chain entry that leaf
+            hits = [
+                h
+                for _, b in scan_all(
+                    s, parse_query("needle"), shown_path=shown, shown_leaf=s.tree.leaf
+                )
+                for h in b
+            ]
+            assert len(hits) == n and {h.leaf for h in hits} == {n}
+        return best
+
+    run(2000)
+    small, big = run(20_000), run(80_000)
+    assert big / small < 8, (small, big)  # linear: about 4; walking down each: about 16
