@@ -122,7 +122,16 @@ class SessionSearch(_Screen):
         self._update_status()
 
     def _search_all_branches(self, transcript: Transcript, query: Query) -> None:
-        """Open the results of ``query`` on every branch; show the one chosen on its branch."""
+        """Open the results of ``query`` on every branch; show the one chosen on its branch.
+
+        Not while only the tail of a big file is loaded: the results would miss the rest.
+        """
+        if self.session.partial:
+            self.notify(
+                "The whole file is still loading: search all branches once it is loaded",
+                timeout=4,
+            )
+            return
 
         def chosen(hit: AllHit | None) -> None:
             if hit is None:

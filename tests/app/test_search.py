@@ -232,3 +232,20 @@ async def test_blank_query_over_all_branches_is_no_search() -> None:
         assert not isinstance(app.screen, SearchResultsScreen)
         assert t.search_state is None
         assert "no match" not in str(app.screen.query_one("#status").render())
+
+
+async def test_search_over_all_branches_waits_for_the_whole_file(tmp_path) -> None:
+    """Only the tail of a big file is loaded at first: its results would be incomplete."""
+    from piview.catalog.demo import demo_path
+    from piview.model.session import load_tail
+
+    src = demo_path().read_bytes()
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(src)
+    app = make_app(load_tail(path, max_bytes=len(src) // 4))  # no loader: stays partial
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.screen.session.partial
+        await pilot.press("slash", *"all:the", "enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, SearchResultsScreen)
+        assert any("still loading" in str(n.message) for n in app._notifications)  # noqa: SLF001
