@@ -29,6 +29,7 @@ from piview.export.doc import (
 )
 from piview.model.context import build_context
 from piview.model.session import Session
+from piview.model.summary import split_summary
 from piview.model.tools import ToolRow, tool_rows
 from piview.model.types import (
     AssistantMessage,
@@ -292,20 +293,29 @@ class DocBuilder:
             sec.parts.append(Part("note", text=f"Output truncated{where}", status="dim"))
 
     def summary(self, m: Any, sec: Section) -> None:
-        """A compaction or branch summary (entry or message)."""
-        text = clean(m.summary).strip("\n")
+        """A compaction or branch summary (entry or message), with the files it lists."""
+        parts = split_summary(clean(m.summary))
+        text = parts.text.strip("\n")
+        files = [
+            Part(
+                "note", text=f"{what}: " + ", ".join(sanitize_line(f) for f in names), status="dim"
+            )
+            for what, names in (("read", parts.read), ("modified", parts.modified))
+            if names
+        ]
         if isinstance(m, CompactionEntry | CompactionSummaryMessage):
             sec.kind, sec.title = "compaction", "Compaction"
             tokens = m.tokens_before if isinstance(m.tokens_before, int | float) else 0
             note = f"Earlier history ({fmt_tokens(tokens)} tokens) was replaced by this summary."
             summary = Part("details", title="Summary", children=[Part("markdown", text=text)])
-            sec.parts += [Part("note", text=note, status="dim"), summary]
+            sec.parts += [Part("note", text=note, status="dim"), summary, *files]
             return
         sec.kind, sec.title = "summary", "Branch summary"
         if m.from_id:
             sec.badges.append((f"from {sanitize_line(m.from_id)}", "dim"))
         empty = Part("note", text="(empty summary: not sent to the model)", status="dim")
         sec.parts.append(Part("markdown", text=text) if text.strip() else empty)
+        sec.parts += files
 
     def system(self, m: SystemMessage, sec: Section) -> None:
         """A system prompt declaration: instructions, sections and tool changes, collapsed."""

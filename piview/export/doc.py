@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from piview.model.toolargs import count_lines, read_range
 from piview.model.types import ImageContent, TextContent
 from piview.render.sanitize import sanitize, sanitize_line
 
@@ -148,7 +149,7 @@ def more_text(more: int) -> str:
 
 def lines_label(text: str) -> str:
     """``1 line`` / ``12 lines``: how many lines ``text`` has."""
-    n = text.count("\n") + 1
+    n = count_lines(text)
     return f"{n:,} line" + ("" if n == 1 else "s")
 
 
@@ -222,11 +223,7 @@ def tool_title(name: str, args: object, namespace: str | None = None) -> str:
     a: dict[str, Any] = args if isinstance(args, dict) else {}
     path = arg_str(a, "path", "file_path")
     if name == "read":
-        off, lim = (v if type(v) is int else None for v in (a.get("offset"), a.get("limit")))
-        start = off if isinstance(off, int) else 1
-        rng = f":{start}" if isinstance(off, int) or isinstance(lim, int) else ""
-        rng += f"-{start + lim - 1}" if isinstance(lim, int) else ""
-        return f"read {path or '?'}{rng}"
+        return f"read {path or '?'}{read_range(a)}"
     if name == "bash":
         first, _, rest = sanitize(a.get("command")).strip().partition("\n")
         return f"$ {first or '?'}" + (" …" if rest.strip() else "")

@@ -11,6 +11,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from piview.model.decode import SkEntry
+from piview.model.toolargs import read_range
 from piview.model.types import (
     AssistantMessage,
     BashExecutionMessage,
@@ -81,12 +82,7 @@ def _tool_call_text(name: str, args: Any) -> str:
     path = a.get("path") or a.get("file_path") or ""
     if name == "read":
         shown = _short_path(path)
-        offset, limit = a.get("offset"), a.get("limit")
-        if offset is not None or limit is not None:
-            start = offset if isinstance(offset, int) else 1
-            end = start + limit - 1 if isinstance(limit, int) else None
-            shown += f":{start}" + (f"-{end}" if end else "")
-        return f"[read: {shown}]"
+        return f"[read: {shown}{read_range(a)}]"
     if name in ("write", "edit"):
         return f"[{name}: {_short_path(path)}]"
     if name == "bash":

@@ -22,6 +22,7 @@ fine. Nothing here imports Textual or Rich.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -34,6 +35,14 @@ if TYPE_CHECKING:
 __all__ = ["Folds", "Gutter", "Row", "TreeRows", "flatten", "refold"]
 
 # --------------------------------------------------------------------------- rows
+
+OPEN_TREE_ENTRIES = 3_000
+"""Trees up to this many entries open with every branch unfolded, as Pi's ``/tree`` does."""
+
+INSIDE_LABELS_SHOWN = 3
+"""Labels a folded row names (the rest are counted)."""
+
+_AFTER = 1 << 62  # sorts after any entry index at the same preorder position
 
 Gutter = tuple[int, bool, "Gutter | None"]
 """A vertical guide of an ancestor branch: (level, draw ``│``, the enclosing guide)."""
@@ -66,6 +75,10 @@ class Row:
     """The row is folded: its descendants are not in the rows."""
     hidden: int = 0
     """How many visible entries the fold hides (0 when not folded)."""
+    inside: tuple[str, ...] = ()
+    """Labels of the entries a fold hides, the first :data:`INSIDE_LABELS_SHOWN` of them."""
+    inside_count: int = 0
+    """How many labelled entries the fold hides."""
 
     @property
     def expanded(self) -> bool:
@@ -102,13 +115,27 @@ class Row:
 class Folds:
     """Which segments are folded: explicit choices over the default.
 
-    By default a foldable row is folded unless it is on the active path.
+    By default (``fold_side``) a foldable row is folded unless it is on the active path;
+    without ``fold_side`` every segment starts unfolded, as in Pi's ``/tree``.
     """
 
     opened: set[int] = field(default_factory=set)
     """Entries the user unfolded."""
     closed: set[int] = field(default_factory=set)
     """Entries the user folded."""
+    fold_side: bool = True
+    """Side branches start folded (big trees); else everything starts unfolded."""
+
+    @classmethod
+    def for_tree(cls, entries: int, mode: str = "default") -> Folds:
+        """The default for a tree of ``entries``: unfolded up to :data:`OPEN_TREE_ENTRIES`
+        (as Pi's ``/tree``), and always with the labeled-only filter, which must show every
+        label wherever it is."""
+        return cls(fold_side=entries > OPEN_TREE_ENTRIES and mode != "labeled-only")
+
+    def copy(self) -> Folds:
+        """An independent copy (a worker flattens with it while the user folds on)."""
+        return Folds(set(self.opened), set(self.closed), self.fold_side)
 
     def is_folded(self, entry: int, on_path: bool) -> bool:
         """Whether a foldable ``entry`` is folded."""
@@ -116,7 +143,7 @@ class Folds:
             return True
         if entry in self.opened:
             return False
-        return not on_path
+        return self.fold_side and not on_path
 
     def set(self, entry: int, folded: bool) -> None:
         """Fold or unfold ``entry``."""
@@ -255,10 +282,12 @@ def flatten(
     # 3. Pi's flatten over the visible tree, skipping folded subtrees.
     roots = vchildren.get(-1, [])
     multi = len(roots) > 1
-    pre = array("q", bytes(8 * n))
+    pre = array("q", [-1]) * n
     for k, i in enumerate(order):
         pre[i] = k
-    walk = _Walk(vchildren, vparent, size, pre, on_path, leaf, multi, labels)
+    # Visible labelled entries by preorder position: a folded subtree's labels are one run.
+    labelled = sorted((pre[e], e) for e in labels if 0 <= e < n and pre[e] >= 0)
+    walk = _Walk(vchildren, vparent, size, pre, on_path, leaf, multi, labels, labelled)
     rows: list[Row] = []
     row_of: dict[int, int] = {}
     work: list[_Work] = [
@@ -299,6 +328,28 @@ class _Walk:
     multi: bool
     """More than one visible root: every level is shifted by one."""
     labels: dict[int, str]
+    labelled: list[tuple[int, int]]
+    """``(preorder position, entry)`` of every visible labelled entry, in order."""
+
+    def inside(self, i: int) -> tuple[tuple[str, ...], int]:
+        """The labels under visible entry ``i`` (its descendants) and how many there are."""
+        lo = bisect_right(self.labelled, (self.pre[i], _AFTER))
+        hi = bisect_left(self.labelled, (self.pre[i] + self.size[i], -1))
+        if hi <= lo:
+            return (), 0
+        shown = self.labelled[lo : min(hi, lo + INSIDE_LABELS_SHOWN)]
+        return tuple(self.labels[e] for _p, e in shown), hi - lo
+
+    def next_labelled(self, pre: int, step: int) -> int | None:
+        """The labelled entry after (``step`` 1) or before (-1) preorder position ``pre``,
+        wrapping around; None when there is none."""
+        if not self.labelled:
+            return None
+        if step > 0:
+            k = bisect_right(self.labelled, (pre, _AFTER))
+            return self.labelled[k % len(self.labelled)][1]
+        k = bisect_left(self.labelled, (pre, -1)) - 1
+        return self.labelled[k][1]
 
 
 def _emit(
@@ -323,6 +374,7 @@ def _emit(
         connector = ("└" if is_last else "├") if show_conn and not vroot else ""
         if row_of is not None:
             row_of[i] = len(rows)
+        inside, inside_count = walk.inside(i) if folded and walk.labelled else ((), 0)
         rows.append(
             Row(
                 i,
@@ -336,6 +388,8 @@ def _emit(
                 foldable,
                 folded,
                 size[i] - 1 if folded else 0,
+                inside,
+                inside_count,
             )
         )
         if folded or not kids:
@@ -383,7 +437,14 @@ def refold(tree_rows: TreeRows, index: int, folds: Folds) -> TreeRows:
     while end < len(rows) and lo <= walk.pre[rows[end].entry] < hi:
         end += 1
     folded = row.foldable and folds.is_folded(i, bool(walk.on_path[i]))
-    new = replace(row, folded=folded, hidden=walk.size[i] - 1 if folded else 0)
+    inside, inside_count = walk.inside(i) if folded else ((), 0)
+    new = replace(
+        row,
+        folded=folded,
+        hidden=walk.size[i] - 1 if folded else 0,
+        inside=inside,
+        inside_count=inside_count,
+    )
     sub: list[Row] = []
     kids = walk.vchildren.get(i)
     if kids and not folded:

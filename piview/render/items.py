@@ -6,9 +6,8 @@ the session already holds, so it is fast enough to rerun on every branch switch.
 :func:`render_item` draws one item (full-decoding its entry) as a Rich renderable whose first
 line is always a one-line header; :func:`item_text` gives its plain text for search.
 
-Item order inside an assistant message follows the content blocks. The ``assistant`` item
-(header + text) sits where the message's first text block is, or first when it has no text:
-thinking that came before the text is read before it, tool calls after it.
+Inside an assistant message the ``assistant`` item (the turn's header and its text) comes
+first, always; the thinking blocks and tool calls follow in the order of the content blocks.
 """
 
 from __future__ import annotations
@@ -148,20 +147,12 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
             is_error = bool(m is not None and m.is_error)
         if t == "message":
             if role == "assistant":
-                head = new("assistant", i, -1, False, False, True, bad_stop)
-                first_text = -1
-                for k, b in enumerate(blocks):
-                    if b.type == "text":
-                        first_text = k
-                        break
-                if first_text < 0:
-                    add(head)
+                # The turn's header (with its text) comes first, so that thinking which came
+                # before the text is never read as part of the previous turn.
+                add(new("assistant", i, -1, False, False, True, bad_stop))
                 for k, b in enumerate(blocks):
                     bt = b.type
-                    if bt == "text":
-                        if k == first_text:
-                            add(head)
-                    elif bt == "thinking":
+                    if bt == "thinking":
                         # A redacted block is a one-line placeholder: nothing to expand.
                         add(new("thinking", i, k, False, not b.redacted))
                     elif bt == "toolCall":

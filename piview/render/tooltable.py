@@ -9,6 +9,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from piview.model.toolargs import read_range
 from piview.model.tools import ToolRow, tool_stats
 from piview.render.format import fmt_duration_ms
 
@@ -40,10 +41,8 @@ def argument_summary(name: str, args: Any, limit: int = 60) -> str:
             text = args["pattern"] + (f" in {path}" if path else "")
         elif isinstance(path, str):
             text = path
-            if name == "read" and (args.get("offset") or args.get("limit")):
-                text += f":{args.get('offset', 1)}" + (
-                    f"+{args['limit']}" if args.get("limit") else ""
-                )
+            if name == "read":
+                text += read_range(args)
         else:
             text = json.dumps(args, ensure_ascii=False, sort_keys=True)
     text = " ".join(text.split())

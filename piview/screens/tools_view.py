@@ -1,8 +1,10 @@
-"""Provides :class:`ToolsScreen`: every tool call of the branch, filterable, with totals."""
+"""Provides :class:`ToolsScreen`: every tool call of the branch, filterable, sortable, with
+totals per tool."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -20,9 +22,31 @@ from piview.widgets.keybar import KeyBar
 if TYPE_CHECKING:
     from piview.model import Session
 
-__all__ = ["ToolsScreen"]
+__all__ = ["SORTS", "STATUSES", "ToolsScreen"]
 
 STATUSES = ("all", "ok", "error", "no_result", "orphan_result")
+
+_MISSING = float("inf")
+
+
+def _by_latency(r: ToolRow) -> tuple[float, int]:
+    return (-r.latency_ms if r.latency_ms is not None else _MISSING, r.entry)
+
+
+def _by_output(r: ToolRow) -> tuple[float, int]:
+    return (-r.output_chars if r.output_chars is not None else _MISSING, r.entry)
+
+
+SORTS: dict[str, Callable[[ToolRow], Any] | None] = {
+    "call order": None,
+    "latency": _by_latency,  # slowest first, calls without a result last
+    "output": _by_output,  # biggest first
+    "name": lambda r: (r.name, r.entry, r.part),
+    "status": lambda r: (STATUSES.index(r.status), r.entry, r.part),
+}
+"""The orders ``S`` cycles through."""
+
+_STATUS_WIDTH = len("orphan_result")
 
 
 class ToolsScreen(ModalScreen[tuple[int, int] | None]):
@@ -32,13 +56,16 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
     | :- | :- |
     | enter | Jump to the call in the transcript |
     | s | Cycle the status filter |
+    | S | Cycle the order: call order, latency, output size, name, status |
     | / | Filter by tool name |
     | escape | Close |
     """
 
+    AUTO_FOCUS = "DataTable"
     BINDINGS = [
         Binding("escape,T", "close", "Close"),
         Binding("s", "cycle_status", "Status filter"),
+        Binding("S", "cycle_sort", "Sort"),
         Binding("slash", "focus_filter", "Name filter"),
     ]
 
@@ -50,13 +77,19 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
     ToolsScreen #totals { height: auto; max-height: 10; color: $text-muted; padding: 0 1; }
     """
 
+    TOTALS_FULL_HEIGHT = 30
+    """Below this many lines the totals per tool take one line, so the calls keep the room."""
+
     def __init__(self, session: Session, path: list[int]) -> None:
         super().__init__()
         self.session = session
         self.rows: list[ToolRow] = tool_rows(session, path)
         self.status = "all"
+        self.sort = "call order"
         self.name_filter = ""
         self._shown: list[ToolRow] = []
+        self._number = {(r.entry, r.part): n for n, r in enumerate(self.rows, 1)}
+        self._layout_for: tuple[int, int] = (0, 0)
 
     def compose(self) -> ComposeResult:
         """Filter field, the table, and totals per tool."""
@@ -70,39 +103,99 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
 
     def on_mount(self) -> None:
         """Fill the table and focus it."""
-        table = self.query_one(DataTable)
-        table.add_columns("#", "tool", "arguments", "status", "latency", "chars out", "entry")
         self._refill()
-        table.focus()
+        self.query_one(DataTable).focus()
+
+    def on_resize(self) -> None:
+        """Columns and totals follow the size."""
+        if self._layout_for != (self.size.width, self.size.height):
+            self._refill()
+
+    # ------------------------------------------------------------------ layout
+
+    def _columns(self, width: int) -> list[tuple[str, int]]:
+        """``(label, width)`` of the columns that fit ``width`` cells; the arguments take
+        what is left, and the least useful columns go first when it is narrow."""
+        names = max((len(sanitize_line(r.name)) for r in self.rows), default=4)
+        cols = [
+            ("#", max(1, len(str(len(self.rows))))),
+            ("tool", min(max(4, names), 18)),
+            ("arguments", 0),
+            ("status", _STATUS_WIDTH),
+            ("latency", 7),
+            ("chars out", 9),
+            ("entry", 8),
+        ]
+        for drop in ("entry", "chars out"):
+            used = sum(w + 2 for _n, w in cols)  # each cell has one cell of padding a side
+            if width - used >= 24:
+                break
+            cols = [c for c in cols if c[0] != drop]
+        used = sum(w + 2 for _n, w in cols)
+        args = max(10, width - used)
+        return [(n, args if n == "arguments" else w) for n, w in cols]
 
     def _refill(self) -> None:
         table = self.query_one(DataTable)
-        table.clear()
+        # Before the first layout: the box (96 %) less its border and the scrollbar.
+        width = max(40, (table.size.width or int(self.size.width * 0.96) - 2) - 2)
+        self._layout_for = (self.size.width, self.size.height)
+        cursor = table.cursor_row
+        table.clear(columns=True)
+        cols = self._columns(width)
+        for name, w in cols:
+            table.add_column(name, width=w, key=name)
         needle = self.name_filter.lower()
-        self._shown = [
+        shown = [
             r
             for r in self.rows
             if (self.status == "all" or r.status == self.status) and needle in r.name.lower()
         ]
-        for n, r in enumerate(self._shown, 1):
-            table.add_row(
-                str(n),
-                Text(sanitize_line(r.name), style="bold"),
+        key = SORTS[self.sort]
+        self._shown = sorted(shown, key=key) if key is not None else shown
+        args_width = dict(cols)["arguments"]
+        keep = {n for n, _w in cols}
+        for r in self._shown:
+            cells: dict[str, Any] = {
+                "#": str(self._number[(r.entry, r.part)]),  # the call's number on the branch
+                "tool": Text(sanitize_line(r.name), style="bold"),
                 # Text, not str: DataTable parses str cells as markup ("[a-z]+", "[/x]").
-                Text(sanitize_line(argument_summary(r.name, r.arguments, limit=48))),
-                Text(r.status, style=STATUS_STYLE[r.status]),
-                fmt_duration_ms(r.latency_ms),
-                f"{r.output_chars:,}" if r.output_chars is not None else "–",
-                Text(sanitize_line(self.session.ids[r.entry][:8])),
-            )
-        totals = tool_stats(self._shown)
-        lines = [
-            f"{len(self._shown)} of {len(self.rows)} calls · status: {self.status}"
+                "arguments": Text(
+                    sanitize_line(argument_summary(r.name, r.arguments, limit=args_width))
+                ),
+                "status": Text(r.status, style=STATUS_STYLE[r.status]),
+                "latency": Text(fmt_duration_ms(r.latency_ms), justify="right"),
+                "chars out": Text(
+                    f"{r.output_chars:,}" if r.output_chars is not None else "–", justify="right"
+                ),
+                "entry": Text(sanitize_line(self.session.ids[r.entry][:8])),
+            }
+            table.add_row(*(cells[n] for n, _w in cols if n in keep))
+        if self._shown:
+            table.move_cursor(row=min(max(0, cursor), len(self._shown) - 1))
+        self.query_one("#totals", Static).update(Text("\n".join(self._totals())))
+
+    def _totals(self) -> list[str]:
+        n = len(self.rows)
+        head = (
+            f"{len(self._shown)} of {n} call{'' if n == 1 else 's'} · status: {self.status}"
             + (f" · name: {self.name_filter}" if self.name_filter else "")
-        ]
+            + (f" · sorted by {self.sort}" if self.sort != "call order" else "")
+        )
+        totals = tool_stats(self._shown)
+        if self.size.height and self.size.height < self.TOTALS_FULL_HEIGHT:
+            # Short screen: one line, so that the calls keep the room.
+            brief = [
+                f"{st.name} {st.count}" + (f" ({st.errors} ✗)" if st.errors else "")
+                for st in totals
+            ]
+            return [head + (" · " + ", ".join(brief) if brief else "")]
+        lines = [head]
         for st in totals[:6]:
+            calls = "call " if st.count == 1 else "calls"
+            errors = "error " if st.errors == 1 else "errors"
             lines.append(
-                f"{st.name:<16} {st.count:>4} calls  {st.errors:>3} errors  "
+                f"{st.name:<16} {st.count:>4} {calls}  {st.errors:>3} {errors}  "
                 f"median {fmt_duration_ms(st.median_ms):>7}  max {fmt_duration_ms(st.max_ms):>7}"
             )
         if len(totals) > 6:
@@ -110,12 +203,21 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
             lines.append(
                 f"… {len(rest)} more: " + ", ".join(f"{st.name} {st.count}" for st in rest)
             )
-        self.query_one("#totals", Static).update(Text("\n".join(lines)))
+        return lines
+
+    # ------------------------------------------------------------------ actions
 
     def action_cycle_status(self) -> None:
         """all → ok → error → no_result → orphan_result → all."""
         self.status = STATUSES[(STATUSES.index(self.status) + 1) % len(STATUSES)]
         self._refill()
+
+    def action_cycle_sort(self) -> None:
+        """call order → latency → output → name → status → call order."""
+        orders = list(SORTS)
+        self.sort = orders[(orders.index(self.sort) + 1) % len(orders)]
+        self._refill()
+        self.notify(f"Sorted by {self.sort}", timeout=2)
 
     def action_focus_filter(self) -> None:
         """Type a tool name to filter."""

@@ -70,6 +70,8 @@ class BranchPanel(BranchRows, TreeSearch, ScrollView, can_focus=True):
         Binding("right,l", "unfold", "Unfold", show=False),
         Binding("f", "cycle_filter(1)", "Filter"),
         Binding("F", "cycle_filter(-1)", "Filter back", show=False),
+        Binding("apostrophe", "label(1)", "Next label", show=False),
+        Binding("quotation_mark", "label(-1)", "Prev label", show=False),
         Binding("n", "search_step(1)", "Next match", show=False),
         Binding("N", "search_step(-1)", "Prev match", show=False),
     ]
@@ -223,7 +225,7 @@ class BranchPanel(BranchRows, TreeSearch, ScrollView, can_focus=True):
         if leaf is None or not 0 <= leaf < len(session):
             leaf = session.tree.leaf
         self._leaf = leaf
-        self._folds = Folds()
+        self._folds = Folds.for_tree(len(session), self.filter_mode)
         self._texts.clear()
         self._rebuild(keep=self._leaf)
 
@@ -301,7 +303,7 @@ class BranchPanel(BranchRows, TreeSearch, ScrollView, can_focus=True):
         building) until the new ones arrive. A newer rebuild makes this one's result moot."""
         generation = self._generation
         session, leaf, mode = self._session, self._leaf, self.filter_mode
-        folds = Folds(set(self._folds.opened), set(self._folds.closed))
+        folds = self._folds.copy()
         assert session is not None
         self.building = True
         compute_off_thread(
@@ -372,6 +374,10 @@ class BranchPanel(BranchRows, TreeSearch, ScrollView, can_focus=True):
 
     def watch_filter_mode(self) -> None:
         """Re-filter, keeping the cursor on its entry or its nearest shown ancestor."""
+        if self._session is not None:
+            # labeled-only shows every label: nothing of it starts folded.
+            default = Folds.for_tree(len(self._session), self.filter_mode)
+            self._folds.fold_side = default.fold_side
         self._rebuild(keep=self.cursor_entry)
 
     def _body_height(self) -> int:
@@ -447,6 +453,19 @@ class BranchPanel(BranchRows, TreeSearch, ScrollView, can_focus=True):
                 return
 
     # ----------------------------------------------------------------- filter and folds
+
+    def action_label(self, step: int) -> None:
+        """Move to the next (or previous) labelled entry in tree order, wrapping around and
+        unfolding what hides it."""
+        rows = self.rows
+        walk = self._tree_rows.walk if self._tree_rows is not None else None
+        if walk is None or not rows:
+            return
+        target = walk.next_labelled(walk.pre[rows[self.cursor].entry], step)
+        if target is None:
+            self.notify("No labelled entry in this filter", timeout=3)
+            return
+        self.move_to_entry(target)
 
     def action_cycle_filter(self, step: int) -> None:
         """Switch to the next (or previous) filter mode."""

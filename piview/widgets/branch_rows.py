@@ -139,6 +139,14 @@ def row_strip(
     if row.label:
         head.append(Segment(f"[{row.label}] ", style_of("branch-panel--label")))
     tail: list[Segment] = []
+    if row.inside_count:
+        # A fold never hides a label: the row names the labels inside it.
+        more = row.inside_count - len(row.inside)
+        names = ", ".join(row.inside) + (f" +{more}" if more else "")
+        limit = max(8, width // 3)
+        if cell_len(names) > limit:
+            names = set_cell_size(names, limit - 1) + "…"
+        tail.append(Segment(f" [{names}]", style_of("branch-panel--label")))
     if row.folded and row.hidden:
         tail.append(Segment(f" +{row.hidden}", style_of("branch-panel--count")))
     if row.is_leaf:

@@ -13,6 +13,7 @@ the view still is :mod:`piview.widgets.transcript_viewport`; the cached strips a
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -66,6 +67,8 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         Binding("t", "toggle_kind('thinking')", "Thinking"),
         Binding("o", "toggle_kind('tool')", "Output", tooltip="Expand or collapse all tool output"),
         Binding("e", "next_error", "Next error"),
+        Binding("apostrophe", "label(1)", "Next label", show=False),
+        Binding("quotation_mark", "label(-1)", "Prev label", show=False),
         Binding("n", "search_step(1)", "Next match", show=False),
         Binding("N", "search_step(-1)", "Prev match", show=False),
         Binding("pagedown,space", "page(1)", "Page down", show=False),
@@ -248,8 +251,11 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         """Settle heights for the viewport before Textual asks for each line."""
         width = self.scrollable_content_region.width or self.size.width
         if width and width != self._width:
+            # A new width changes every height: the block the reader is on stays where it is.
+            anchor = self._screen_anchor()
             self._blocks.clear_cache()
             self._reset_heights()
+            self._restore_anchor(anchor)
         self._settle()
         return super().render_lines(crop)
 
@@ -331,6 +337,33 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
             self._set_cursor(found)
         else:
             self.app.bell()
+
+    def action_label(self, step: int) -> None:
+        """Focus the next (or previous) labelled entry of the branch, wrapping around."""
+        session = self.session
+        if session is None or not self.items:
+            return
+        items = self.items
+        if isinstance(items, ItemList):  # labels are few: look each one up at C speed
+            found = (items.first_of(e) for e in session.labels)
+            spots = sorted(k for k in found if k is not None)
+        else:
+            spots = [k for k, it in enumerate(items) if it.entry in session.labels]
+        if not spots:
+            elsewhere = len(session.labels)
+            self.notify(
+                "No labelled entry on this branch"
+                + (f" ({elsewhere} on other branches: b shows them)" if elsewhere else ""),
+                timeout=3,
+            )
+            return
+        if step > 0:
+            k = bisect_right(spots, self.cursor)
+            target = spots[k % len(spots)]
+        else:
+            k = bisect_left(spots, self.cursor) - 1
+            target = spots[k]
+        self._set_cursor(target)
 
     def action_next_error(self) -> None:
         """Focus the next error (wrapping around)."""

@@ -34,6 +34,7 @@ class TranscriptViewport(_Widget):
     _width: int
     """The width the heights were guessed for and the strips drawn at."""
     _follow_end: bool
+    cursor: int
 
     if TYPE_CHECKING:
 
@@ -51,6 +52,43 @@ class TranscriptViewport(_Widget):
         self._width = self.scrollable_content_region.width or self.size.width or guess or 80
         self._layout.reset(self.items, self._width)
         self._update_virtual_size()
+
+    def _screen_anchor(self) -> tuple[int, int] | None:
+        """``(item, screen line of its first line)`` to keep still across a relayout: the
+        cursor's block when it is on screen, else the block at the top; None at the end
+        (the view sticks to the end) or before the first layout."""
+        lay = self._layout
+        if not self.items or self._follow_end or not self._width or not lay.offsets:
+            return None
+        top = round(self.scroll_y)
+        height = self.scrollable_content_region.height or self.size.height
+        cursor = min(self.cursor, len(self.items) - 1)
+        start = lay.offsets[cursor]
+        if top <= start < top + height:
+            return cursor, start - top
+        anchor = self._item_at_line(top)
+        return anchor, lay.offsets[anchor] - top
+
+    def _restore_anchor(self, anchor: tuple[int, int] | None) -> None:
+        """Scroll so that the anchor's block starts on the same screen line as before.
+
+        The blocks above it on screen are measured first, so the settling that follows (which
+        keeps the top block still) keeps this one still too.
+        """
+        if anchor is None:
+            return
+        index, row = anchor
+        lay = self._layout
+        self._measure(index)
+        above, k = 0, index - 1
+        while k >= 0 and above < row:
+            self._measure(k)
+            above += lay.heights[k]
+            k -= 1
+        self._recompute_offsets()
+        height = self.scrollable_content_region.height or self.size.height
+        top = lay.offsets[index] - row
+        self.set_scroll(None, max(0, min(top, lay.total - height)))
 
     def _recompute_offsets(self) -> None:
         self._layout.recompute()

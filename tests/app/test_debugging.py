@@ -258,8 +258,10 @@ async def test_tools_view_lists_every_call_of_the_branch_with_totals() -> None:
         assert [st.name for st in stats[:6]] == ["edit", "bash", "find", "grep", "ls", "read"]
         for st in stats[:6]:  # the six most used get a line each
             line = next(ln for ln in totals.splitlines() if ln.startswith(f"{st.name} "))
-            assert f"{st.count} calls" in line and f"{st.errors} errors" in line
-        assert "bash                2 calls    1 errors  median    6.1s  max    6.2s" in totals
+            calls = "call" if st.count == 1 else "calls"
+            errors = "error" if st.errors == 1 else "errors"
+            assert f"{st.count} {calls}" in line and f"{st.errors} {errors}" in line
+        assert "bash                2 calls    1 error   median    6.1s  max    6.2s" in totals
         assert "… 2 more: todo 1, write 1" in totals  # the rest are named, not dropped
         # s s: errors only
         await pilot.press("s", "s")
@@ -327,6 +329,53 @@ async def test_tools_view_name_filter_and_enter_jumps_to_the_call() -> None:
         item = t.current_item
         assert item is not None and item.kind == "tool"
         assert (s.ids[item.entry], item.part) == ("458b64ba", 1)
+
+
+async def test_tools_view_opens_on_the_list_and_sorts_keeping_numbers() -> None:
+    app = open_app("edit_tools.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("T")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ToolsScreen)
+        table = _table(app)
+        assert table.has_focus  # the list, not the filter: down moves at once
+        await pilot.press("down")
+        assert table.cursor_row == 1
+        numbers = {(r.entry, r.part): n for n, r in enumerate(screen.rows, 1)}
+        await pilot.press("S")  # by latency, slowest first
+        assert screen.sort == "latency"
+        shown = screen._shown  # noqa: SLF001
+        lat = [r.latency_ms for r in shown if r.latency_ms is not None]
+        assert lat == sorted(lat, reverse=True)
+        # Each row keeps its number on the branch, whatever the order or the filter.
+        cells = [table.get_row_at(n) for n in range(table.row_count)]
+        assert [int(str(c[0])) for c in cells] == [numbers[(r.entry, r.part)] for r in shown]
+        await pilot.press("S")
+        out = [r.output_chars for r in screen._shown if r.output_chars is not None]  # noqa: SLF001
+        assert out == sorted(out, reverse=True)
+        await pilot.press("S", "S", "S")
+        assert screen.sort == "call order"
+        await pilot.press("slash")
+        assert app.focused is screen.query_one("#filter")
+        await pilot.press("b", "a", "s", "h", "enter")
+        cells = [table.get_row_at(n) for n in range(table.row_count)]
+        kept = [numbers[(r.entry, r.part)] for r in screen._shown]  # noqa: SLF001
+        assert [int(str(c[0])) for c in cells] == kept and kept != list(range(1, len(kept) + 1))
+
+
+async def test_tools_view_fits_80x24() -> None:
+    app = open_app("edit_tools.jsonl")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("T")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "status" in text and "latency" in text and "chars out" in text
+        # Totals fold into one line on a short screen: the calls keep the room.
+        assert len(_totals(app).splitlines()) == 1
+        assert _table(app).row_count == 11
+        lines = text.splitlines()
+        assert sum(1 for ln in lines if " ok " in ln or " error " in ln) >= 8
 
 
 async def test_text_from_the_file_is_not_markup(write_session: Callable[..., Path]) -> None:

@@ -291,3 +291,47 @@ async def test_the_whole_file_keeps_hidden_entries_and_panels_of_its_tail(tmp_pa
         assert screen.query_one(Transcript).show_hidden
         assert screen.query_one(UsageSidebar).has_class("-visible")
         assert not screen.query_one(BranchPanel).has_class("-visible")
+
+
+def _screen_row(t: Transcript) -> int:
+    """The screen line the focused block's header is on."""
+    return t._layout.offsets[t.cursor] - round(t.scroll_y)  # noqa: SLF001
+
+
+@pytest.mark.parametrize("start", ["middle", "top"])
+async def test_usage_sidebar_keeps_the_focused_block_in_place(start: str) -> None:
+    # Opening or closing the sidebar changes the transcript's width, hence every height: the
+    # block the reader is on must stay on the same screen line.
+    app = await _open(demo())
+    async with app.run_test(size=(100, 30)) as pilot:
+        t = app.screen.query_one(Transcript)
+        await pilot.press("g")
+        await pilot.press(*["j"] * 12)
+        if start == "middle":
+            t.scroll_to(y=t._layout.offsets[t.cursor] - 8, animate=False)  # noqa: SLF001
+        await pilot.pause()
+        row = _screen_row(t)
+        cursor = t.cursor
+        for _ in range(2):
+            await pilot.press("u")
+            await pilot.pause()
+            await pilot.pause()
+            assert t.cursor == cursor
+            assert _screen_row(t) == row
+
+
+async def test_label_keys_jump_between_labelled_entries() -> None:
+    app = await _open(demo())
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        labels = app.session.labels
+        spots = sorted(k for k, it in enumerate(t.items) if it.entry in labels)
+        assert len(spots) >= 2
+        await pilot.press("g", "apostrophe")
+        assert t.cursor == spots[0]
+        await pilot.press("apostrophe")
+        assert t.cursor == spots[1]
+        await pilot.press("quotation_mark")
+        assert t.cursor == spots[0]
+        await pilot.press("quotation_mark")  # wraps to the last one
+        assert t.cursor == spots[-1]

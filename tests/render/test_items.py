@@ -32,16 +32,17 @@ def kinds(items: list[Item]) -> list[str]:
     return [i.kind for i in items]
 
 
-def test_assistant_blocks_keep_their_order() -> None:
+def test_assistant_header_first_then_blocks_in_order() -> None:
     s = load_session(fixture("roles_all.jsonl"))
     items = items_of(s)
     assert kinds(items)[:3] == ["system", "system", "system"]
-    # thinking, redacted thinking, text (the assistant item), tool call: block order
+    # Blocks: thinking, redacted thinking, text, tool call. The turn's header (the assistant
+    # item, with the text) comes first, so the thinking never reads as the previous turn's.
     a = [i for i in items if i.entry == 5]
     assert [(i.kind, i.part) for i in a] == [
+        ("assistant", -1),
         ("thinking", 0),
         ("thinking", 1),
-        ("assistant", -1),
         ("tool", 3),
     ]
     assert kinds(items)[-4:] == ["bash", "custom_message", "branch_summary", "compaction"]

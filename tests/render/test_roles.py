@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from piview.model import load_session
 from piview.render.items import Item, item_text, render_header, render_item
 from tests.conftest import fixture
@@ -153,6 +155,44 @@ def test_tool_header_only(write_session) -> None:
     head = render_header(s, item, expanded=False, width=60)
     assert "\n" not in head.plain and head.plain.startswith("▸ $ seq 1 20")
     assert len(head.plain) == 60
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_long_call_keeps_status_size_and_latency(write_session, width: int) -> None:
+    # A long command is shortened; the status, size and latency never are.
+    cmd = "node -e 'import(\"./x.js\").then(m => console.log(`iteration ${m.n}`))' " + "x" * 300
+    s = load(
+        write_session,
+        user("go"),
+        assistant(call("c1", "bash", {"command": cmd}), stop="toolUse"),
+        result("c1", "bash", "1\n2\n3\n4\n5\n6"),
+    )
+    item = only(items_of(s), "tool")
+    head = render_header(s, item, expanded=False, width=width).plain
+    assert len(head) == width
+    assert "✓ 6 lines · 1.0s" in head and "…" in head
+    assert head.startswith("▸ $ node -e")
+
+
+def test_long_shell_command_keeps_exit_and_size(write_session) -> None:
+    s = load(
+        write_session,
+        user("go"),
+        message(
+            {
+                "role": "bashExecution",
+                "command": "echo " + "y" * 300,
+                "output": "a\nb",
+                "exitCode": 3,
+                "cancelled": False,
+                "truncated": False,
+                "timestamp": 1,
+            }
+        ),
+    )
+    item = only(items_of(s), "bash")
+    head = render_header(s, item, expanded=False, width=80).plain
+    assert "✗ exit 3 · 2 lines" in head and head.startswith("▸ $ echo yyy")
 
 
 # ----------------------------------------------------------------------------- edits
@@ -349,6 +389,9 @@ def test_system_message() -> None:
     systems = [i for i in items_of(s) if i.kind == "system"]
     head = render(s, systems[1], expanded=False)
     assert head.startswith("▸ system  prompt 1 line · removed project")
+    # Collapsed, a prompt shows its first lines.
+    first = render(s, systems[0], expanded=False)
+    assert "\n  You are an expert coding assistant operating inside pi" in first
     full = render(s, systems[0], expanded=True)
     assert "§ guidelines" in full and "+ tool read: Read the contents of a file." in full
     assert "− tool write" in full
@@ -360,8 +403,13 @@ def test_summaries() -> None:
     items = items_of(s)
     comp = render(s, only(items, "compaction"), expanded=False)
     assert comp.startswith("▸ compacted · 5.2k tokens before")
-    assert "Understand the router" not in comp
-    assert "Understand the router" in render(s, only(items, "compaction"), expanded=True)
+    # Collapsed: the first lines as a preview, and the files the summarised work touched.
+    assert "Understand the router." in comp and "… (+2 more lines)" in comp
+    assert "Explained router.py" not in comp
+    assert "read: src/tinyhttp/router.py" in comp
+    full = render(s, only(items, "compaction"), expanded=True)
+    assert "Explained router.py" in full and "read: src/tinyhttp/router.py" in full
+    assert "read-files" not in full and "read-files" not in comp
     branch = render(s, only(items, "branch_summary"), expanded=True)
     assert branch.startswith("▾ branch summary") and "regex-based routing" in branch
 

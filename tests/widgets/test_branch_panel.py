@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.app import App, ComposeResult
 
 from piview.model import load_session
@@ -35,6 +36,12 @@ class Host(App[None]):
         self.selected.append((event.entry, event.leaf))
 
 
+@pytest.fixture
+def big_tree_folds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fold side branches as for a big tree (small trees open unfolded, as Pi's /tree)."""
+    monkeypatch.setattr("piview.model.treeview.OPEN_TREE_ENTRIES", 0)
+
+
 def tree_branches() -> Session:
     return load_session(fixture("tree_branches.jsonl"))
 
@@ -47,7 +54,7 @@ def screen_text(panel: BranchPanel) -> list[str]:
     return [panel.render_line(y).text for y in range(panel.scrollable_content_region.height)]
 
 
-async def test_starts_on_the_leaf_with_a_footer() -> None:
+async def test_starts_on_the_leaf_with_a_footer(big_tree_folds: None) -> None:
     app = Host(tree_branches())
     async with app.run_test(size=SIZE) as pilot:
         panel = app.query_one(BranchPanel)
@@ -56,8 +63,48 @@ async def test_starts_on_the_leaf_with_a_footer() -> None:
         assert footer(panel) == "(5/7) [default]"
         lines = screen_text(panel)
         assert lines[4].startswith("› │     • [title: fetch_json retries] ◀ leaf")
-        assert lines[5].startswith("  ├⊞ user: Exponential backoff, max 5 attempts. +7")
+        # A folded row names the labels it hides.
+        assert lines[5].startswith("  ├⊞ user: Exponential backoff, ma… [decorrelated-jitter] +7")
         assert "◀ leaf" not in "".join(lines[:4])
+
+
+async def test_small_trees_open_unfolded_as_pi_does() -> None:
+    app = Host(tree_branches())
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.query_one(BranchPanel)
+        await pilot.pause()
+        assert not any(r.folded for r in panel.rows)
+        assert panel.tree_rows is not None
+        assert len(panel.rows) == panel.tree_rows.shown  # every entry the filter shows
+
+
+async def test_a_folded_row_names_the_labels_inside(big_tree_folds: None) -> None:
+    s = load_session(fixture("tree_branches.jsonl"))
+    app = Host(s)
+    async with app.run_test(size=(90, 16)) as pilot:
+        panel = app.query_one(BranchPanel)
+        await pilot.pause()
+        folded = [r for r in panel.rows if r.folded]
+        inside = {lab for r in folded for lab in r.inside}
+        hidden = {
+            s.labels[e]
+            for e in s.labels
+            if e not in panel.tree_rows.row_of  # type: ignore[union-attr]
+        }
+        assert hidden and inside == hidden
+        text = "\n".join(screen_text(panel))
+        assert all(f"[{lab}" in text or f", {lab}" in text for lab in hidden)
+
+
+async def test_labeled_only_shows_every_label(big_tree_folds: None) -> None:
+    s = load_session(fixture("tree_branches.jsonl"))
+    app = Host(s)
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.query_one(BranchPanel)
+        panel.filter_mode = "labeled-only"
+        await pilot.pause()
+        shown = {r.entry for r in panel.rows}
+        assert set(s.labels) <= shown
 
 
 async def test_cursor_keys_and_select() -> None:
@@ -82,7 +129,7 @@ async def test_cursor_keys_and_select() -> None:
         assert panel.cursor == 0
 
 
-async def test_fold_keys() -> None:
+async def test_fold_keys(big_tree_folds: None) -> None:
     app = Host(tree_branches())
     async with app.run_test(size=SIZE) as pilot:
         panel = app.query_one(BranchPanel)
@@ -121,7 +168,7 @@ async def test_filter_cycle_keeps_the_cursor_near() -> None:
         assert panel.filter_mode == "all" and footer(panel).endswith("[all]")
 
 
-async def test_set_active_marks_and_unfolds_the_new_path() -> None:
+async def test_set_active_marks_and_unfolds_the_new_path(big_tree_folds: None) -> None:
     app = Host(tree_branches())
     async with app.run_test(size=SIZE) as pilot:
         panel = app.query_one(BranchPanel)
@@ -181,3 +228,22 @@ async def test_empty_session(write_session) -> None:
         assert footer(panel) == "(0/0) [no-tools]"
         panel.set_active(None)
         panel.set_active(-1)
+
+
+async def test_label_keys_reach_labels_in_folds(big_tree_folds: None) -> None:
+    s = load_session(fixture("tree_branches.jsonl"))
+    app = Host(s)
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.query_one(BranchPanel)
+        await pilot.pause()
+        assert panel.tree_rows is not None
+        folded_away = [e for e in s.labels if e not in panel.tree_rows.row_of]
+        assert folded_away
+        seen = set()
+        for _ in range(len(s.labels)):
+            await pilot.press("apostrophe")
+            seen.add(panel.cursor_entry)
+        assert set(s.labels) <= seen  # every label, the folded ones unfolded on the way
+        before = panel.cursor_entry
+        await pilot.press("apostrophe", "quotation_mark")
+        assert panel.cursor_entry == before

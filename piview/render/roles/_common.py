@@ -22,6 +22,7 @@ from rich.style import Style
 from rich.text import Text
 
 from piview.model.decode import SkEntry
+from piview.model.toolargs import count_lines
 from piview.model.tree import parse_iso_ms
 from piview.model.types import (
     Entry,
@@ -56,6 +57,7 @@ __all__ = [
     "code",
     "count_lines",
     "head_lines",
+    "preview_lines",
     "header",
     "indent",
     "json_plain",
@@ -122,8 +124,9 @@ def marker(ctx: Ctx, static: str = "•") -> str:
     return MARK_EXPANDED if ctx.expanded else MARK_COLLAPSED
 
 
-def header(left: Text, right: str, width: int) -> Text:
-    """One line: ``left`` (cut with an ellipsis when too long), then ``right`` right-aligned."""
+def header(left: Text, right: str, width: int, keep: Text | None = None) -> Text:
+    """One line: ``left`` (cut with an ellipsis when too long), then ``keep`` (a status, a size,
+    a latency: never cut while ``left`` has room to give), then ``right`` right-aligned."""
     right = sanitize_line(right)
     rlen = len(right)
     avail = width - (rlen + 1 if rlen else 0)
@@ -133,8 +136,16 @@ def header(left: Text, right: str, width: int) -> Text:
     # A character is at most two cells wide, so this never cuts what would have shown.
     if len(left) > 2 * width + 8:
         left.right_crop(len(left) - (2 * width + 8))
-    if left.cell_len > avail:
-        left.truncate(max(1, avail), overflow="ellipsis")
+    room = avail
+    if keep is not None:
+        # The title gives way to what is kept, down to a few characters of its own.
+        room = max(min(12, avail), avail - keep.cell_len)
+    if left.cell_len > room:
+        left.truncate(max(1, room), overflow="ellipsis")
+    if keep is not None:
+        left.append_text(keep)
+        if left.cell_len > avail:
+            left.truncate(max(1, avail), overflow="ellipsis")
     if rlen:
         left.append(" " * max(1, width - left.cell_len - rlen))
         left.append(right, style=style("piview.time"))
@@ -203,13 +214,6 @@ def indent(*renderables: RenderableType | None) -> RenderableType:
     return Indent(inner)
 
 
-def count_lines(text: str) -> int:
-    """Lines in ``text`` (a trailing newline does not start a line)."""
-    if not text:
-        return 0
-    return text.count("\n") + (0 if text.endswith("\n") else 1)
-
-
 MAX_TEXT_LINES = 5_000
 """Lines of one text an expanded item draws at most; a note counts the rest."""
 MAX_TEXT_CHARS = 200_000
@@ -273,6 +277,21 @@ def head_lines(text: str, n: int) -> tuple[str, int]:
     text = text.rstrip("\n")
     kept, more = clip(text, n, n * (PREVIEW_LINE_CHARS + 1))
     return _short_lines(kept), more
+
+
+def preview_lines(text: str, n: int) -> tuple[str, int]:
+    """The first ``n`` lines of ``text`` that hold something (blank lines between Markdown
+    blocks would waste a short preview), and how many lines come after the last one shown."""
+    lines = text.split("\n")
+    kept: list[str] = []
+    end = len(lines)
+    for k, line in enumerate(lines):
+        if line.strip():
+            kept.append(line)
+            if len(kept) == n:
+                end = k + 1
+                break
+    return head_lines("\n".join(kept), n)[0], len(lines) - end
 
 
 def tail_lines(text: str, n: int) -> tuple[str, int]:

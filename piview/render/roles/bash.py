@@ -51,26 +51,27 @@ def render(ctx: Ctx) -> Rendered:
     left.append(first or "?", style("piview.bash"))
     if rest.strip():
         left.append(" …", style("piview.dim"))
-    left.append("  ")
+    # The exit status and size are kept whole: a long command is what gets shortened.
+    status = Text("  ")
     if m.cancelled:
-        left.append("⊘ cancelled", style("piview.warning"))
+        status.append("⊘ cancelled", style("piview.warning"))
     elif is_error(m.exit_code):
-        status = number(m.exit_code)
+        code_ = number(m.exit_code)
         # NaN, infinities and absurd sizes read as "?" (10**400 cannot even be formatted).
-        shown = f"{status:g}" if status == m.exit_code else "?"
-        left.append(f"✗ exit {shown}", style("piview.error"))
+        shown = f"{code_:g}" if code_ == m.exit_code else "?"
+        status.append(f"✗ exit {shown}", style("piview.error"))
     elif m.exit_code is None:
-        left.append("exit ?", style("piview.dim"))
+        status.append("exit ?", style("piview.dim"))
     else:
-        left.append("✓ exit 0", style("piview.ok"))
+        status.append("✓ exit 0", style("piview.ok"))
     output, more = prepare(m.output, None if ctx.expanded else COLLAPSED_LINES, tail=True)
     n = count_lines(output) + more
     if n:
-        left.append(f" · {lines_label(n)}", style("piview.dim"))
+        status.append(f" · {lines_label(n)}", style("piview.dim"))
     if m.truncated:
-        left.append(" · truncated", style("piview.warning"))
+        status.append(" · truncated", style("piview.warning"))
     if m.exclude_from_context:
-        left.append("  !! not sent to the model", style("piview.hidden"))
+        status.append("  !! not sent to the model", style("piview.hidden"))
     body: list[RenderableType] = []
     if ctx.expanded and rest.strip():
         body.append(code(cmd, "command.sh"))
@@ -85,7 +86,7 @@ def render(ctx: Ctx) -> Rendered:
         if m.full_output_path:
             note += f" Full output: {sanitize_line(m.full_output_path)}"
         body.append(Text(note, style=style("piview.warning")))
-    head = header(left, ctx.time, ctx.width)
+    head = header(left, ctx.time, ctx.width, keep=status)
     if m.exclude_from_context:
         head.stylize(style("piview.hidden"))
     return head, indent(*body) if body else None

@@ -1,7 +1,8 @@
 """Provides the rendering of compactions and branch summaries.
 
-Both carry a Markdown summary written by the model. Collapsed they are one line (how many
-tokens were compacted, how long the summary is); expanded the summary is rendered.
+Both carry a Markdown summary written by the model, and Pi's summarizer appends the files the
+summarised work read and modified. Collapsed they show the summary's first lines as a preview
+(as tool output does) and the file lists; expanded the whole summary is rendered as Markdown.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from rich.console import RenderableType
 from rich.text import Text
 
+from piview.model.summary import split_summary
 from piview.model.types import (
     BranchSummaryEntry,
     BranchSummaryMessage,
@@ -25,6 +27,8 @@ from piview.render.roles._common import (
     lines_label,
     markdown,
     marker,
+    more_line,
+    preview_lines,
 )
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
@@ -40,12 +44,37 @@ def _compaction(ctx: Ctx) -> CompactionEntry | CompactionSummaryMessage | None:
     return m if isinstance(m, CompactionSummaryMessage) else None
 
 
+PREVIEW_LINES = 3
+"""Lines of a collapsed summary shown under its header."""
+
+
+def _files_line(label: str, files: list[str]) -> Text:
+    line = Text(f"{label}: ", style=style("piview.dim"))
+    line.append(", ".join(sanitize_line(f) for f in files), style("piview.path"))
+    return line
+
+
 def _summary_body(ctx: Ctx, summary: str) -> RenderableType | None:
-    if not ctx.expanded:
-        return None
-    if not summary.strip():
-        return indent(Text("(empty summary)", style=style("piview.notice")))
-    return indent(markdown(summary))
+    parts = split_summary(summary)
+    text = parts.text.strip("\n")
+    if not text.strip():
+        body: list[RenderableType] = [Text("(empty summary)", style=style("piview.notice"))]
+    elif ctx.expanded:
+        body = [markdown(text)]
+    else:
+        preview, more = preview_lines(text, PREVIEW_LINES)
+        body = [Text(preview)]
+        if more:
+            body.append(more_line(more))
+    if parts.read:
+        body.append(_files_line("read", parts.read))
+    if parts.modified:
+        body.append(_files_line("modified", parts.modified))
+    return indent(*body)
+
+
+def _summary_lines(summary: str) -> int:
+    return count_lines(split_summary(summary).text.strip("\n"))
 
 
 def render_compaction(ctx: Ctx) -> Rendered:
@@ -67,7 +96,7 @@ def render_compaction(ctx: Ctx) -> Rendered:
             style("piview.dim"),
         )
     if not ctx.expanded:
-        left.append(f" · summary {lines_label(count_lines(summary))}", style("piview.dim"))
+        left.append(f" · summary {lines_label(_summary_lines(summary))}", style("piview.dim"))
     return header(left, ctx.time, ctx.width), _summary_body(ctx, summary)
 
 
@@ -99,8 +128,11 @@ def render_branch(ctx: Ctx) -> Rendered:
         left.append(" · by an extension", style("piview.dim"))
     if not summary.strip():
         left.append(" · empty", style("piview.dim"))
-    elif not ctx.expanded:
-        left.append(f" · {lines_label(count_lines(summary))}", style("piview.dim"))
+        return header(left, ctx.time, ctx.width), _summary_body(
+            ctx, summary
+        ) if ctx.expanded else None
+    if not ctx.expanded:
+        left.append(f" · {lines_label(_summary_lines(summary))}", style("piview.dim"))
     return header(left, ctx.time, ctx.width), _summary_body(ctx, summary)
 
 

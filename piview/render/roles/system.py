@@ -2,7 +2,8 @@
 
 A system message may set the prompt text, set or remove (``null``) named sections, add or
 remove tools, and with ``replace: true`` discard everything before it as a new baseline.
-Collapsed it is one line summarising the change; expanded it shows all of it.
+Collapsed it is a line summarising the change and the prompt's first lines; expanded it shows
+all of it.
 """
 
 from __future__ import annotations
@@ -22,12 +23,17 @@ from piview.render.roles._common import (
     markdown,
     marker,
     message_as,
+    more_line,
+    preview_lines,
     text_of,
 )
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
 
-__all__ = ["plain", "render"]
+__all__ = ["PREVIEW_LINES", "plain", "render"]
+
+PREVIEW_LINES = 3
+"""Lines of a collapsed prompt shown under its header."""
 
 
 def render(ctx: Ctx) -> Rendered:
@@ -60,7 +66,14 @@ def render(ctx: Ctx) -> Rendered:
         left.append("  " + " · ".join(bits), style("piview.dim"))
     head = header(left, ctx.time, ctx.width)
     if not ctx.expanded:
-        return head, None
+        if not text:
+            return head, None
+        # The prompt's first lines, as tool output previews its first lines.
+        preview, more = preview_lines(text, PREVIEW_LINES)
+        shown: list[RenderableType] = [Text(preview, style=style("piview.dim"))]
+        if more:
+            shown.append(more_line(more))
+        return head, indent(*shown)
     body: list[RenderableType] = []
     if text:
         body.append(markdown(text))

@@ -17,6 +17,7 @@ from rich.console import RenderableType
 from rich.style import Style
 from rich.text import Text
 
+from piview.model.toolargs import read_range
 from piview.model.types import (
     AssistantMessage,
     ImageContent,
@@ -111,10 +112,9 @@ def describe(name: str, args: object, namespace: str | None = None) -> ToolView:
         path = _arg(a, "path", "file_path")
         t.append("read ", tool_style)
         t.append(path or "?", path_style)
-        off, lim = _int(a.get("offset")), _int(a.get("limit"))
-        if off is not None or lim is not None:
-            start = off if off is not None else 1
-            t.append(f":{start}" + (f"-{start + lim - 1}" if lim is not None else ""), arg_style)
+        rng = read_range(a)
+        if rng:
+            t.append(rng, arg_style)
         return ToolView(t, path=path or None, lines=10)
     if name == "bash":
         cmd = sanitize(a.get("command")) if isinstance(a.get("command"), str) else ""
@@ -454,19 +454,20 @@ def render(ctx: Ctx) -> Rendered:
     diff, first_line = _diff_of(results) if call.name == "edit" else (None, None)
     if call.name == "edit" and first_line is not None:
         left.append(f":{first_line}", style("piview.tool.args"))
-    left.append("  ")
+    # Status, size and latency are kept whole: a long argument is what gets shortened.
+    status = Text("  ")
     # An edit's or write's text result is one "Successfully …" line: its size says nothing.
-    left.append_text(_status(results, view, count_output=call.name not in ("edit", "write")))
+    status.append_text(_status(results, view, count_output=call.name not in ("edit", "write")))
     if diff is not None:
         adds, dels = diff_counts(diff)
-        left.append(f" +{adds}", style("piview.diff.add"))
-        left.append(f" −{dels}", style("piview.diff.del"))
+        status.append(f" +{adds}", style("piview.diff.add"))
+        status.append(f" −{dels}", style("piview.diff.del"))
     if results:
         t0, t1 = entry_ms(ctx.session, ctx.item.entry), entry_ms(ctx.session, results[0][0])
         if t0 is not None and t1 is not None and t1 >= t0:
-            sep = " " if left.plain.endswith("✓") else " · "
-            left.append(f"{sep}{fmt_duration_ms(t1 - t0)}", style("piview.dim"))
-    head = header(left, ctx.time, ctx.width)
+            sep = " " if status.plain.endswith("✓") else " · "
+            status.append(f"{sep}{fmt_duration_ms(t1 - t0)}", style("piview.dim"))
+    head = header(left, ctx.time, ctx.width, keep=status)
 
     expanded = ctx.expanded
     body: list[RenderableType] = []
@@ -545,12 +546,12 @@ def render_orphan(ctx: Ctx) -> Rendered:
     name = sanitize_line(r.tool_name) or "?"
     left.append(f" · {name}", style("piview.tool"))
     left.append(f" · id {sanitize_line(r.tool_call_id) or '?'}", style("piview.dim"))
-    left.append("  ")
-    left.append_text(_status([(ctx.item.entry, r)], describe(r.tool_name, {})))
+    status = Text("  ")
+    status.append_text(_status([(ctx.item.entry, r)], describe(r.tool_name, {})))
     view = describe(r.tool_name, {})
     view.path = None
     body = _result_body(ctx, ctx.item.entry, r, view, expanded=ctx.expanded)
-    return header(left, ctx.time, ctx.width), indent(*body) if body else None
+    return header(left, ctx.time, ctx.width, keep=status), indent(*body) if body else None
 
 
 def plain_orphan(ctx: Ctx) -> str:

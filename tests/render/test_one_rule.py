@@ -1,0 +1,50 @@
+"""Counts and ranges: the transcript, the tools view, the branch panel and both exports agree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from piview.export import export_branch
+from piview.model import load_session
+from piview.model.toolargs import count_lines, read_range
+from piview.model.treetext import row_text
+from piview.render.items import render_header
+from piview.render.tooltable import argument_summary
+from tests.render.helpers import assistant, call, chain, items_of, result, user
+
+CONTENT = "".join(f"line {n}\n" for n in range(1, 20))  # 19 lines, ending with a newline
+
+
+def test_rules() -> None:
+    assert count_lines(CONTENT) == 19
+    assert count_lines("a\nb") == 2 and count_lines("a\n\n") == 2 and count_lines("") == 0
+    assert read_range({"offset": 1, "limit": 8}) == ":1-8"
+    assert read_range({"offset": 10}) == ":10"
+    assert read_range({"limit": 20}) == ":1-20"
+    assert read_range({"offset": True, "limit": 8}) == ":1-8"  # a bool is no line number
+    assert read_range({}) == ""
+
+
+def test_every_view_says_the_same(write_session, tmp_path: Path) -> None:
+    path = write_session(
+        chain(
+            user("go"),
+            assistant(call("r1", "read", {"path": "a.py", "offset": 1, "limit": 8})),
+            result("r1", "read", "x\n" * 8),
+            assistant(call("w1", "write", {"path": "b.py", "content": CONTENT})),
+            result("w1", "write", "Successfully wrote 19 lines"),
+        )
+    )
+    s = load_session(path)
+    tools = [i for i in items_of(s) if i.kind == "tool"]
+    heads = [render_header(s, t, expanded=False, width=100).plain for t in tools]
+    assert "read a.py:1-8" in heads[0] and "write b.py (19 lines)" in heads[1]
+    assert argument_summary("read", {"path": "a.py", "offset": 1, "limit": 8}) == "a.py:1-8"
+    # The branch panel names the call on its result's row, as Pi's /tree does.
+    assert row_text(s, 2) == "[read: a.py:1-8]"
+    for fmt in ("md", "html"):
+        out = export_branch(
+            s, None, fmt=fmt, tools="full", thinking=False, out=tmp_path / f"x.{fmt}"
+        )
+        text = out.read_text()
+        assert "a.py:1-8" in text and "(19 lines)" in text and "(20 lines)" not in text
