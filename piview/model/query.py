@@ -31,6 +31,7 @@ _ESCAPE = re.compile(r"\\.", re.DOTALL)
 # (U+0130, U+0131, U+017F, U+212A): a line holding one is never ruled out by the byte check.
 _FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
 _FOLD_BYTES = tuple(c.encode() for c in _FOLDS_TO_ASCII)
+_FOLDING = re.compile(rb"[iks]")  # the ASCII letters they fold to (words are lower case)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,17 +101,27 @@ class Query:
         them as it is (JSON escapes quotes, backslashes and control characters, so other
         words, regular expressions and lines with ``\\u`` escapes are always let through).
         """
-        if not self._literals or all(lit is None for lit in self._literals):
+        literals = [lit for lit in self._literals if lit is not None]
+        if not literals:
             return bool(self.terms)
         if b"\\u" in raw:
             return True
-        if not self.case_sensitive:
-            if any(f in raw for f in _FOLD_BYTES):
-                return True
-            raw = raw.lower()
-        return all(
-            lit is None or lit in raw or (b"/" in lit and b"\\/" in raw) for lit in self._literals
-        )
+        hay = raw if self.case_sensitive else raw.lower()
+        slash: bool | None = None
+        for lit in literals:
+            if lit in hay:
+                continue
+            if b"/" in lit:  # JSON may write "/" as "\\/"
+                if slash is None:
+                    slash = b"\\/" in raw
+                if slash:
+                    continue
+            # The word is not there as ASCII; it may still be there with a letter that
+            # folds to an ASCII one (only i, k and s have such letters).
+            if self.case_sensitive or not _FOLDING.search(lit) or raw.isascii():
+                return False
+            return any(f in raw for f in _FOLD_BYTES)
+        return True
 
 
 def parse_query(text: str) -> Query:
