@@ -25,9 +25,12 @@ class PiviewApp(App[None]):
     """The piview application: wiring only; behaviour lives in screens and widgets."""
 
     TITLE = "piview"
+    HELP_TITLE = "Everywhere"
+    """The heading of this part's keys in the help screen."""
+
     BINDINGS = [
-        Binding("q", "quit", "Quit"),
-        Binding("question_mark", "help", "Help"),
+        Binding("q", "quit", "Quit", tooltip="quit"),
+        Binding("question_mark", "help", "Help", tooltip="this help"),
     ]
 
     def __init__(
@@ -78,27 +81,34 @@ class PiviewApp(App[None]):
         from piview.screens.help import HelpScreen  # imported here: only needed on "?"
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            from piview.widgets.keymap import screen_keys
+
+            self.push_screen(HelpScreen(screen_keys(self.screen)))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        """The palette lists every action of the focused widget, the screen and the app."""
-        yield from super().get_system_commands(screen)
+        """The palette: Textual's commands that work here, then every key of the screen,
+        by its description and key (the actions a check refuses now are left out)."""
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Maximize", "Minimize", "Keys"):
+                yield command
+        from piview.widgets.keymap import screen_keys
+
         seen: set[str] = set()
-        nodes = [screen.focused, screen, self] if screen.focused else [screen, self]
-        for node in nodes:
-            if node is None:
-                continue
-            for binding in node._bindings.key_to_bindings.values():  # noqa: SLF001
-                for b in binding:
-                    if not b.description or b.action in seen:
-                        continue
-                    seen.add(b.action)
-                    key = b.key_display or b.key.split(",")[0]
-                    yield SystemCommand(
-                        f"{b.description} ({key})",
-                        b.tooltip or f"action: {b.action}",
-                        lambda n=node, a=b.action: self.call_later(n.run_action, a),
-                    )
+        for group in screen_keys(screen):
+            node = group.node
+            for k in group.keys:
+                if k.action in seen or k.action == "command_palette" or not k.what:
+                    continue
+                action, _sep, _args = k.action.partition("(")
+                check = getattr(node, "check_action", None)
+                if check is not None and check(action, ()) is False:
+                    continue
+                seen.add(k.action)
+                yield SystemCommand(
+                    f"{k.what[:1].upper()}{k.what[1:]}",
+                    f"{group.title} · key {' '.join(k.keys)}",
+                    lambda n=node, a=k.action: self.call_later(n.run_action, a),
+                )
 
 
 def make_app(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,8 @@ from piview.model.usage import sum_usage
 __all__ = ["SessionSummary", "SummaryCache", "full_summary", "quick_summary"]
 
 _TAIL = 64 * 1024
+_VERSION = 2
+"""Of the cache file; summaries of another version are indexed again."""
 
 
 @dataclass(slots=True)
@@ -34,8 +36,14 @@ class SessionSummary:
     created: str | None = None
     name: str | None = None
     first_message: str | None = None
+    last_message: str | None = None
+    """The last assistant text seen (in the file's tail), for the picker's preview."""
+    models: list[str] = field(default_factory=list)
+    """``provider/model`` of the assistant turns seen (all of them in a full summary)."""
     entries: int | None = None
     """None until the full summary is known."""
+    leaves: int | None = None
+    """How many leaves (branch ends) the tree has; None until the full summary is known."""
     cost: float | None = None
     complete: bool = False
     """True for a full summary (every line read)."""
@@ -50,11 +58,11 @@ def _lines(data: bytes) -> list[bytes]:
     return [ln.strip() for ln in data.split(b"\n") if ln.strip()]
 
 
-def _user_text(obj: Any) -> str | None:
+def _user_text(obj: Any, role: str = "user") -> str | None:
     if not isinstance(obj, dict) or obj.get("type") != "message":
         return None
     msg = obj.get("message")
-    if not isinstance(msg, dict) or msg.get("role") != "user":
+    if not isinstance(msg, dict) or msg.get("role") != role:
         return None
     content = msg.get("content")
     if isinstance(content, str):
@@ -94,14 +102,36 @@ def quick_summary(path: Path) -> SessionSummary:
             if text:
                 out.first_message = text
                 break
-    for line in reversed(_lines(tail) if tail else head_lines):
+    tail_lines = _lines(tail) if tail else head_lines
+    for line in reversed(tail_lines):
         if b'"session_info"' in line:
             obj = read_json_line(line)
             if isinstance(obj, dict) and obj.get("type") == "session_info":
                 name = obj.get("name")
                 out.name = (name.strip() or None) if isinstance(name, str) else None
                 break
+    models: list[str] = []
+    for line in reversed(tail_lines):
+        if b'"assistant"' not in line:
+            continue
+        obj = read_json_line(line)
+        if out.last_message is None:
+            out.last_message = _user_text(obj, "assistant")
+        model = _model_of(obj)
+        if model and model not in models:
+            models.append(model)
+    out.models = models[::-1]
     return out
+
+
+def _model_of(obj: Any) -> str | None:
+    msg = obj.get("message") if isinstance(obj, dict) else None
+    if not isinstance(msg, dict) or msg.get("role") != "assistant":
+        return None
+    provider, model = msg.get("provider"), msg.get("model")
+    if not isinstance(model, str) or not model:
+        return None
+    return f"{provider}/{model}" if isinstance(provider, str) and provider else model
 
 
 def full_summary(path: Path) -> SessionSummary:
@@ -114,6 +144,13 @@ def full_summary(path: Path) -> SessionSummary:
         out.entries = len(session)
         out.name = session.name
         out.cost = sum_usage(session.nodes, range(len(session))).cost
+        out.leaves = len(session.tree.leaves())
+        # The store keeps each distinct (provider, model) once: no pass over the entries.
+        out.models = [
+            f"{provider}/{model}" if provider else model
+            for provider, model in session.nodes.model_table
+            if model
+        ]
         out.complete = True
     finally:
         session.close()
@@ -129,7 +166,7 @@ class SummaryCache:
         self._dirty = False
         try:
             raw = json.loads(self.path.read_text())
-            if isinstance(raw, dict) and raw.get("version") == 1:
+            if isinstance(raw, dict) and raw.get("version") == _VERSION:
                 self._data = raw.get("sessions", {})
         except (OSError, ValueError):
             pass
@@ -156,7 +193,7 @@ class SummaryCache:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_suffix(".tmp")
-            tmp.write_text(json.dumps({"version": 1, "sessions": self._data}))
+            tmp.write_text(json.dumps({"version": _VERSION, "sessions": self._data}))
             os.replace(tmp, self.path)
             self._dirty = False
         except OSError:

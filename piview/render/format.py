@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from piview.model.types import number
 
 __all__ = [
+    "plural",
     "fmt_bytes",
     "fmt_cost",
     "fmt_count",
@@ -30,6 +31,14 @@ def fmt_tokens(n: float) -> str:
         if abs(v) < 1000 or unit == "T":
             return f"{v:.2f}{unit}" if abs(v) < 100 else f"{v:.1f}{unit}"
     return f"{n:.0f}"  # not reached
+
+
+_PLURALS = {"leaf": "leaves", "entry": "entries", "match": "matches", "branch": "branches"}
+
+
+def plural(n: int, word: str) -> str:
+    """``1 leaf``, ``3 leaves``, ``1,200 calls``: a count with its noun."""
+    return f"{n:,} {word if n == 1 else _PLURALS.get(word, word + 's')}"
 
 
 def fmt_cost(c: float) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from piview.render.format import fmt_cost, fmt_tokens
+from piview.render.format import fmt_cost, fmt_tokens, plural
 from piview.render.pipe import PipeConsole
 
 __all__ = ["print_info"]
@@ -27,8 +27,9 @@ def print_info(info: dict[str, Any], *, path: str, console: Console | None = Non
     head.add_row("entries", str(info["entries"]))
     head.add_row(
         "tree",
-        f"{len(info['roots'])} root(s), {len(info['leaves'])} leaves, "
-        f"{len(info['branch_points'])} branch point(s), path of {len(info['path'])} entries",
+        f"{plural(len(info['roots']), 'root')}, {plural(len(info['leaves']), 'leaf')}, "
+        f"{plural(len(info['branch_points']), 'branch point')}, "
+        f"path of {plural(len(info['path']), 'entry')}",
     )
     head.add_row("leaf", str(info["leaf"] or "–"))
     console.print(head)
@@ -42,9 +43,9 @@ def print_info(info: dict[str, Any], *, path: str, console: Console | None = Non
     console.print(counts)
     tc = info["tool_calls"]
     console.print(
-        f"[bold]tool calls[/] {tc['calls']} calls, {tc['results']} results, {tc['paired']} paired, "
-        f"{tc['unanswered']} unanswered, {tc['orphan_results']} orphan results, "
-        f"{tc['errors']} errors"
+        f"[bold]tool calls[/] {plural(tc['calls'], 'call')}, {plural(tc['results'], 'result')}, "
+        f"{tc['paired']} paired, {tc['unanswered']} unanswered, "
+        f"{plural(tc['orphan_results'], 'orphan result')}, {plural(tc['errors'], 'error')}"
     )
     usage = Table(title="usage", title_justify="left", show_edge=False)
     for col in ("", "input", "output", "cache read", "cache write", "(1h)", "reasoning", "cost"):
@@ -63,7 +64,7 @@ def print_info(info: dict[str, Any], *, path: str, console: Console | None = Non
         )
     console.print(usage)
     if info["bad_lines"]:
-        console.print(f"[bold yellow]{len(info['bad_lines'])} bad line(s) skipped:[/]")
+        console.print(f"[bold yellow]{plural(len(info['bad_lines']), 'bad line')} skipped:[/]")
         for b in info["bad_lines"][:20]:
             console.print(f"  line {b['line']}: {b['reason']}", markup=False, highlight=False)
         if len(info["bad_lines"]) > 20:

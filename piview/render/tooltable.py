@@ -11,7 +11,7 @@ from rich.text import Text
 
 from piview.model.toolargs import read_range
 from piview.model.tools import ToolRow, tool_stats
-from piview.render.format import fmt_duration_ms
+from piview.render.format import fmt_duration_ms, plural
 
 if TYPE_CHECKING:
     from piview.model import Session
@@ -51,7 +51,7 @@ def argument_summary(name: str, args: Any, limit: int = 60) -> str:
 
 def tools_table(session: Session, rows: list[ToolRow]) -> Group:
     """The calls table and the per-tool totals table."""
-    calls = Table(title=f"{len(rows)} tool call(s) on this branch", title_justify="left")
+    calls = Table(title=f"{plural(len(rows), 'tool call')} on this branch", title_justify="left")
     for col, just in (
         ("#", "right"),
         ("entry", "left"),

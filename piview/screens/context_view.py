@@ -9,7 +9,6 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -21,9 +20,10 @@ from piview.model.types import (
     MessageEntry,
     TextContent,
 )
-from piview.render.format import fmt_tokens
+from piview.render.format import fmt_tokens, plural
 from piview.render.sanitize import sanitize_line
 from piview.widgets.keybar import KeyBar
+from piview.widgets.pager import PagerScroll
 
 if TYPE_CHECKING:
     from piview.model import ContextItem, Session
@@ -104,7 +104,7 @@ def context_renderable(session: Session, at: int) -> Group:
         Text.assemble(
             ("context at ", "bold"),
             (session.ids[at], "bold cyan"),
-            f"  ·  {len(ctx.items)} message(s)  ·  model {ctx.model or '?'}"
+            f"  ·  {plural(len(ctx.items), 'message')}  ·  model {ctx.model or '?'}"
             f"  ·  thinking {ctx.thinking_level}",
         )
     )
@@ -128,8 +128,9 @@ def context_renderable(session: Session, at: int) -> Group:
         )
         out.append(
             Text(
-                f"\ncompaction {session.ids[ctx.compaction]} replaced {replaced} earlier "
-                f"message(s) with its summary ({len(ctx.hidden_by_compaction)} entries)",
+                f"\ncompaction {session.ids[ctx.compaction]} replaced "
+                f"{plural(replaced, 'earlier message')} with its summary "
+                f"({plural(len(ctx.hidden_by_compaction), 'entry')})",
                 style="yellow",
             )
         )
@@ -178,11 +179,17 @@ def context_renderable(session: Session, at: int) -> Group:
 class ContextScreen(ModalScreen[None]):
     """A modal with the model's context at one entry. Escape closes it."""
 
-    BINDINGS = [Binding("escape,q,c", "dismiss", "Close")]
+    HELP_TITLE = "Context view"
+    """The heading of this part's keys in the help screen."""
+
+    BINDINGS = [
+        Binding("question_mark", "app.help", "Help", tooltip="this help"),
+        Binding("escape,q,c", "dismiss", "Close"),
+    ]
 
     DEFAULT_CSS = """
     ContextScreen { align: center middle; }
-    ContextScreen > VerticalScroll {
+    ContextScreen > PagerScroll {
         width: 96%; height: 92%; border: round $primary; background: $surface; padding: 0 1;
     }
     """
@@ -194,13 +201,13 @@ class ContextScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         """The content in a scrollable box."""
-        with VerticalScroll():
+        with PagerScroll():
             yield Static(context_renderable(self.session, self.at))
         yield KeyBar()
 
     def on_mount(self) -> None:
         """Focus the scroll area."""
-        self.query_one(VerticalScroll).focus()
+        self.query_one(PagerScroll).focus()
 
     def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
         """Close the context view."""

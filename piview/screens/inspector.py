@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -27,27 +24,19 @@ from piview.model.types import (
 )
 from piview.render.format import fmt_cost, fmt_duration_ms, fmt_tokens
 from piview.render.image import render_image
+from piview.render.jsonview import json_syntax
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.widgets.keybar import KeyBar
+from piview.widgets.pager import PagerScroll
 
 if TYPE_CHECKING:
     from piview.model import Session
 
 __all__ = ["ToolInspector", "inspector_renderable"]
 
-_MAX_JSON = 200_000
-
 
 def _json(value: Any) -> RenderableType:
-    try:
-        text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        text = repr(value)
-    if len(text) > _MAX_JSON:
-        text = text[:_MAX_JSON] + f"\n… ({len(text) - _MAX_JSON:,} more characters)"
-    # No background_color: "default" painted the terminal's own background (black bands)
-    # behind the tokens on the modal's surface; the ANSI theme has none of its own.
-    return Syntax(sanitize(text, tabs=False), "json", theme="ansi_dark", word_wrap=True)
+    return json_syntax(value)
 
 
 def _usage(u: Usage) -> str:
@@ -147,17 +136,20 @@ def inspector_renderable(session: Session, entry: int, part: int, width: int = 1
 
 
 class ToolInspector(ModalScreen[None]):
-    """A modal with the full call and result of one tool use. Escape closes it."""
+    """A modal with the full call and result of one tool use. Escape closes it; the content
+    scrolls like a pager (j k, space b, g G, Home End)."""
+
+    HELP_TITLE = "Tool-call inspector"
+    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [
+        Binding("question_mark", "app.help", "Help", tooltip="this help"),
         Binding("escape,q,i", "dismiss", "Close"),
-        Binding("j,down", "scroll(1)", "Down", show=False),
-        Binding("k,up", "scroll(-1)", "Up", show=False),
     ]
 
     DEFAULT_CSS = """
     ToolInspector { align: center middle; }
-    ToolInspector > VerticalScroll {
+    ToolInspector > PagerScroll {
         width: 90%; height: 90%; border: round $primary; background: $surface; padding: 0 1;
     }
     """
@@ -170,7 +162,7 @@ class ToolInspector(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         """The content in a scrollable box."""
-        with VerticalScroll():
+        with PagerScroll():
             yield Static(
                 inspector_renderable(
                     self.session,
@@ -183,12 +175,8 @@ class ToolInspector(ModalScreen[None]):
 
     def on_mount(self) -> None:
         """Focus the scroll area so keys scroll it."""
-        self.query_one(VerticalScroll).focus()
+        self.query_one(PagerScroll).focus()
 
     def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
         """Close the inspector."""
         self.dismiss(None)
-
-    def action_scroll(self, step: int) -> None:
-        """Scroll the content."""
-        self.query_one(VerticalScroll).scroll_relative(y=step, animate=False)

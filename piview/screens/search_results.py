@@ -35,8 +35,15 @@ class SearchResultsScreen(ModalScreen[AllHit | None]):
     | q | Quit piview |
     """
 
-    # A modal screen hides the app's keys: q must quit here too.
-    BINDINGS = [Binding("escape", "close", "Close"), Binding("q", "app.quit", "Quit")]
+    HELP_TITLE = "Search all branches"
+    """The heading of this part's keys in the help screen."""
+
+    # A modal screen stops the app's keys: q must quit here too, ? still helps.
+    BINDINGS = [
+        Binding("escape", "close", "Close", tooltip="close the results (the search stops)"),
+        Binding("question_mark", "app.help", "Help", tooltip="this help"),
+        Binding("q", "app.quit", "Quit", tooltip="quit"),
+    ]
 
     DEFAULT_CSS = """
     SearchResultsScreen { align: center middle; }

@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from piview.model import usage_report
-from piview.render.format import fmt_iso_short
+from piview.render.format import fmt_iso_short, plural
 from piview.render.items import ItemList, build_items
 from piview.render.sanitize import sanitize_line
 from piview.screens.session_follow import SessionFollow
@@ -109,16 +109,43 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, Screen[None]):
     | escape | Close the search, leave the panel, or go back to the picker |
     """
 
+    HELP_TITLE = "Viewer"
+    """The heading of this part's keys in the help screen."""
+
     BINDINGS = [
-        Binding("b", "toggle_branches", "Branches"),
-        Binding("u", "toggle_usage", "Usage"),
-        Binding("H", "toggle_hidden", "Hidden"),
-        Binding("slash", "search", "Search"),
-        Binding("i", "inspect", "Inspect"),
-        Binding("T", "tools", "Tools"),
-        Binding("c", "context", "Context"),
-        Binding("x", "export", "Export"),
-        Binding("escape", "escape", "Back", show=False),
+        Binding(
+            "b", "toggle_branches", "Branches", tooltip="branch panel: every entry of the tree"
+        ),
+        Binding("u", "toggle_usage", "Usage", tooltip="usage sidebar: tokens and cost"),
+        Binding("H", "toggle_hidden", "Hidden", tooltip="show or hide hidden entries"),
+        Binding(
+            "slash",
+            "search",
+            "Search",
+            tooltip="search the branch: words, re:regex, smart case; tab: all branches"
+            " (the panel, when it has the focus)",
+        ),
+        Binding(
+            "i",
+            "inspect",
+            "Inspect",
+            tooltip="inspect the focused tool call, or any entry's raw JSON",
+        ),
+        Binding("T", "tools", "Tools", tooltip="tools view: every tool call of the branch"),
+        Binding(
+            "c",
+            "context",
+            "Context",
+            tooltip="context view: what the model saw at the focused entry",
+        ),
+        Binding("x", "export", "Export", tooltip="export the branch shown to HTML"),
+        Binding(
+            "escape",
+            "escape",
+            "Back",
+            show=False,
+            tooltip="back: close the search or the panel, or return to the picker",
+        ),
     ]
 
     DEFAULT_CSS = """
@@ -356,7 +383,7 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, Screen[None]):
             )
             n_leaves = s.tree.leaf_count()
             if n_leaves > 1:
-                parts.append(f"{n_leaves} leaves")
+                parts.append(plural(n_leaves, "leaf"))
         if s.partial:
             parts.append(f"showing the last {len(s):,} entries: loading the whole file…")
         if self.building_branch:

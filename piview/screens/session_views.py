@@ -41,13 +41,19 @@ class SessionViews(_Screen):
         return None
 
     def action_inspect(self) -> None:
-        """Open the tool-call inspector on the focused call."""
-        from piview.screens.inspector import ToolInspector
-
+        """Open the tool-call inspector on the focused call, or the raw JSON of any other
+        focused entry."""
         ref = self._focused_call()
         if ref is None:
-            self.notify("Focus a tool call first (j/k), then press i", timeout=3)
+            entry = self.query_one(Transcript).current_entry
+            if entry is None:
+                return
+            from piview.screens.entry_json import EntryJsonScreen
+
+            self.app.push_screen(EntryJsonScreen(self.session, entry))
             return
+        from piview.screens.inspector import ToolInspector
+
         self.app.push_screen(ToolInspector(self.session, *ref))
 
     def action_tools(self) -> None:

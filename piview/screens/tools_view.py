@@ -62,8 +62,12 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
     """
 
     AUTO_FOCUS = "DataTable"
+    HELP_TITLE = "Tools view"
+    """The heading of this part's keys in the help screen."""
+
     BINDINGS = [
         Binding("escape,T", "close", "Close"),
+        Binding("question_mark", "app.help", "Help", tooltip="this help"),
         Binding("s", "cycle_status", "Status filter"),
         Binding("S", "cycle_sort", "Sort"),
         Binding("slash", "focus_filter", "Name filter"),

@@ -57,23 +57,68 @@ class BranchPanel(BranchRows, TreeSearch, ScrollView, can_focus=True):
     | f / F | Next / previous filter: default, no-tools, user-only, labeled-only, all. |
     """
 
+    HELP_TITLE = "Branch panel (b)"
+    """The heading of this part's keys in the help screen."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "move(-1)", "Up", show=False),
-        Binding("down,j", "move(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home,g", "jump_to(0)", "First", show=False),
-        Binding("end,G", "jump_to(-1)", "Last", show=False),
-        Binding("enter", "select", "Show"),
-        Binding("space", "toggle_fold", "Fold", show=False),
-        Binding("left,h", "fold", "Fold", show=False),
-        Binding("right,l", "unfold", "Unfold", show=False),
-        Binding("f", "cycle_filter(1)", "Filter"),
-        Binding("F", "cycle_filter(-1)", "Filter back", show=False),
-        Binding("apostrophe", "label(1)", "Next label", show=False),
-        Binding("quotation_mark", "label(-1)", "Prev label", show=False),
-        Binding("n", "search_step(1)", "Next match", show=False),
-        Binding("N", "search_step(-1)", "Prev match", show=False),
+        Binding("up,k", "move(-1)", "Up", show=False, tooltip="move up"),
+        Binding("down,j", "move(1)", "Down", show=False, tooltip="move down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, tooltip="page up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, tooltip="page down"),
+        Binding("home,g", "jump_to(0)", "First", show=False, tooltip="first row"),
+        Binding("end,G", "jump_to(-1)", "Last", show=False, tooltip="last row"),
+        Binding(
+            "enter",
+            "select",
+            "Show",
+            tooltip="show the branch through this entry (down to its newest leaf)",
+        ),
+        Binding(
+            "space",
+            "toggle_fold",
+            "Fold",
+            show=False,
+            tooltip="fold or unfold the segment under the cursor",
+        ),
+        Binding(
+            "left,h", "fold", "Fold", show=False, tooltip="fold the segment (or go to its start)"
+        ),
+        Binding(
+            "right,l",
+            "unfold",
+            "Unfold",
+            show=False,
+            tooltip="unfold the segment (or go to the next branch)",
+        ),
+        Binding(
+            "f",
+            "cycle_filter(1)",
+            "Filter",
+            tooltip="next filter: default, no-tools, user-only, labeled-only, all",
+        ),
+        Binding("F", "cycle_filter(-1)", "Filter back", show=False, tooltip="previous filter"),
+        Binding(
+            "apostrophe",
+            "label(1)",
+            "Next label",
+            show=False,
+            tooltip="next labelled entry, folded ones too",
+        ),
+        Binding(
+            "quotation_mark",
+            "label(-1)",
+            "Prev label",
+            show=False,
+            tooltip="previous labelled entry",
+        ),
+        Binding(
+            "n",
+            "search_step(1)",
+            "Next match",
+            show=False,
+            tooltip="next match of the panel search (/ searches)",
+        ),
+        Binding("N", "search_step(-1)", "Prev match", show=False, tooltip="previous match"),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {

@@ -18,11 +18,24 @@ class SearchField(Input):
     """The search field: enter finds, escape closes, tab switches between this branch and
     all branches, ctrl+r between words and a regular expression (all shown in the footer)."""
 
+    HELP_TITLE = "Search field"
+    """The heading of this part's keys in the help screen."""
+
     BINDINGS = [
-        Binding("enter", "submit", "Find"),
-        Binding("escape", "screen.escape", "Close"),
-        Binding("tab", "toggle_prefix('all:')", "All branches"),
-        Binding("ctrl+r", "toggle_prefix('re:')", "Regex"),
+        Binding("enter", "submit", "Find", tooltip="find (on every branch with all:)"),
+        Binding("escape", "screen.escape", "Close", tooltip="close the field"),
+        Binding(
+            "tab",
+            "toggle_prefix('all:')",
+            "All branches",
+            tooltip="this branch or all branches (all:): a list of every branch's matches",
+        ),
+        Binding(
+            "ctrl+r",
+            "toggle_prefix('re:')",
+            "Regex",
+            tooltip="words or a regular expression (re:); a capital letter matches case",
+        ),
     ]
 
     scopes = True

@@ -60,14 +60,22 @@ class SearchResults(ScrollView, can_focus=True):
     | enter | Show the result on its branch |
     """
 
+    HELP_TITLE = "Search results"
+    """The heading of this part's keys in the help screen."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j,down", "move(1)", "Next", show=False),
-        Binding("k,up", "move(-1)", "Previous", show=False),
-        Binding("pagedown,space", "page(1)", "Page down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("g,home", "jump(0)", "First", show=False),
-        Binding("G,end", "jump(-1)", "Last", show=False),
-        Binding("enter", "choose", "Show on its branch"),
+        Binding("j,down", "move(1)", "Next", show=False, tooltip="next result"),
+        Binding("k,up", "move(-1)", "Previous", show=False, tooltip="previous result"),
+        Binding("pagedown,space", "page(1)", "Page down", show=False, tooltip="page down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, tooltip="page up"),
+        Binding("g,home", "jump(0)", "First", show=False, tooltip="first result"),
+        Binding("G,end", "jump(-1)", "Last", show=False, tooltip="last result"),
+        Binding(
+            "enter",
+            "choose",
+            "Show on its branch",
+            tooltip="show the result on its branch (n / N then step on that branch)",
+        ),
     ]
 
     DEFAULT_CSS = """

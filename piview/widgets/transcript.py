@@ -56,23 +56,47 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
     | n / N | Next / previous search match |
     """
 
+    HELP_TITLE = "Transcript"
+    """The heading of this part's keys in the help screen."""
+
     BINDINGS = [
-        Binding("j,down", "move(1)", "Next", show=False),
-        Binding("k,up", "move(-1)", "Previous", show=False),
-        Binding("g,home", "first", "Top", show=False),
-        Binding("G,end", "last", "Bottom", show=False),
-        Binding("right_square_bracket", "user(1)", "Next user", show=False),
-        Binding("left_square_bracket", "user(-1)", "Prev user", show=False),
-        Binding("enter", "toggle", "Expand"),
-        Binding("t", "toggle_kind('thinking')", "Thinking"),
-        Binding("o", "toggle_kind('tool')", "Output", tooltip="Expand or collapse all tool output"),
-        Binding("e", "next_error", "Next error"),
-        Binding("apostrophe", "label(1)", "Next label", show=False),
-        Binding("quotation_mark", "label(-1)", "Prev label", show=False),
-        Binding("n", "search_step(1)", "Next match", show=False),
-        Binding("N", "search_step(-1)", "Prev match", show=False),
-        Binding("pagedown,space", "page(1)", "Page down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("j,down", "move(1)", "Next", show=False, tooltip="next block"),
+        Binding("k,up", "move(-1)", "Previous", show=False, tooltip="previous block"),
+        Binding("g,home", "first", "Top", show=False, tooltip="first block"),
+        Binding("G,end", "last", "Bottom", show=False, tooltip="last block"),
+        Binding(
+            "right_square_bracket", "user(1)", "Next user", show=False, tooltip="next user message"
+        ),
+        Binding(
+            "left_square_bracket",
+            "user(-1)",
+            "Prev user",
+            show=False,
+            tooltip="previous user message",
+        ),
+        Binding("enter", "toggle", "Expand", tooltip="expand or collapse the focused block"),
+        Binding(
+            "t", "toggle_kind('thinking')", "Thinking", tooltip="expand or collapse all thinking"
+        ),
+        Binding("o", "toggle_kind('tool')", "Output", tooltip="expand or collapse all tool output"),
+        Binding(
+            "e",
+            "next_error",
+            "Next error",
+            tooltip="next error (tool error, error or aborted turn, failed command)",
+        ),
+        Binding("apostrophe", "label(1)", "Next label", show=False, tooltip="next labelled entry"),
+        Binding(
+            "quotation_mark",
+            "label(-1)",
+            "Prev label",
+            show=False,
+            tooltip="previous labelled entry",
+        ),
+        Binding("n", "search_step(1)", "Next match", show=False, tooltip="next search match"),
+        Binding("N", "search_step(-1)", "Prev match", show=False, tooltip="previous search match"),
+        Binding("pagedown,space", "page(1)", "Page down", show=False, tooltip="page down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, tooltip="page up"),
     ]
 
     DEFAULT_CSS = """
@@ -368,11 +392,14 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
     def action_next_error(self) -> None:
         """Focus the next error (wrapping around)."""
         found = find_item(self.items, self.cursor, 1, lambda it: it.error)
+        wrapped = found is None
         if found is None:
             found = find_item(self.items, -1, 1, lambda it: it.error)
         if found is None:
             self.notify("No errors on this branch", timeout=3)
             return
+        if wrapped:
+            self.notify("No more errors below: back to the first one", timeout=3)
         self._set_cursor(found)
 
     # Textual's DOMNode has an action_toggle(attribute) of its own; this one is the "toggle"

@@ -25,12 +25,15 @@ from piview.catalog.discovery import cache_dir
 from piview.cli import main
 from piview.model import Session, load_session
 from piview.model.tools import tool_rows, tool_stats
+from piview.render.format import fmt_cost_short
 from piview.render.items import item_text
 from piview.screens.context_view import ContextScreen, context_renderable
+from piview.screens.entry_json import EntryJsonScreen
 from piview.screens.inspector import ToolInspector, inspector_renderable
 from piview.screens.picker import PickerScreen
 from piview.screens.session import SessionScreen
 from piview.screens.tools_view import ToolsScreen
+from piview.widgets.pager import PagerScroll
 from piview.widgets.transcript import Transcript
 from tests.conftest import fixture
 
@@ -155,6 +158,59 @@ async def test_inspector_shows_the_call_the_result_and_its_details() -> None:
         assert t.cursor == item_index(t, call, 1, "tool")
 
 
+async def test_inspector_scrolls_like_a_pager(write_session: Callable[..., Path]) -> None:
+    out = "\n".join(f"line {n} " + "x" * 60 for n in range(3000))  # ~200 KB, as big results are
+    lines = [
+        {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-05-14T09:00:00.000Z"},
+        _message("u1", None, {"role": "user", "content": "go"}),
+        _message(
+            "a1",
+            "u1",
+            {
+                "role": "assistant",
+                "content": [{"type": "toolCall", "id": "c1", "name": "bash", "arguments": {}}],
+                "stopReason": "toolUse",
+            },
+        ),
+        _message(
+            "r1",
+            "a1",
+            {
+                "role": "toolResult",
+                "toolCallId": "c1",
+                "toolName": "bash",
+                "content": [{"type": "text", "text": out}],
+                "isError": False,
+            },
+        ),
+    ]
+    app = make_app(load_session(write_session([json.dumps(x) for x in lines])))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("i")
+        await pilot.pause()
+        assert isinstance(app.screen, ToolInspector)
+        box = app.screen.query_one(PagerScroll)
+        page = box.scrollable_content_region.height - 1
+        await pilot.press("j", "j", "j")
+        assert box.scroll_y == 3
+        await pilot.press("k")
+        assert box.scroll_y == 2
+        await pilot.press("space")
+        assert box.scroll_y == 2 + page
+        await pilot.press("b")
+        assert box.scroll_y == 2
+        await pilot.press("G")  # at once, and all the way, on a 200 KB result
+        await pilot.pause()
+        assert box.max_scroll_y > 2500 and box.scroll_y == box.max_scroll_y
+        await pilot.press("g")
+        assert box.scroll_y == 0
+        await pilot.press("end")
+        await pilot.pause()
+        assert box.scroll_y == box.max_scroll_y
+        await pilot.press("home")
+        assert box.scroll_y == 0
+
+
 async def test_inspector_on_an_error_result() -> None:
     app = open_app("edit_tools.jsonl")
     async with app.run_test(size=SIZE) as pilot:
@@ -179,16 +235,23 @@ async def test_inspector_on_an_error_result() -> None:
         assert isinstance(app.screen, SessionScreen)
 
 
-async def test_inspect_on_a_block_that_is_no_tool_call_only_notifies() -> None:
+async def test_inspect_on_any_other_block_shows_its_raw_json_and_line() -> None:
     app = open_app("edit_tools.jsonl")
     async with app.run_test(size=SIZE) as pilot:
+        s = app.session
+        assert s is not None
         t = transcript(app)
         user = next(k for k, it in enumerate(t.items) if it.kind == "user")
         await focus(pilot, t, user)
-        depth = len(app.screen_stack)
         await pilot.press("i")
-        assert isinstance(app.screen, SessionScreen) and len(app.screen_stack) == depth
-        assert any("Focus a tool call first" in m for m in notes(app))
+        await pilot.pause()
+        assert isinstance(app.screen, EntryJsonScreen)
+        entry = t.items[user].entry
+        text = screen_text(app)
+        assert f"entry {s.ids[entry]}" in text and f"line {s.line_of(entry)}" in text
+        assert '"type": "message"' in text and '"role": "user"' in text
+        await pilot.press("escape")
+        assert isinstance(app.screen, SessionScreen)
 
 
 async def test_inspector_on_an_orphan_result_and_an_unanswered_call() -> None:
@@ -725,6 +788,77 @@ async def test_picker_lists_groups_filters_and_opens(
         await pilot.pause()
         assert isinstance(app.screen, SessionScreen)
         assert app.screen.session.path == files["tree"]
+
+
+@pytest.mark.parametrize("width", [80, 140, 200])
+async def test_picker_columns_fit_the_terminal(
+    sessions: tuple[Path, dict[str, Path]], width: int
+) -> None:
+    root, _files = sessions
+    app = make_app(sessions_root=root)
+    async with app.run_test(size=(width, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        text = screen_text(app)
+        names = [str(c.label) for c in picker.query_one(DataTable).ordered_columns]
+        assert names[:1] != ["session"] or width == 80
+        assert "session" in names and "cost" in names and "modified" in names
+        if width >= 200:
+            assert "started" in names and "size" in names
+        # Numbers are never cut: every cost is shown whole.
+        for s in picker.summaries.values():
+            assert fmt_cost_short(s.cost or 0) in text
+        # The preview pane from 140 columns on: the selected session's first prompt.
+        preview = picker.query_one("#preview")
+        assert preview.display == (width >= 140)
+        if width >= 140:
+            assert "first prompt" in text and "branches" in text
+
+
+async def test_picker_escape_clears_then_quits_and_says_when_nothing_matches(
+    sessions: tuple[Path, dict[str, Path]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, _files = sessions
+    app = make_app(sessions_root=root)
+    quits: list[bool] = []
+    monkeypatch.setattr(app, "action_quit", lambda: quits.append(True))
+    async with app.run_test(size=SIZE) as pilot:
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        assert "esc Quit" in screen_text(app)  # the way out is in the footer
+        await pilot.press(*"zzz")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "No session matches 'zzz' (of 3)" in text and "esc Clear filter" in text
+        await pilot.press("escape")
+        assert picker.query_one(DataTable).row_count == 3 and not quits
+        await pilot.press("escape")
+        assert quits == [True]
+        await pilot.press(*"abc", "ctrl+c")  # ctrl+c quits even with a filter typed
+        assert quits == [True, True]
+
+
+async def test_picker_sorts_with_ctrl_s(sessions: tuple[Path, dict[str, Path]]) -> None:
+    root, files = sessions
+    app = make_app(sessions_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        seen = {}
+        for _ in range(5):
+            await pilot.press("ctrl+s")
+            seen[picker.sort] = list(picker._shown)  # noqa: SLF001
+        assert picker.sort == "last activity"
+        sizes = [picker.summaries[p].size for p in seen["size"]]
+        assert sizes == sorted(sizes, reverse=True)
+        titles = [picker.summaries[p].title.lower() for p in seen["name"]]
+        assert titles == sorted(titles)
+        started = [picker.summaries[p].created or "" for p in seen["started"]]
+        assert started == sorted(started, reverse=True)
 
 
 async def test_picker_indexes_in_a_worker_and_caches_the_summaries(

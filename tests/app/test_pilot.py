@@ -335,3 +335,17 @@ async def test_label_keys_jump_between_labelled_entries() -> None:
         assert t.cursor == spots[0]
         await pilot.press("quotation_mark")  # wraps to the last one
         assert t.cursor == spots[-1]
+
+
+async def test_e_says_when_it_wraps_to_the_first_error() -> None:
+    app = await _open(demo())
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        errors = [k for k, it in enumerate(t.items) if it.error]
+        assert errors
+        await pilot.press("G")
+        notes: list[str] = []
+        t.notify = lambda message, **kw: notes.append(message)  # type: ignore[method-assign]
+        await pilot.press("e")
+        assert t.cursor == errors[0]
+        assert notes and "back to the first" in notes[-1]

@@ -218,6 +218,16 @@ async def test_search_over_all_branches_quits_and_closes() -> None:
         await pilot.press("slash", "enter")  # the field keeps the query
         await pilot.pause()
         assert isinstance(app.screen, SearchResultsScreen)
+        await pilot.press("question_mark")  # the help lists the keys of the results
+        await pilot.pause()
+        from piview.screens.help import HelpScreen
+
+        assert isinstance(app.screen, HelpScreen)
+        titles = {g.title: {k for h in g.keys for k in h.keys} for g in app.screen.groups}
+        assert {"⏎", "j", "k"} <= titles["Search results"] and "q" in titles["Search all branches"]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, SearchResultsScreen)
         await pilot.press("q")
         await pilot.pause()
         assert app.return_code == 0  # q quits from the results too

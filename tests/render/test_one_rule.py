@@ -48,3 +48,11 @@ def test_every_view_says_the_same(write_session, tmp_path: Path) -> None:
         )
         text = out.read_text()
         assert "a.py:1-8" in text and "(19 lines)" in text and "(20 lines)" not in text
+
+
+def test_plurals() -> None:
+    from piview.render.format import plural
+
+    assert plural(1, "leaf") == "1 leaf" and plural(3, "leaf") == "3 leaves"
+    assert plural(1, "error") == "1 error" and plural(0, "error") == "0 errors"
+    assert plural(1200, "entry") == "1,200 entries"

@@ -1,0 +1,90 @@
+"""Provides :class:`EntryJsonScreen`: any entry exactly as the file has it, as JSON, with its
+line number."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from piview.render.format import fmt_bytes
+from piview.render.jsonview import MAX_JSON_CHARS, json_syntax
+from piview.render.sanitize import sanitize, sanitize_line
+from piview.widgets.keybar import KeyBar
+from piview.widgets.pager import PagerScroll
+
+if TYPE_CHECKING:
+    from piview.model import Session
+
+__all__ = ["EntryJsonScreen", "entry_json_renderable"]
+
+_DECODE_LIMIT = 8 * 1024 * 1024
+"""Lines longer than this are shown as their first characters, not decoded."""
+
+
+def entry_json_renderable(session: Session, entry: int) -> RenderableType:
+    """Entry ``entry``'s line: where it is, and its JSON (unknown fields included)."""
+    length = session.line_length(entry)
+    head = Text()
+    head.append("entry ", style="bold")
+    head.append(sanitize_line(session.ids[entry]) or "?", style="bold cyan")
+    head.append(f"  ·  line {session.line_of(entry):,}  ·  {fmt_bytes(length)}", style="dim")
+    node = session.nodes[entry]
+    kind = node.type or "?"
+    role = node.message.role if node.message is not None else None
+    head.append(f"  ·  {kind}" + (f" / {role}" if role else ""), style="dim")
+    if length > _DECODE_LIMIT:
+        raw = session.read_line(entry)[:MAX_JSON_CHARS].decode("utf-8", "replace")
+        note = Text(
+            f"\nThe line is {fmt_bytes(length)}: its first {MAX_JSON_CHARS:,} characters, "
+            "as written.",
+            style="yellow",
+        )
+        return Group(head, note, Text(sanitize(raw, tabs=False)))
+    value = session.raw(entry)
+    if value is None:
+        return Group(head, Text("\nThe line no longer decodes (changed on disk?).", style="red"))
+    return Group(head, Text(""), json_syntax(value))
+
+
+class EntryJsonScreen(ModalScreen[None]):
+    """A modal with the raw JSON of one entry. Escape closes it; it scrolls like a pager."""
+
+    HELP_TITLE = "Entry JSON"
+    """The heading of this part's keys in the help screen."""
+
+    BINDINGS = [
+        Binding("question_mark", "app.help", "Help", tooltip="this help"),
+        Binding("escape,q,i", "dismiss", "Close"),
+    ]
+
+    DEFAULT_CSS = """
+    EntryJsonScreen { align: center middle; }
+    EntryJsonScreen > PagerScroll {
+        width: 90%; height: 90%; border: round $primary; background: $surface; padding: 0 1;
+    }
+    """
+
+    def __init__(self, session: Session, entry: int) -> None:
+        super().__init__()
+        self.session = session
+        self.entry = entry
+
+    def compose(self) -> ComposeResult:
+        """The JSON in a scrollable box."""
+        with PagerScroll():
+            yield Static(entry_json_renderable(self.session, self.entry))
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        """Focus the scroll area so keys scroll it."""
+        self.query_one(PagerScroll).focus()
+
+    def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
+        """Close."""
+        self.dismiss(None)

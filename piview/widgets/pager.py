@@ -1,0 +1,47 @@
+"""Provides :class:`PagerScroll`: a scrollable box with the keys of a pager.
+
+``j``/``k`` and the arrows scroll a line, space and ``b`` (and the page keys) a page,
+``g``/``G`` and Home/End go to the top and the end. Nothing animates: a key moves at once, and
+End reaches the end of a long text (an animated scroll stopped short while the height grew).
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+
+__all__ = ["PagerScroll"]
+
+
+class PagerScroll(VerticalScroll):
+    """A :class:`VerticalScroll` that scrolls like ``less``."""
+
+    HELP_TITLE = "Scrolling"
+    """The heading of this part's keys in the help screen."""
+
+    BINDINGS = [
+        Binding("j,down", "line(1)", "Down", show=False),
+        Binding("k,up", "line(-1)", "Up", show=False),
+        Binding("space,pagedown", "page(1)", "Page down", show=False),
+        Binding("b,pageup", "page(-1)", "Page up", show=False),
+        Binding("g,home", "top", "Top", show=False),
+        Binding("G,end", "end", "End", show=False),
+    ]
+
+    def action_line(self, step: int) -> None:
+        """Scroll ``step`` lines."""
+        self.scroll_to(y=self.scroll_y + step, animate=False, immediate=True)
+
+    def action_page(self, step: int) -> None:
+        """Scroll ``step`` pages (one line of the last page stays in view)."""
+        page = max(1, self.scrollable_content_region.height - 1)
+        self.scroll_to(y=self.scroll_y + step * page, animate=False, immediate=True)
+
+    def action_top(self) -> None:
+        """Go to the top at once."""
+        self.scroll_to(y=0, animate=False, immediate=True)
+
+    def action_end(self) -> None:
+        """Go to the end at once (after the layout, so that a long text is measured)."""
+        self.scroll_end(animate=False, immediate=True)
+        self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
