@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,7 +19,17 @@ if TYPE_CHECKING:
     from piview.render.prerender import Prerender
     from piview.screens.picker import PickerScreen
 
-__all__ = ["PiviewApp", "make_app", "run_app"]
+__all__ = ["DEFAULT_THEME", "PiviewApp", "make_app", "resolve_theme", "run_app"]
+
+DEFAULT_THEME = "textual-dark"
+_THEME_ALIASES = {"dark": "textual-dark", "light": "textual-light"}
+
+
+def resolve_theme(theme: str | None) -> str:
+    """The Textual theme to use: ``theme`` (``light`` and ``dark`` stand for Textual's own),
+    else ``$PIVIEW_THEME``, else the default (dark). The palette's "Theme" changes it too."""
+    name = (theme or os.environ.get("PIVIEW_THEME") or DEFAULT_THEME).strip()
+    return _THEME_ALIASES.get(name, name)
 
 
 class PiviewApp(App[None]):
@@ -42,6 +53,7 @@ class PiviewApp(App[None]):
         sessions_root: Path | None = None,
         full_loader: Callable[[], Session] | None = None,
         prerender: Prerender | None = None,
+        theme: str | None = None,
     ) -> None:
         super().__init__()
         self.session = session
@@ -50,7 +62,11 @@ class PiviewApp(App[None]):
         self._leaf = leaf
         self._follow = follow
         self._root = sessions_root
-        self.theme = "textual-dark"
+        self._unknown_theme: str | None = None
+        name = resolve_theme(theme)
+        if name not in self.available_themes:
+            self._unknown_theme, name = name, DEFAULT_THEME
+        self.theme = name
 
     def on_mount(self) -> None:
         """Open the session, or the picker when no session was given."""
@@ -69,6 +85,14 @@ class PiviewApp(App[None]):
             from piview.screens.picker import PickerScreen
 
             self.push_screen(PickerScreen(self._root or sessions_dir()))
+        if self._unknown_theme is not None:
+            known = ", ".join(sorted(self.available_themes))
+            self.notify(
+                f"No theme {self._unknown_theme!r}: using {DEFAULT_THEME}. Themes: {known}",
+                severity="warning",
+                timeout=8,
+                markup=False,
+            )
         # The CLI pauses the cyclic GC while it starts up: resume it once the screen is shown.
         self.call_after_refresh(gc.enable)
 
@@ -119,6 +143,7 @@ def make_app(
     sessions_root: Path | None = None,
     full_loader: Callable[[], Session] | None = None,
     prerender: Prerender | None = None,
+    theme: str | None = None,
 ) -> PiviewApp:
     """Build the app (used by the CLI, tests and scripts). Without a session: the picker.
 
@@ -134,6 +159,7 @@ def make_app(
         sessions_root=sessions_root,
         full_loader=full_loader,
         prerender=prerender,
+        theme=theme,
     )
 
 

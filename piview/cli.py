@@ -110,6 +110,12 @@ def _view_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="Pi's session folder (default: $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions)",
     )
+    p.add_argument(
+        "--theme",
+        metavar="NAME",
+        help="light, dark, or any Textual theme (default: $PIVIEW_THEME, else dark); "
+        "NO_COLOR=1 turns colour off",
+    )
     p.add_argument("--version", action="version", version=f"piview {__version__}")
     return p
 

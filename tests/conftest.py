@@ -14,7 +14,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sessions"
 CORPUS = ROOT.parent / "shared" / "corpus"
 
 # Snapshots must not depend on the environment's colour settings or theme.
-for var in ("NO_COLOR", "TEXTUAL_THEME", "FORCE_COLOR", "COLORTERM"):
+for var in ("NO_COLOR", "TEXTUAL_THEME", "PIVIEW_THEME", "FORCE_COLOR", "COLORTERM"):
     os.environ.pop(var, None)
 os.environ["TEXTUAL_ANIMATIONS"] = "none"
 # Never touch the user's cache: index and picker caches go to a throwaway folder.

@@ -63,7 +63,7 @@ def _view(args: argparse.Namespace) -> int:
             )
         from piview.app import run_app
 
-        return run_app(None, sessions_root=root)
+        return run_app(None, sessions_root=root, theme=args.theme)
     try:
         size = os.path.getsize(path)
     except OSError:
@@ -83,14 +83,22 @@ def _view(args: argparse.Namespace) -> int:
         def load_full() -> Session:
             return load(path, keep_index=False)
 
-        return run_app(tail, follow=not args.no_follow, full_loader=load_full, prerender=prerender)
+        return run_app(
+            tail,
+            follow=not args.no_follow,
+            full_loader=load_full,
+            prerender=prerender,
+            theme=args.theme,
+        )
     # The viewer saves the index itself, in a worker after the first screen.
     session = load(path, keep_index=False)
     branch, leaf = resolve_branch(session, args.leaf, path)
     prerender = _prerender(session, branch) if leaf is None else None
     from piview.app import run_app
 
-    return run_app(session, leaf=leaf, follow=not args.no_follow, prerender=prerender)
+    return run_app(
+        session, leaf=leaf, follow=not args.no_follow, prerender=prerender, theme=args.theme
+    )
 
 
 def _prerender(session: Session, leaf: int | None) -> Any:

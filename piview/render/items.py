@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Item",
+    "kept_from",
     "ItemKind",
     "ItemList",
     "build_items",
@@ -316,3 +317,28 @@ def item_text(session: Session, item: Item) -> str:
         return entry[1](Ctx(session, item, True, 100))
     except Exception:  # noqa: BLE001 - search just skips what cannot be read
         return ""
+
+
+def kept_from(session: Session, items: ItemList) -> int:
+    """Position of the first item the model still sees after the branch's last compaction
+    (0 without one): the items before it were replaced by the compaction's summary.
+
+    Compactions are rare entries: only they are looked at, and each one's place in the branch
+    is found at C speed, so a branch of 500,000 items costs a few milliseconds.
+    """
+    best: tuple[int, int] | None = None  # (item position of the compaction, entry)
+    for i, node in session.nodes.whole.items():
+        if node.type != "compaction":
+            continue
+        pos = items.first_of(i)
+        if pos is not None and (best is None or pos > best[0]):
+            best = (pos, i)
+    if best is None:
+        return 0
+    pos, c = best
+    node = session.nodes[c]
+    if node.has_retained_tail:
+        return pos  # the summary carries the kept tail itself: nothing before it is seen
+    kept = session.tree.id_index.get(node.first_kept_entry_id or "")
+    kept_pos = items.first_of(kept) if kept is not None else None
+    return kept_pos if kept_pos is not None and kept_pos < pos else pos

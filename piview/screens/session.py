@@ -139,6 +139,25 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, Screen[None]):
             tooltip="context view: what the model saw at the focused entry",
         ),
         Binding("x", "export", "Export", tooltip="export the branch shown to HTML"),
+        Binding("y", "copy", "Copy", show=False, tooltip="copy the focused block's text"),
+        Binding("Y", "copy_id", "Copy id", show=False, tooltip="copy the focused entry's id"),
+        Binding(
+            "v",
+            "open_pager",
+            "Pager",
+            show=False,
+            tooltip="the focused block's whole text in $PAGER (less -R)",
+        ),
+        Binding(
+            "V",
+            "open_pager(True)",
+            "Editor",
+            show=False,
+            tooltip="the focused block's text in $EDITOR (a copy)",
+        ),
+        Binding(
+            "colon", "goto", "Go to", show=False, tooltip="go to an entry by its id (a prefix)"
+        ),
         Binding(
             "escape",
             "escape",

@@ -1,20 +1,32 @@
 """Provides :class:`SessionViews`: the session screen's keys that open other views, as a mixin
 of :class:`piview.screens.session.SessionScreen`.
 
-``i`` the tool-call inspector, ``T`` the tools view, ``c`` the context view, and ``x`` the
-export of the branch to an HTML file. Each view's module is imported on first use.
+``i`` the tool-call inspector (or an entry's JSON), ``T`` the tools view, ``c`` the context
+view, ``x`` the export of the branch to an HTML file, ``:`` go to an entry, ``y``/``Y`` copy a
+block's text or its id, ``v``/``V`` open a block in the pager or an editor. Each view's module
+is imported on first use.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual.app import SuspendNotSupported
+
+from piview.model.toolargs import count_lines
+from piview.render.format import plural
 from piview.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from textual.screen import Screen
 
     from piview.model import Session
+    from piview.render.copytext import BlockText
 
     _Screen = Screen[None]
 else:
@@ -28,6 +40,11 @@ class SessionViews(_Screen):
 
     session: Session
     leaf: int | None
+
+    if TYPE_CHECKING:
+
+        def show_branch(self, leaf: int | None, *, focus_entry: int | None = None) -> None:
+            """Provided by the screen."""
 
     def _focused_call(self) -> tuple[int, int] | None:
         """``(entry, part)`` of the focused tool call (part -1 for a result without a call)."""
@@ -101,3 +118,96 @@ class SessionViews(_Screen):
             self.notify(f"Export failed: {exc}", severity="error", markup=False)
             return
         self.notify(f"Exported the branch to {written}", timeout=6, markup=False)
+
+    def action_goto(self) -> None:
+        """Ask for an entry id (``:``) and show it: on this branch if it is on it, else on
+        the branch through it (down to its newest leaf)."""
+        from piview.screens.goto import GotoScreen
+
+        def go(ref: str | None) -> None:
+            if ref:
+                self.go_to_entry(ref)
+
+        self.app.push_screen(GotoScreen(), go)
+
+    def go_to_entry(self, ref: str) -> None:
+        """Show the entry whose id is ``ref`` (or starts with it), or say why not."""
+        session = self.session
+        entry = session.find(ref)
+        if entry is None:
+            matches = session.find_all(ref)
+            if matches:
+                shown = ", ".join(matches[:5]) + (" …" if len(matches) > 5 else "")
+                self.notify(f"{ref!r} is ambiguous: {shown}", severity="warning", markup=False)
+            else:
+                self.notify(f"No entry with id {ref!r}", severity="warning", markup=False)
+            return
+        transcript = self.query_one(Transcript)
+        k = transcript.index_of_entry(entry)
+        if k is not None and entry in transcript.path:
+            transcript.focus_item(k)
+            return
+        self.show_branch(session.tree.newest_leaf(entry), focus_entry=entry)
+
+    # ------------------------------------------------------------------ copy, pager, editor
+
+    def _focused_text(self) -> BlockText | None:
+        from piview.render.copytext import block_text
+
+        item = self.query_one(Transcript).current_item
+        if item is None:
+            return None
+        try:
+            return block_text(self.session, item)
+        except OSError as exc:
+            self.notify(f"Cannot read the entry: {exc.strerror or exc}", severity="error")
+            return None
+
+    def action_copy(self) -> None:
+        """Copy the focused block's text to the clipboard (OSC 52, through the terminal)."""
+        got = self._focused_text()
+        if got is None:
+            return
+        self.app.copy_to_clipboard(got.text)
+        self.notify(f"Copied {got.what} ({plural(count_lines(got.text), 'line')})", timeout=3)
+
+    def action_copy_id(self) -> None:
+        """Copy the focused entry's id."""
+        entry = self.query_one(Transcript).current_entry
+        if entry is None:
+            return
+        entry_id = self.session.ids[entry]
+        self.app.copy_to_clipboard(entry_id)
+        self.notify(f"Copied the entry id {entry_id}", timeout=3, markup=False)
+
+    def action_open_pager(self, editor: bool = False) -> None:
+        """Open the focused block's whole text (or the full log a truncated output points to)
+        in ``$PAGER`` (``less -R``), or in ``$EDITOR`` with ``editor``; the app is suspended
+        meanwhile and comes back where it was. Only a copy is ever handed over: the session
+        file is never opened for writing."""
+        got = self._focused_text()
+        if got is None:
+            return
+        if editor:
+            command = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        else:
+            command = os.environ.get("PAGER") or "less -R"
+        text = got.text
+        if got.log_path and Path(got.log_path).is_file():
+            try:
+                text = Path(got.log_path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                pass
+        with tempfile.NamedTemporaryFile(
+            "w", suffix=".txt", prefix="piview-", delete=False, encoding="utf-8"
+        ) as f:
+            f.write(text)
+        try:
+            with self.app.suspend():
+                subprocess.run([*shlex.split(command), f.name], check=False)
+        except SuspendNotSupported:
+            self.notify("This terminal cannot hand over to a pager", severity="warning")
+        except OSError as exc:
+            self.notify(f"Cannot run {command!r}: {exc.strerror or exc}", severity="error")
+        finally:
+            Path(f.name).unlink(missing_ok=True)

@@ -181,6 +181,12 @@ class BranchPanel(BranchRows, TreeSearch, ScrollView, can_focus=True):
     BranchPanel > .branch-panel--summary { color: $text-warning; }
     BranchPanel > .branch-panel--custom { color: $text-secondary; }
     BranchPanel > .branch-panel--meta { color: $text-muted; }
+    /* $text-muted is a contrast colour: drawn without its background it comes out white,
+       unreadable on a light theme. */
+    .-light-mode BranchPanel > .branch-panel--guide,
+    .-light-mode BranchPanel > .branch-panel--count,
+    .-light-mode BranchPanel > .branch-panel--tool,
+    .-light-mode BranchPanel > .branch-panel--meta { color: $foreground-muted; }
     """
 
     class EntrySelected(Message):

@@ -26,7 +26,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from piview.render.items import Item, ItemKind, ItemList, build_items
+from piview.render.items import Item, ItemKind, ItemList, build_items, kept_from
 from piview.render.layout import GUTTER, BlockLayout, find_item, index_of_entry, nearest_index
 from piview.widgets.transcript_search import TranscriptSearch, highlight
 from piview.widgets.transcript_strips import BlockStrips
@@ -37,6 +37,9 @@ if TYPE_CHECKING:
     from piview.render.prerender import Prerender
 
 __all__ = ["Transcript"]
+
+_COMPACTED = Style(dim=True)
+_KEPT_MARK = Style(color="yellow", bold=True)
 
 
 class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=True):
@@ -92,6 +95,37 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
             "Prev label",
             show=False,
             tooltip="previous labelled entry",
+        ),
+        Binding(
+            "right_curly_bracket",
+            "jump('compaction', 1)",
+            "Next compaction",
+            show=False,
+            tooltip="next compaction",
+        ),
+        Binding(
+            "left_curly_bracket",
+            "jump('compaction', -1)",
+            "Prev compaction",
+            show=False,
+            tooltip="previous compaction",
+        ),
+        Binding(
+            "m", "jump('model', 1)", "Next model change", show=False, tooltip="next model change"
+        ),
+        Binding(
+            "M",
+            "jump('model', -1)",
+            "Prev model change",
+            show=False,
+            tooltip="previous model change",
+        ),
+        Binding(
+            "exclamation_mark",
+            "jump('bash', 1)",
+            "Next ! command",
+            show=False,
+            tooltip="next ! shell command (wraps around)",
         ),
         Binding("n", "search_step(1)", "Next match", show=False, tooltip="next search match"),
         Binding("N", "search_step(-1)", "Prev match", show=False, tooltip="previous search match"),
@@ -298,8 +332,26 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
             strip = highlight(strip, self._search.query)
         mark = "▌ " if index == self.cursor and row < len(strips) - 1 else "  "
         style = self._gutter_style(index)
+        kept = self._kept_from()
+        if index < kept:
+            # Compacted away: the model sees the compaction's summary instead of these.
+            strip = strip.apply_style(_COMPACTED)
+        elif index == kept and kept and row == 0 and mark == "  ":
+            mark, style = "✂ ", _KEPT_MARK
         out = Strip.join([Strip([Segment(mark, style)], GUTTER), strip])
         return out.crop_extend(0, width, self.rich_style).apply_style(self.rich_style)
+
+    def _kept_from(self) -> int:
+        """Items before this one were compacted away (see :func:`kept_from`); cached per
+        item list."""
+        items = self.items
+        if self._kept_for is not items:
+            self._kept_for = items
+            self._kept = kept_from(self.session, items) if isinstance(items, ItemList) else 0
+        return self._kept
+
+    _kept_for: object = None
+    _kept = 0
 
     def _gutter_style(self, index: int) -> Style:
         item = self.items[index]
@@ -389,6 +441,45 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
             target = spots[k]
         self._set_cursor(target)
 
+    _JUMPS: dict[str, str] = {
+        "compaction": "compaction",
+        "model": "model change",
+        "bash": "! shell command",
+    }
+
+    def _jump_targets(self, kind: str) -> list[int]:
+        """Positions of the items ``action_jump`` goes to, in order (found at C speed)."""
+        items = self.items
+        item_kind = "divider" if kind == "model" else kind
+        if isinstance(items, ItemList):
+            spots = items.positions(item_kind)  # type: ignore[arg-type]
+        else:
+            spots = [k for k, it in enumerate(items) if it.kind == item_kind]
+        if kind == "model":
+            nodes = self.session.nodes
+            spots = [k for k in spots if nodes[items[k].entry].type == "model_change"]
+        return spots
+
+    def action_jump(self, kind: str, step: int) -> None:
+        """Focus the next (or previous) compaction, model change or ``!`` command, wrapping
+        around and saying so."""
+        what = self._JUMPS.get(kind, kind)
+        spots = self._jump_targets(kind)
+        if not spots:
+            self.notify(f"No {what} on this branch", timeout=3)
+            return
+        if step > 0:
+            k = bisect_right(spots, self.cursor)
+            if k == len(spots):
+                k = 0
+                self.notify(f"No more {what}s below: back to the first one", timeout=3)
+        else:
+            k = bisect_left(spots, self.cursor) - 1
+            if k < 0:
+                k = len(spots) - 1
+                self.notify(f"No more {what}s above: back to the last one", timeout=3)
+        self._set_cursor(spots[k])
+
     def action_next_error(self) -> None:
         """Focus the next error (wrapping around)."""
         found = find_item(self.items, self.cursor, 1, lambda it: it.error)
@@ -433,15 +524,15 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         self.refresh()
 
     def on_click(self, event: events.Click) -> None:
-        """Click a block to focus it; click the focused block to expand or collapse it."""
+        """One click on a block focuses it and expands or collapses it."""
         self._measure_deferred()
         line = round(self.scroll_y) + event.y
         if not self.items or line >= self._layout.total:
             return
         index = self._item_at_line(line)
-        if index == self.cursor:
-            self.action_toggle()
-        else:
+        if index != self.cursor:
             self.cursor = index
             self._post_cursor()
             self.refresh()
+        if self.items[index].collapsible:
+            self.action_toggle()

@@ -349,3 +349,174 @@ async def test_e_says_when_it_wraps_to_the_first_error() -> None:
         await pilot.press("e")
         assert t.cursor == errors[0]
         assert notes and "back to the first" in notes[-1]
+
+
+async def test_theme_from_the_flag_the_environment_or_the_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    s = load_session(demo())
+    monkeypatch.delenv("PIVIEW_THEME", raising=False)
+    assert make_app(s).theme == "textual-dark"
+    assert make_app(s, theme="light").theme == "textual-light"
+    monkeypatch.setenv("PIVIEW_THEME", "nord")
+    assert make_app(s).theme == "nord"
+    assert make_app(s, theme="dark").theme == "textual-dark"  # the flag wins
+    app = make_app(s, theme="no-such-theme")
+    assert app.theme == "textual-dark"
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert any("No theme 'no-such-theme'" in str(n.message) for n in app._notifications)  # noqa: SLF001
+
+
+def test_cli_passes_the_theme(monkeypatch: pytest.MonkeyPatch) -> None:
+    from piview.cli import main
+
+    seen: dict[str, object] = {}
+
+    def fake_run_app(session: object = None, **kwargs: object) -> int:
+        seen.update(kwargs)
+        return 0
+
+    monkeypatch.setattr("piview.app.run_app", fake_run_app)
+    monkeypatch.setenv("PIVIEW_NO_PRERENDER", "1")
+    assert main([str(demo()), "--theme", "light", "--no-follow"]) == 0
+    assert seen["theme"] == "light"
+
+
+@pytest.mark.parametrize("name", ["compaction_context.jsonl", "entry_types.jsonl"])
+async def test_compacted_entries_are_dimmed_and_the_kept_part_marked(name: str) -> None:
+    from piview.model import build_context
+
+    s = load_session(fixture(name))
+    app = make_app(s)
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        hidden = set(build_context(s).hidden_by_compaction)
+        assert hidden
+        kept = t._kept_from()  # noqa: SLF001
+        assert kept > 0
+        assert all(it.entry in hidden for it in t.items[:kept])
+        assert all(it.entry not in hidden for it in t.items[kept:])
+        await pilot.press("g")
+        await pilot.pause()
+        first = t.render_line(0)
+        assert any(seg.style is not None and seg.style.dim for seg in first)
+        t.scroll_to(y=t._layout.offsets[kept], animate=False, immediate=True)  # noqa: SLF001
+        await pilot.pause()
+        line = t.render_line(t._layout.offsets[kept] - round(t.scroll_y))  # noqa: SLF001
+        assert line.text.startswith("✂ ")
+        assert not any(seg.style is not None and seg.style.dim for seg in list(line)[1:])
+
+
+async def test_one_click_expands_a_block() -> None:
+    app = await _open(demo())
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        await pilot.press("g")
+        await pilot.pause()
+        k = next(k for k, it in enumerate(t.items) if it.collapsible and not it.expanded)
+        t.scroll_to(y=t._layout.offsets[k], animate=False, immediate=True)  # noqa: SLF001
+        await pilot.pause()
+        y = t._layout.offsets[k] - round(t.scroll_y)  # noqa: SLF001
+        assert await pilot.click(Transcript, offset=(10, y))
+        await pilot.pause()
+        assert t.cursor == k and t.is_expanded(t.items[k])
+        assert await pilot.click(Transcript, offset=(10, y))
+        await pilot.pause()
+        assert not t.is_expanded(t.items[k])
+
+
+async def test_jumps_to_compactions_model_changes_and_shell_commands() -> None:
+    s = load_session(demo())
+    app = make_app(s)
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        items = list(t.items)
+        comps = [k for k, it in enumerate(items) if it.kind == "compaction"]
+        models = [
+            k for k, it in enumerate(items)
+            if it.kind == "divider" and s.nodes[it.entry].type == "model_change"
+        ]  # fmt: skip
+        shells = [k for k, it in enumerate(items) if it.kind == "bash"]
+        assert comps and models and shells
+        await pilot.press("g", "right_curly_bracket")
+        assert t.cursor == comps[0]
+        await pilot.press("left_curly_bracket")  # wraps to the last one
+        assert t.cursor == comps[-1]
+        await pilot.press("g", "m")
+        assert t.cursor == (models[0] if models[0] > 0 else models[min(1, len(models) - 1)])
+        await pilot.press("G", "M")
+        assert t.cursor == models[-1]
+        await pilot.press("g", "exclamation_mark")
+        assert t.cursor == shells[0]
+
+
+async def test_colon_goes_to_an_entry_on_this_branch_or_another() -> None:
+    s = load_session(fixture("tree_branches.jsonl"))
+    app = make_app(s)
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        on_path = t.path[2]
+        await pilot.press("colon", *s.ids[on_path][:6], "enter")
+        await pilot.pause()
+        assert t.current_entry == on_path
+        off = next(
+            i for i in range(len(s)) if i not in set(t.path) and s.nodes[i].type == "message"
+        )
+        await pilot.press("colon", *s.ids[off], "enter")
+        await pilot.pause()
+        await pilot.pause()
+        assert off in t.path and t.current_entry == off
+        await pilot.press("colon", "z", "z", "z", "enter")
+        await pilot.pause()
+        assert any("No entry with id 'zzz'" in str(n.message) for n in app._notifications)  # noqa: SLF001
+
+
+async def test_y_copies_the_block_and_Y_its_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = await _open(demo())
+    copied: list[str] = []
+    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        user = next(k for k, it in enumerate(t.items) if it.kind == "user")
+        t.focus_item(user)
+        await pilot.press("y")
+        s = app.session
+        from piview.render.copytext import block_text
+
+        assert copied == [block_text(s, t.items[user]).text] and copied[0]
+        await pilot.press("Y")
+        assert copied[-1] == s.ids[t.items[user].entry]
+
+
+@pytest.mark.parametrize("key, var, default", [("v", "PAGER", "less -R"), ("V", "EDITOR", "vi")])
+async def test_v_and_V_hand_a_copy_to_the_pager_or_editor(
+    monkeypatch: pytest.MonkeyPatch, key: str, var: str, default: str
+) -> None:
+    import contextlib
+    import subprocess
+
+    for name in ("PAGER", "EDITOR", "VISUAL"):
+        monkeypatch.delenv(name, raising=False)
+    app = await _open(demo())
+    runs: list[tuple[list[str], str]] = []
+
+    def fake_run(args: list[str], check: bool = False) -> None:
+        runs.append((args, Path(args[-1]).read_text()))
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    monkeypatch.setattr(app, "suspend", contextlib.nullcontext)
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        k = next(k for k, it in enumerate(t.items) if it.kind == "assistant")
+        t.focus_item(k)
+        await pilot.press(key)
+        await pilot.pause()
+        from piview.render.copytext import block_text
+
+        assert len(runs) == 1
+        args, text = runs[0]
+        assert args[:-1] == default.split() and text == block_text(app.session, t.items[k]).text
+        assert not Path(args[-1]).exists()  # the copy is removed afterwards
+        assert args[-1] != str(app.session.path)
+        assert t.cursor == k  # back where it was

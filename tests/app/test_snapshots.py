@@ -146,6 +146,10 @@ class TestStates:
     def test_branch_panel_with_labels(self, snap_compare) -> None:
         assert snap_compare(app_for(demo_path()), terminal_size=SIZE, press=["b"])
 
+    def test_light_theme(self, snap_compare) -> None:
+        app = make_app(load_session(demo_path()), theme="light")
+        assert snap_compare(app, terminal_size=SIZE, press=["b"])
+
     def test_usage_sidebar(self, snap_compare) -> None:
         assert snap_compare(app_for(demo_path()), terminal_size=SIZE, press=["u"])
 
