@@ -26,6 +26,7 @@ from piview.render.format import fmt_iso_short, plural
 from piview.render.items import ItemList, build_items
 from piview.render.sanitize import sanitize_line
 from piview.screens.session_follow import SessionFollow
+from piview.screens.session_layout import SessionLayout
 from piview.screens.session_search import SessionSearch
 from piview.screens.session_views import SessionViews
 from piview.widgets.branch_panel import BranchPanel
@@ -93,7 +94,7 @@ BIG_BRANCH = 100_000
 """Branches of this many entries and more build their blocks in a worker (0.5 s and up)."""
 
 
-class SessionScreen(SessionFollow, SessionSearch, SessionViews, Screen[None]):
+class SessionScreen(SessionFollow, SessionSearch, SessionViews, SessionLayout, Screen[None]):
     """One session: the transcript of a branch, with the tree and usage beside it.
 
     | Key(s) | Description |
@@ -154,6 +155,20 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, Screen[None]):
             "Editor",
             show=False,
             tooltip="the focused block's text in $EDITOR (a copy)",
+        ),
+        Binding(
+            "less_than_sign",
+            "resize_panel(-4)",
+            "Narrower",
+            show=False,
+            tooltip="move the panel's border left (the branch panel narrower)",
+        ),
+        Binding(
+            "greater_than_sign",
+            "resize_panel(4)",
+            "Wider",
+            show=False,
+            tooltip="move the panel's border right (the branch panel wider)",
         ),
         Binding(
             "colon", "goto", "Go to", show=False, tooltip="go to an entry by its id (a prefix)"
@@ -238,6 +253,7 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, Screen[None]):
         self.show_branch(self.leaf, focus_entry=self._focus_entry)
         for panel in self._panels:
             self.query_one(f"#{panel}").add_class("-visible")
+        self._layout_panels()
         if "usage" in self._panels:
             self._refresh_usage()
         self.query_one(Transcript).focus()
@@ -426,6 +442,7 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, Screen[None]):
         """Show or hide the branch panel (focused when shown)."""
         panel = self.query_one(BranchPanel)
         panel.toggle_class("-visible")
+        self._layout_panels("branches" if panel.has_class("-visible") else None)
         if panel.has_class("-visible"):
             panel.focus()
         else:
@@ -433,7 +450,9 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, Screen[None]):
 
     def action_toggle_usage(self) -> None:
         """Show or hide the usage sidebar."""
-        self.query_one(UsageSidebar).toggle_class("-visible")
+        sidebar = self.query_one(UsageSidebar)
+        sidebar.toggle_class("-visible")
+        self._layout_panels("usage" if sidebar.has_class("-visible") else None)
         if self._usage_stale:
             self._refresh_usage()
 

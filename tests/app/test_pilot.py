@@ -520,3 +520,44 @@ async def test_v_and_V_hand_a_copy_to_the_pager_or_editor(
         assert not Path(args[-1]).exists()  # the copy is removed afterwards
         assert args[-1] != str(app.session.path)
         assert t.cursor == k  # back where it was
+
+
+async def test_panels_share_the_width_and_never_squeeze_the_transcript() -> None:
+    from piview.screens.session_layout import MIN_TRANSCRIPT
+
+    for width, both in ((80, False), (140, True), (200, True)):
+        app = await _open(demo())
+        async with app.run_test(size=(width, 30)) as pilot:
+            await pilot.press("b")
+            await pilot.pause()
+            await pilot.press("u")
+            await pilot.pause()
+            panel = app.screen.query_one(BranchPanel)
+            sidebar = app.screen.query_one(UsageSidebar)
+            t = app.screen.query_one(Transcript)
+            assert sidebar.display and sidebar.has_class("-visible")
+            assert panel.has_class("-visible") == both, width
+            assert t.size.width >= MIN_TRANSCRIPT - 2, (width, t.size.width)
+            if both:
+                assert panel.size.width >= 24 and abs(panel.size.width - int(width * 0.38)) <= 20
+
+
+async def test_panel_border_moves_with_keys_and_the_mouse() -> None:
+    app = await _open(demo())
+    async with app.run_test(size=(140, 30)) as pilot:
+        await pilot.press("b")
+        await pilot.pause()
+        panel = app.screen.query_one(BranchPanel)
+        w = panel.outer_size.width
+        await pilot.press("greater_than_sign")
+        await pilot.pause()
+        assert panel.outer_size.width == w + 4
+        await pilot.press("less_than_sign", "less_than_sign")
+        await pilot.pause()
+        assert panel.outer_size.width == w - 4
+        border = panel.region.right - 1
+        await pilot.mouse_down(offset=(border, 10))
+        await pilot.hover(offset=(border + 10, 10))
+        await pilot.mouse_up(offset=(border + 10, 10))
+        await pilot.pause()
+        assert panel.outer_size.width == border + 11
