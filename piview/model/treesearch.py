@@ -1,8 +1,9 @@
 """Provides the branch panel's search: rows, or every entry, whose label and text match.
 
-Both searches share one rule (:func:`_matches`): every whitespace token of the query is a
-case-insensitive substring of the entry's label plus its row text. Nothing here imports
-Textual or Rich.
+Both follow the rule of every search in piview (:mod:`piview.model.query`: every word, or a
+``re:`` regular expression, with smart case), applied to the entry's label plus its row text.
+An ``all:`` prefix changes nothing here: the panel always searches every entry. Nothing here
+imports Textual or Rich.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from piview.model.query import Query, parse_query
 from piview.model.treefilter import FilterMode, session_visibility
 from piview.model.treetext import row_text
 from piview.model.treeview import Row
@@ -26,8 +28,7 @@ def search(
     query: str,
     text: Callable[[Session, int], str] = row_text,
 ) -> list[Row]:
-    """The rows matching ``query``: every whitespace token is a case-insensitive substring
-    of the row's label plus its text.
+    """The rows matching ``query`` (see :mod:`piview.model.query`) in their label plus text.
 
     Args:
         session: the session the rows come from.
@@ -35,16 +36,15 @@ def search(
         query: the search text; blank matches every row.
         text: the row-text function (pass a cached one to avoid re-reading the file).
     """
-    tokens = query.lower().split()
-    if not tokens:
+    q = parse_query(query)
+    if not q.body.strip():
         return list(rows)
-    return [r for r in rows if _matches(tokens, r.label, text(session, r.entry))]
+    return [r for r in rows if _matches(q, r.label, text(session, r.entry))]
 
 
-def _matches(tokens: list[str], label: str | None, text: str) -> bool:
-    """Every token is a substring of the label plus the text (tokens are lower case)."""
-    hay = f"{label or ''} {text}".lower()
-    return all(t in hay for t in tokens)
+def _matches(query: Query, label: str | None, text: str) -> bool:
+    """The query matches the label plus the text."""
+    return query.matches(f"{label or ''} {text}")
 
 
 def search_entries(
@@ -54,15 +54,15 @@ def search_entries(
     text: Callable[[Session, int], str] = row_text,
 ) -> list[int]:
     """The entries, in file order, that pass ``mode`` and match ``query`` as :func:`search`
-    matches rows: every whitespace token is a case-insensitive substring of the entry's
-    label plus its row text. Folded or not, every entry is looked at; blank matches none."""
-    tokens = query.lower().split()
-    if not tokens:
+    matches rows (in the entry's label plus its row text). Folded or not, every entry is
+    looked at; blank (or a regular expression that does not compile) matches none."""
+    q = parse_query(query)
+    if q.blank:
         return []
     labels = session.labels
     visible = session_visibility(session, mode)
     return [
         i
         for i in range(len(session))
-        if visible[i] and _matches(tokens, labels.get(i), text(session, i))
+        if visible[i] and _matches(q, labels.get(i), text(session, i))
     ]

@@ -124,7 +124,8 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, SessionLayout, S
             "slash",
             "search",
             "Search",
-            tooltip="search the branch (or the panel, when it has the focus)",
+            tooltip="search the branch: words, re:regex, smart case; tab: all branches"
+            " (the panel, when it has the focus)",
         ),
         Binding(
             "i",

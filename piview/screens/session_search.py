@@ -2,8 +2,10 @@
 mixin of :class:`piview.screens.session.SessionScreen`.
 
 ``/`` opens the field for the branch panel when it has the focus, else for the transcript;
-enter runs the search there. Escape closes the field, leaves the panel, clears the search, or
-goes back to the picker, in that order.
+enter runs the search there, or, for an ``all:`` query (tab in the field), over every branch:
+the results open in :class:`piview.screens.search_results.SearchResultsScreen` and the one
+chosen is shown on its branch. Escape closes the field, leaves the panel, clears the search,
+or goes back to the picker, in that order.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from typing import TYPE_CHECKING
 
 from textual.widgets import Input
 
+from piview.model.query import parse_query
+from piview.render.search import AllHit
+from piview.screens.search_results import SearchResultsScreen
 from piview.widgets.branch_panel import BranchPanel
 from piview.widgets.search_field import SearchField
 from piview.widgets.transcript import Transcript
@@ -20,6 +25,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from piview.model import Session
+    from piview.model.query import Query
 
     _Screen = Screen[None]
 else:
@@ -37,6 +43,9 @@ class SessionSearch(_Screen):
     if TYPE_CHECKING:
 
         def _update_status(self) -> None: ...
+        def show_branch(self, leaf: int | None, *, focus_entry: int | None = None) -> None: ...
+
+        leaf: int | None
 
     async def action_search(self) -> None:
         """Open the search field: for the branch panel when it has the focus, else for the
@@ -48,10 +57,11 @@ class SessionSearch(_Screen):
             # Mounted on first use: one widget less to build before the first screen.
             box = SearchField(id="search")
             await self.mount(box, before="#status")
+        box.scopes = not self._search_tree
         box.placeholder = (
-            "search the tree (enter: find, escape: close)"
+            "search the tree: words, or re:regex (enter: find, escape: close)"
             if self._search_tree
-            else "search this branch (enter: find, escape: close)"
+            else "search this branch: words, or re:regex; tab: all branches (enter: find)"
         )
         box.add_class("-visible")
         box.focus()
@@ -64,8 +74,8 @@ class SessionSearch(_Screen):
         the footer then shows only the field's own (find, close)."""
         return not (isinstance(self.focused, Input) and action != "escape")
 
-    def _search_box(self) -> Input | None:
-        found = self.query("#search").results(Input)
+    def _search_box(self) -> SearchField | None:
+        found = self.query("#search").results(SearchField)
         return next(iter(found), None)
 
     def action_escape(self) -> None:
@@ -97,7 +107,46 @@ class SessionSearch(_Screen):
     def _submit_search(self, event: Input.Submitted) -> None:
         """Run the search typed in the field, and close it."""
         target = self._search_target()
-        target.search(event.value)
         event.input.remove_class("-visible")
+        query = parse_query(event.value)
+        if isinstance(target, Transcript) and query.all_branches:
+            target.focus()
+            if query.blank:
+                target.search(query)  # clears the search, or says the expression is bad
+            else:
+                self._search_all_branches(target, query)
+            self._update_status()
+            return
+        target.search(event.value)
         target.focus()
         self._update_status()
+
+    def _search_all_branches(self, transcript: Transcript, query: Query) -> None:
+        """Open the results of ``query`` on every branch; show the one chosen on its branch.
+
+        Not while only the tail of a big file is loaded: the results would miss the rest.
+        """
+        if self.session.partial:
+            self.notify(
+                "The whole file is still loading: search all branches once it is loaded",
+                timeout=4,
+            )
+            return
+
+        def chosen(hit: AllHit | None) -> None:
+            if hit is None:
+                return
+            transcript.search_next_path(query.on_one_branch(), (hit.entry, hit.part))
+            self.show_branch(hit.leaf, focus_entry=hit.entry)
+            transcript.focus()
+
+        self.app.push_screen(
+            SearchResultsScreen(
+                self.session,
+                query,
+                shown_path=list(transcript.path),
+                shown_leaf=self.leaf,
+                show_hidden=transcript.show_hidden,
+            ),
+            chosen,
+        )

@@ -12,6 +12,7 @@ from bisect import bisect_left
 from functools import partial
 from typing import TYPE_CHECKING
 
+from piview.model.query import parse_query
 from piview.model.treefilter import FilterMode
 from piview.model.treesearch import search_entries
 from piview.widgets.offthread import compute_off_thread
@@ -40,8 +41,9 @@ class TreeSearch(_Widget):
         def move_to_entry(self, entry: int) -> None: ...
 
     def search(self, query: str) -> None:
-        """Find the entries matching ``query`` (every word in the row text or label), folded
-        ones too, in a worker; then put the cursor on the first one at or after it.
+        """Find the entries matching ``query`` in their row text and label (every word, or a
+        ``re:`` regular expression; smart case), folded ones too, in a worker; then put the
+        cursor on the first one at or after it.
 
         ``n`` / ``N`` step through the matches; a blank query clears them.
         """
@@ -49,6 +51,9 @@ class TreeSearch(_Widget):
         if self._session is None or not query.split():
             self.clear_search()
             return
+        error = parse_query(query).error
+        if error is not None:
+            self.notify(f"Bad regular expression: {error}", severity="error", markup=False)
         generation = self._search_generation
         session, mode = self._session, self.filter_mode
         self.searching = True

@@ -217,9 +217,7 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
             if found is not None:
                 target = found
         self.cursor = max(0, target)
-        if self._search is not None:
-            self._cancel_search()
-            self._search = None
+        self._search_new_path()
         if focus_entry is None:
             self._follow_end = True
             self.call_after_refresh(self._deferred_end)

@@ -1,9 +1,11 @@
 """Provides :class:`TranscriptSearch`: the transcript's search, as a mixin of
 :class:`piview.widgets.transcript.Transcript`.
 
-A thread worker finds the blocks of the branch that contain the query and hands them to the UI
-thread in batches; ``n`` / ``N`` step through them and :func:`highlight` marks the query in a
-drawn line. The key bindings and the ``SearchUpdated`` message stay on the widget.
+A thread worker finds the blocks of the branch that match the query (the rule is
+:mod:`piview.model.query`: words or ``re:``, smart case) and hands them to the UI thread in
+batches; ``n`` / ``N`` step through them and :func:`highlight` marks the matches in a drawn
+line, which it leaves whole. The key bindings and the ``SearchUpdated`` message stay on the
+widget.
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
+from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 from textual.worker import Worker, get_current_worker
 
-from piview.render.items import Item, item_text
+from piview.model.query import Query, parse_query
+from piview.render.items import Item
+from piview.render.search import item_matches
 
 if TYPE_CHECKING:
     from textual.scroll_view import ScrollView as _Widget
@@ -32,11 +37,14 @@ __all__ = ["TranscriptSearch", "highlight"]
 
 @dataclass(slots=True)
 class _Search:
-    query: str
+    query: Query
     matches: list[int]
     hits: set[int]
     current: int = -1
     running: bool = False
+    target: tuple[int, int] | None = None
+    """``(entry, part)`` of the block to focus when it is found (a result chosen from the
+    search over all branches), instead of the first match after the cursor."""
 
 
 class TranscriptSearch(_Widget):
@@ -57,30 +65,51 @@ class TranscriptSearch(_Widget):
         def _set_expanded(self, where: Iterable[int], expanded: bool) -> None: ...
         def _post_search_updated(self) -> None: ...
 
-    def search(self, query: str) -> None:
-        """Search the blocks of this branch for ``query`` (case-insensitive), in a worker.
+    def search(self, query: str | Query, *, target: tuple[int, int] | None = None) -> None:
+        """Search the blocks of this branch for ``query`` (see :mod:`piview.model.query`),
+        in a worker.
 
-        Matches appear as they are found (the first one after the cursor is focused);
-        ``SearchUpdated`` reports progress. A new search, or :meth:`clear_search`,
-        cancels the one running.
+        Matches appear as they are found (the first one after the cursor is focused, or
+        the block ``target`` = ``(entry, part)`` if it matches); ``SearchUpdated`` reports
+        progress. A new search, or :meth:`clear_search`, cancels the one running.
         """
         self._cancel_search()
-        query = query.strip()
-        if not query:
+        q = query if isinstance(query, Query) else parse_query(query)
+        if q.blank and q.error is None:  # nothing to look for: no search
             self._search = None
             self.refresh()
             self._post_search_updated()
             return
         self._search_gen += 1
-        self._search = _Search(query, [], set(), running=True)
+        self._search = _Search(q, [], set(), running=not q.blank, target=target)
         self._post_search_updated()
+        if q.blank:
+            if q.error:
+                self.notify(f"Bad regular expression: {q.error}", severity="error", markup=False)
+            return
         self._search_worker = self.run_worker(
-            partial(self._search_thread, query, self.items, self._search_gen),
+            partial(self._search_thread, q, self.items, self._search_gen),
             thread=True,
             group="search",
-            description=f"Searching for {query!r}",
+            description=f"Searching for {q.text!r}",
             exit_on_error=False,
         )
+
+    def search_next_path(self, query: Query, target: tuple[int, int]) -> None:
+        """Run ``query`` on the next path shown (see :meth:`search`), focusing ``target``:
+        used to show a result of the search over all branches on its branch."""
+        self._next_path_search = (query, target)
+
+    _next_path_search: tuple[Query, tuple[int, int]] | None = None
+
+    def _search_new_path(self) -> None:
+        """Another path is shown: forget the search, or start the one asked for it."""
+        pending, self._next_path_search = self._next_path_search, None
+        if pending is not None:
+            self.search(pending[0], target=pending[1])
+        elif self._search is not None:
+            self._cancel_search()
+            self._search = None
 
     def _cancel_search(self) -> None:
         worker = self._search_worker
@@ -88,28 +117,20 @@ class TranscriptSearch(_Widget):
             worker.cancel()
         self._search_worker = None
 
-    def _search_thread(self, query: str, items: Sequence[Item], gen: int) -> None:
+    def _search_thread(self, query: Query, items: Sequence[Item], gen: int) -> None:
         worker = get_current_worker()
         session = self.session
-        needle = query.lower()
-        # JSON escapes quotes, backslashes and control characters: only a plain ASCII needle
-        # is sure to appear as-is in the raw line, so only then is the byte prefilter exact.
-        raw_needle = needle.encode() if _plain(needle) else None
         checked: dict[int, bool] = {}
         batch: list[int] = []
         last = time.monotonic()
         for k, item in enumerate(items):
             if worker.is_cancelled:
                 return
-            entries = [item.entry]
-            if item.kind == "tool":
-                entries += session.pairing.call_results.get((item.entry, item.part), [])
-            if not any(_raw_contains(session, e, raw_needle, checked) for e in entries):
+            if not item_matches(session, item, query, checked):
                 continue
-            if needle in item_text(session, item).lower():
-                batch.append(k)
+            batch.append(k)
             now = time.monotonic()
-            if batch and now - last > 0.1:
+            if now - last > 0.1:
                 self.app.call_from_thread(self._add_matches, gen, batch, False)
                 batch, last = [], now
         if not worker.is_cancelled:
@@ -124,12 +145,26 @@ class TranscriptSearch(_Widget):
         s.hits.update(found)
         if done:
             s.running = False
-        if first:
+        if s.target is not None:
+            k = next((k for k in found if self._item_key(k) == s.target), None)
+            if k is not None:
+                s.target = None
+                s.current = len(s.matches) - len(found) + found.index(k)
+                self._focus_match(k)
+            elif done:
+                s.target = None
+                if s.matches:
+                    self.action_search_step(1)
+        elif first:
             self.action_search_step(1)
-        elif done and not s.matches:
-            self.notify(f"No match for {s.query!r} on this branch", timeout=3, markup=False)
+        if done and not s.matches:
+            self.notify(f"No match for {s.query.text!r} on this branch", timeout=3, markup=False)
         self.refresh()
         self._post_search_updated()
+
+    def _item_key(self, k: int) -> tuple[int, int]:
+        item = self.items[k]
+        return item.entry, item.part
 
     def clear_search(self) -> None:
         """Forget the current search (cancelling it if it runs)."""
@@ -149,14 +184,19 @@ class TranscriptSearch(_Widget):
         s = self._search
         if s is None:
             return None
-        return s.query, s.current + 1, len(s.matches)
+        return s.query.text, s.current + 1, len(s.matches)
+
+    @property
+    def search_query(self) -> Query | None:
+        """The active search's query."""
+        return self._search.query if self._search is not None else None
 
     def action_search_step(self, step: int) -> None:
         """Focus the next (or previous) search match, wrapping around."""
         s = self._search
         if s is None or not s.matches:
             if s is not None:
-                self.notify(f"No match for {s.query!r}", timeout=3, markup=False)
+                self.notify(f"No match for {s.query.text!r}", timeout=3, markup=False)
             return
         if step > 0:
             nxt = next((j for j, k in enumerate(s.matches) if k > self.cursor), 0)
@@ -166,48 +206,46 @@ class TranscriptSearch(_Widget):
                 len(s.matches) - 1,
             )
         s.current = nxt
-        item = self.items[s.matches[nxt]]
+        self._focus_match(s.matches[nxt])
+
+    def _focus_match(self, k: int) -> None:
+        item = self.items[k]
         if item.collapsible and not self.is_expanded(item):
-            self._set_expanded([s.matches[nxt]], True)
-        self._set_cursor(s.matches[nxt])
+            self._set_expanded([k], True)
+        self._set_cursor(k)
 
 
-def _plain(needle: str) -> bool:
-    return needle.isascii() and needle.isprintable() and '"' not in needle and "\\" not in needle
-
-
-def _raw_contains(
-    session: Session, entry: int, needle: bytes | None, memo: dict[int, bool]
-) -> bool:
-    if needle is None:
-        return True
-    hit = memo.get(entry)
-    if hit is None:
-        hit = memo[entry] = needle in session.read_line(entry).lower()
-    return hit
-
-
-def highlight(strip: Strip, query: str) -> Strip:
-    """``strip`` with every occurrence of ``query`` (case-insensitive) in reverse video."""
-    text = strip.text.lower()
-    needle = query.lower()
-    start = text.find(needle)
-    if start < 0:
+def highlight(strip: Strip, query: Query) -> Strip:
+    """``strip`` with every match of ``query`` in reverse video; the text, the other styles
+    and the length stay as they are."""
+    spans = query.spans(strip.text)
+    if not spans:
         return strip
-    style = Style(reverse=True, bold=True)
-    cuts: list[int] = []
-    spans: list[tuple[int, int]] = []
-    while start >= 0:
-        spans.append((start, start + len(needle)))
-        cuts += [start, start + len(needle)]
-        start = text.find(needle, start + len(needle))
-    parts = strip.divide(cuts)
-    out: list[Strip] = []
-    pos = 0
-    for part in parts:
-        width = part.cell_length
-        if any(a <= pos < b for a, b in spans):
-            part = part.apply_style(style)
-        out.append(part)
-        pos += width
-    return Strip.join(out)
+    mark = Style(reverse=True, bold=True)
+    out: list[Segment] = []
+    pos = 0  # character offset of the segment in strip.text
+    k = 0
+    for seg in strip:
+        text, style, control = seg
+        end = pos + len(text)
+        while k < len(spans) and spans[k][1] <= pos:
+            k += 1
+        if control or k == len(spans) or spans[k][0] >= end:
+            out.append(seg)
+            pos = end
+            continue
+        at = pos
+        j = k
+        while j < len(spans) and spans[j][0] < end:
+            a, b = max(spans[j][0], pos), min(spans[j][1], end)
+            if a > at:
+                out.append(Segment(text[at - pos : a - pos], style))
+            out.append(Segment(text[a - pos : b - pos], style + mark if style else mark))
+            at = b
+            if spans[j][1] > end:
+                break
+            j += 1
+        if at < end:
+            out.append(Segment(text[at - pos :], style))
+        pos = end
+    return Strip(out, strip.cell_length)

@@ -373,7 +373,7 @@ def test_row_text_is_one_capped_line(write_session) -> None:
 def test_search_tokens_match_label_and_text() -> None:
     s = load_session(fixture("tree_branches.jsonl"))
     rows = flatten(s, folds=all_open(s)).rows
-    hits = search(s, rows, "DECORRELATED   keep")
+    hits = search(s, rows, "decorrelated   keep")
     assert [r.entry for r in hits] == [13]
     assert [r.entry for r in search(s, rows, "decorrelated-jitter")] == [13]  # by label
     assert search(s, rows, "jitter nothing-like-this") == []
@@ -386,7 +386,7 @@ def test_search_entries_looks_at_folded_entries_and_follows_the_filter() -> None
     s = load_session(fixture("tree_branches.jsonl"))
     # Entry 13 sits on a side branch, folded away by default.
     assert 13 not in flatten(s).row_of
-    assert search_entries(s, "DECORRELATED   keep") == [13]
+    assert search_entries(s, "decorrelated   keep") == [13]
     assert search_entries(s, "decorrelated-jitter") == [13]  # by label
     assert search_entries(s, "   ") == []
     everything = search_entries(s, "a", "all")
@@ -394,6 +394,25 @@ def test_search_entries_looks_at_folded_entries_and_follows_the_filter() -> None
     users = search_entries(s, "a", "user-only")
     assert users and set(users) <= set(everything)
     assert all(row_kind(s.nodes[i]) == "user" for i in users)
+
+
+def test_tree_search_follows_the_query_rule_smart_case_and_regex() -> None:
+    """The panel's search is the transcript's: smart case, ``re:``, quoted phrases."""
+    from piview.model.treesearch import search_entries
+
+    s = load_session(fixture("tree_branches.jsonl"))
+    rows = flatten(s, folds=all_open(s)).rows
+    # Smart case: a capital asks for that case; all lower case ignores case.
+    assert search_entries(s, "Decorrelated keep") == [13]
+    assert search_entries(s, "DECORRELATED keep") == []
+    assert [r.entry for r in search(s, rows, "DECORRELATED")] == []
+    # A regular expression, and a quoted phrase as one word.
+    assert search_entries(s, r"re:decorrel\w+ jit+er") == [12, 13]  # one pattern, not words
+    assert search_entries(s, r"re:^\S+-jitter") == [13]  # the label, at the start
+    assert search_entries(s, '"jitter: keep"') == [13]
+    assert search_entries(s, '"keep jitter"') == []
+    assert search_entries(s, "re:(unclosed") == []  # a bad expression finds nothing
+    assert search_entries(s, "all:decorrelated keep") == [13]  # the panel looks at all anyway
 
 
 def test_next_filter_cycles() -> None:
