@@ -7,8 +7,6 @@ body is any renderable or ``None``. :func:`piview.render.items.render_item` puts
 
 from __future__ import annotations
 
-import itertools
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -61,12 +59,10 @@ __all__ = [
     "preview_lines",
     "header",
     "indent",
-    "json_plain",
     "markdown",
     "marker",
     "more_line",
     "prepare",
-    "safe_json",
     "sanitize_raw",
     "tail_lines",
 ]
@@ -407,67 +403,6 @@ def code(text: str, path: str | None, *, style_: Style | None = None) -> Rendera
 
         out = Syntax(text, lexer, theme=CODE_THEME, word_wrap=True, background_color="default")
     return Group(out, more_line(more)) if more else out
-
-
-# ----------------------------------------------------------------------------- JSON
-
-
-_B64_RE = re.compile(r"^[A-Za-z0-9+/=\s]{64,}$")
-
-
-_MAX_ITEMS = 1_000  # keys or items of one JSON container shown; a note counts the rest
-
-
-def _shrink(value: Any, max_str: int, depth: int = 0) -> Any:
-    """A copy of a JSON value safe to show: long strings cut, base64 never included, big
-    containers cut to their first items."""
-    if depth > 50:
-        return "…"
-    if isinstance(value, str):
-        if len(value) >= 64 and _B64_RE.match(value[:4096]):
-            return f"<base64, {len(value):,} chars>"
-        if len(value) > max_str:
-            return value[:max_str] + f"… (+{len(value) - max_str:,} chars)"
-        return value
-    if isinstance(value, dict):
-        out = {
-            str(k): _shrink(v, max_str, depth + 1)
-            for k, v in itertools.islice(value.items(), _MAX_ITEMS)
-        }
-        if len(value) > _MAX_ITEMS:
-            out["…"] = f"+{len(value) - _MAX_ITEMS:,} more keys"
-        return out
-    if isinstance(value, list | tuple):
-        items = [_shrink(v, max_str, depth + 1) for v in value[:_MAX_ITEMS]]
-        if len(value) > _MAX_ITEMS:
-            items.append(f"… +{len(value) - _MAX_ITEMS:,} more items")
-        return items
-    return value
-
-
-def safe_json(value: Any, *, indent: int | None = 2, max_str: int = 400) -> str:
-    """Pretty JSON of ``value`` with long strings cut and base64 replaced; sanitised."""
-    try:
-        text = json.dumps(_shrink(value, max_str), indent=indent, ensure_ascii=False, default=repr)
-    except (TypeError, ValueError, RecursionError):
-        text = repr(value)[: max_str * 4]
-    return sanitize(text)
-
-
-def json_plain(value: Any) -> str:
-    """Compact one-line JSON for headers."""
-    return sanitize_line(safe_json(value, indent=None, max_str=120))
-
-
-def json_renderable(value: Any, *, max_str: int = 400) -> RenderableType:
-    """Highlighted pretty JSON (strings cut, no base64)."""
-    from rich.highlighter import JSONHighlighter
-
-    plain, more = clip(safe_json(value, max_str=max_str))
-    text = Text(plain)
-    if not is_plain():
-        JSONHighlighter().highlight(text)
-    return Group(text, more_line(more)) if more else text
 
 
 # ----------------------------------------------------------------------------- content blocks

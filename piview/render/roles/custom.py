@@ -23,10 +23,9 @@ from piview.render.roles._common import (
     count_lines,
     header,
     indent,
-    json_renderable,
     marker,
-    safe_json,
 )
+from piview.render.roles._json import json_renderable, safe_json
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
 

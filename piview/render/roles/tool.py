@@ -40,15 +40,13 @@ from piview.render.roles._common import (
     entry_ms,
     header,
     indent,
-    json_plain,
-    json_renderable,
     lines_label,
     marker,
     message_as,
     more_line,
     prepare,
-    safe_json,
 )
+from piview.render.roles._json import json_plain, json_renderable, safe_json
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
 

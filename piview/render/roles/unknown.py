@@ -14,10 +14,9 @@ from piview.render.roles._common import (
     Rendered,
     header,
     indent,
-    json_renderable,
     marker,
-    safe_json,
 )
+from piview.render.roles._json import json_renderable, safe_json
 from piview.render.sanitize import sanitize_line
 from piview.render.theme import style
 
