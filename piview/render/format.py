@@ -117,3 +117,50 @@ def fmt_time_of_day(value: object) -> str:
 def fmt_count(n: int, word: str, plural: str | None = None) -> str:
     """``1 line``, ``12 lines`` (``plural`` defaults to ``word + "s"``)."""
     return f"{n:,} {word if n == 1 else (plural or word + 's')}"
+
+
+def header_line(
+    title: str, cwd: str | None, models: list[str], started: str | None, width: int
+) -> list[tuple[str, str]]:
+    """The session header's pieces, ``(text, kind)`` with kind ``title``, ``cwd``, ``models``
+    or ``date``, fitted to ``width`` cells: the name is shortened first, then the folder
+    (keeping its end), then the date and the extra models go; a separator or a comma is never
+    left hanging."""
+    sep = 5  # "  ·  "
+
+    def fit(text: str, room: int) -> str:
+        if len(text) <= room:
+            return text
+        return text[: max(1, room - 1)] + "…" if room > 1 else ""
+
+    def lay(models_shown: list[str], extra: int, with_date: bool, with_cwd: bool) -> list[str]:
+        m = ", ".join(models_shown) + (f" +{extra}" if extra else "")
+        return [x for x in (cwd if with_cwd else "", m, started if with_date else "") if x]
+
+    title_min = 20
+    for with_date, n_models, with_cwd in (
+        (True, len(models), True),
+        (False, len(models), True),
+        (False, 1, True),
+        (False, 1, False),
+        (False, 0, False),
+    ):
+        shown = models[:n_models]
+        rest = lay(shown, len(models) - len(shown) if shown else 0, with_date, with_cwd)
+        fixed = sum(len(x) for x in rest) + sep * len(rest)
+        room = width - fixed
+        if with_cwd and cwd and room < title_min:
+            # The folder gives way before anything else is dropped: keep its end.
+            cut = max(8, len(cwd) - (title_min - room))
+            short = "…" + cwd[-(cut - 1) :] if cut < len(cwd) else cwd
+            rest = [short if x == cwd else x for x in rest]
+            room = width - sum(len(x) for x in rest) - sep * len(rest)
+        if room >= title_min or (n_models == 0 and not with_cwd):
+            kinds = []
+            for x in rest:
+                kind = "date" if with_date and x == started else "models"
+                if with_cwd and cwd and (x == cwd or x.startswith("…")):
+                    kind = "cwd"
+                kinds.append((x, kind))
+            return [(fit(title, max(1, room)), "title"), *kinds]
+    return [(fit(title, width), "title")]

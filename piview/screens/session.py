@@ -14,7 +14,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from piview.model import usage_report
-from piview.render.format import fmt_iso_short, plural
+from piview.render.format import fmt_iso_short, header_line, plural
 from piview.render.items import ItemList, build_items
 from piview.render.sanitize import sanitize_line
 from piview.screens.session_follow import SessionFollow
@@ -245,14 +245,26 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, SessionLayout, S
     def _title_text(self) -> Text:
         s = self.session
         header = s.header
-        models = session_models(s)
-        parts = [
-            Text(sanitize_line(session_title(s)), style="bold"),
-            Text(sanitize_line(header.cwd) if header and header.cwd else "", style="dim"),
-            Text(", ".join(models[:3]) + (" …" if len(models) > 3 else ""), style="cyan"),
-            Text(fmt_iso_short(header.timestamp) if header else "", style="dim"),
-        ]
-        return Text("  ·  ").join(p for p in parts if p.plain)
+        width = max(20, (self.size.width or self.app.size.width) - 2)
+        pieces = header_line(
+            sanitize_line(session_title(s)),
+            sanitize_line(header.cwd) if header and header.cwd else None,
+            [sanitize_line(m) for m in session_models(s)],
+            fmt_iso_short(header.timestamp) if header else None,
+            width,
+        )
+        styles = {"title": "bold", "cwd": "dim", "models": "cyan", "date": "dim"}
+        out = Text(no_wrap=True, overflow="ellipsis")
+        for k, (text, kind) in enumerate(pieces):
+            if k:
+                out.append("  ·  ")
+            out.append(text, style=styles[kind])
+        return out
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The header fits the new width (Textual calls the mixin's handler, which lays out
+        the panels, as well)."""
+        self._refresh_title()
 
     def on_mount(self) -> None:
         """Show the branch, tell the user about damaged lines, and start following the file."""

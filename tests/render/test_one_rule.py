@@ -56,3 +56,29 @@ def test_plurals() -> None:
     assert plural(1, "leaf") == "1 leaf" and plural(3, "leaf") == "3 leaves"
     assert plural(1, "error") == "1 error" and plural(0, "error") == "0 errors"
     assert plural(1200, "entry") == "1,200 entries"
+
+
+def test_header_line_shortens_the_name_first_and_never_leaves_a_separator() -> None:
+    from piview.render.format import header_line
+
+    title = "Refactor the session tree loader so that it never recurses"
+    cwd = "/home/dev/src/tinyhttp"
+    models = ["anthropic/claude-sonnet-4.5", "openai/gpt-5.1-codex"]
+    date = "2026-05-14 10:00"
+    for width in range(30, 220, 7):
+        pieces = header_line(title, cwd, models, date, width)
+        line = "  ·  ".join(t for t, _k in pieces)
+        assert len(line) <= width, (width, line)
+        assert not line.rstrip().endswith(("·", ",")) and " ,  " not in line
+        kinds = [k for _t, k in pieces]
+        assert kinds[0] == "title" and pieces[0][0]
+        for _t, k in pieces[1:]:
+            assert k in ("cwd", "models", "date")
+    wide = header_line(title, cwd, models, date, 200)
+    assert [t for t, _k in wide] == [title, cwd, ", ".join(models), date]
+    # Narrower: the name is shortened before anything else goes.
+    mid = header_line(title, cwd, models, date, 120)
+    assert mid[0][0].endswith("…") and [k for _t, k in mid] == ["title", "cwd", "models", "date"]
+    # 80 columns: the date goes, the models shorten to the first and a count.
+    narrow = dict((k, t) for t, k in header_line(title, cwd, models, date, 80))
+    assert "date" not in narrow and narrow["models"] in (models[0], f"{models[0]} +1")
