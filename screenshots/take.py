@@ -29,6 +29,7 @@ VIEWS: list[tuple[str, list[str]]] = [
     ("inspector", ["g", "e", "i"]),
     ("context", ["g", "right_square_bracket", "right_square_bracket", "c"]),
     ("help", ["question_mark"]),
+    ("search-all-branches", ["slash", *"all:gzip", "enter"]),
 ]
 
 
