@@ -21,9 +21,10 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Region
+from textual.geometry import Offset, Region
 from textual.message import Message
 from textual.scroll_view import ScrollView
+from textual.selection import Selection
 from textual.strip import Strip
 
 from piview.render.items import Item, ItemKind, ItemList, build_items, kept_from
@@ -370,7 +371,46 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         elif index == kept and kept and row == 0 and mark == "  ":
             mark, style = "✂ ", _KEPT_MARK
         out = Strip.join([Strip([Segment(mark, style)], GUTTER), strip])
-        return out.crop_extend(0, width, self.rich_style).apply_style(self.rich_style)
+        out = out.crop_extend(0, width, self.rich_style).apply_style(self.rich_style)
+        selection = self.text_selection
+        if selection is not None:
+            span = selection.get_span(line)
+            if span is not None:
+                start, end = span
+                end = width if end == -1 else end
+                style_ = self.screen.get_component_rich_style("screen--selection")
+                out = Strip.join(
+                    [out.crop(0, start), out.crop(start, end).apply_style(style_),
+                     out.crop(end, width)]
+                )  # fmt: skip
+        # Offsets let Textual map the mouse to lines for text selection.
+        return out.apply_offsets(0, line)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The text under a mouse selection: only the lines it spans are drawn for it."""
+        lay = self._layout
+        if not self.items or not lay.total:
+            return None
+        first = 0 if selection.start is None else selection.start.y
+        last = lay.total - 1 if selection.end is None else min(selection.end.y, lay.total - 1)
+        if last < first:
+            return None
+        texts: list[str] = []
+        for y in range(first, last + 1):
+            index = self._item_at_line(y)
+            strips = self._strips(index)
+            row = y - lay.offsets[index]
+            body = strips[row].text if row < len(strips) else ""
+            texts.append(" " * GUTTER + body)
+        shifted = Selection(
+            None if selection.start is None else Offset(selection.start.x, 0),
+            None if selection.end is None else Offset(selection.end.x, last - first),
+        )
+        return shifted.extract("\n".join(texts)), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        """Draw the selection."""
+        self.refresh()
 
     def _kept_from(self) -> int:
         """Items before this one were compacted away (see :func:`kept_from`); cached per

@@ -561,3 +561,22 @@ async def test_panel_border_moves_with_keys_and_the_mouse() -> None:
         await pilot.mouse_up(offset=(border + 10, 10))
         await pilot.pause()
         assert panel.outer_size.width == border + 11
+
+
+async def test_mouse_selection_copies_what_is_under_it() -> None:
+    app = await _open(demo())
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        await pilot.press("g")
+        await pilot.pause()
+        user = next(k for k, it in enumerate(t.items) if it.kind == "user")
+        t.scroll_to(y=t._layout.offsets[user], animate=False, immediate=True)  # noqa: SLF001
+        await pilot.pause()
+        y = t._layout.offsets[user] - round(t.scroll_y) + 1  # noqa: SLF001 - its first text line
+        line = t.render_line(y).text
+        await pilot.mouse_down(Transcript, offset=(4, y))
+        await pilot.hover(Transcript, offset=(30, y))
+        await pilot.mouse_up(Transcript, offset=(30, y))
+        await pilot.pause()
+        selected = app.screen.get_selected_text()
+        assert selected and selected.strip() and selected.strip() in line
