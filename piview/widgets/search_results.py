@@ -121,6 +121,8 @@ class SearchResults(ScrollView, can_focus=True):
         """Entries looked at so far."""
         self.running = True
         self.branches: set[int] = set()
+        self._continued: set[int] = set()
+        """Results whose branch heading resumes a branch named earlier in the list."""
         self._names: dict[int, BranchInfo] = {}
         self._lines: LRUCache[int, str] = LRUCache(1024)
         self._worker: Worker[None] | None = None
@@ -169,6 +171,9 @@ class SearchResults(ScrollView, can_focus=True):
             k = len(self.hits)
             if not self.hits or self.hits[-1].leaf != hit.leaf:
                 rows.append(-1 - k)
+                if hit.leaf in self.branches:
+                    # Results come in file order: a branch's run can resume after another's.
+                    self._continued.add(k)
             self.hits.append(hit)
             self.branches.add(hit.leaf)
             rows.append(k)
@@ -204,6 +209,8 @@ class SearchResults(ScrollView, can_focus=True):
             text.append(name.short_id, style="bold cyan")
             if hit.leaf == self._shown[1]:
                 text.append(" (shown)", style="dim")
+            if -1 - k in self._continued:
+                text.append(" (continued)", style="dim")
             if name.label:
                 text.append(f" [{sanitize_line(name.label)}]", style="bold yellow")
             text.append(f"  {sanitize_line(name.words)}", style="bold")

@@ -192,6 +192,13 @@ async def test_search_over_all_branches_lists_branches_and_enter_switches() -> N
             for ln in lines
         )
         assert "/all:jitter:" in str(screen.query_one("#summary").render())
+        # A branch named again later in the list (results come in file order) says so.
+        heads = [ln for ln in lines if ln.startswith("⑂")]
+        named: set[str] = set()
+        for ln in heads:
+            leaf = ln.split()[1]
+            assert ("(continued)" in ln) == (leaf in named), ln
+            named.add(leaf)
         # Choose the result on the full-jitter branch.
         k = next(k for k, h in enumerate(hits) if s.ids[h.entry] == "a5d544a8")
         for _ in range(k):
