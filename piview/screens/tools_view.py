@@ -84,10 +84,16 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
     TOTALS_FULL_HEIGHT = 30
     """Below this many lines the totals per tool take one line, so the calls keep the room."""
 
+    BIG_BRANCH = 20_000
+    """Branches of at least this many entries have their calls collected in a worker (every
+    call and result is decoded: minutes on a 1 GB session), the view usable meanwhile."""
+
     def __init__(self, session: Session, path: list[int]) -> None:
         super().__init__()
         self.session = session
-        self.rows: list[ToolRow] = tool_rows(session, path)
+        self._path = path
+        self.collecting = len(path) >= self.BIG_BRANCH
+        self.rows: list[ToolRow] = [] if self.collecting else tool_rows(session, path)
         self.status = "all"
         self.sort = "call order"
         self.name_filter = ""
@@ -106,9 +112,27 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        """Fill the table and focus it."""
+        """Fill the table and focus it (a long branch's calls arrive from a worker)."""
         self._refill()
         self.query_one(DataTable).focus()
+        if self.collecting:
+            from piview.widgets.offthread import compute_off_thread
+
+            session, path = self.session, self._path
+            compute_off_thread(
+                self,
+                lambda: tool_rows(session, path),
+                self._collected,
+                group="tool-rows",
+                description="Collecting tool calls",
+            )
+
+    def _collected(self, rows: list[ToolRow] | None) -> None:
+        self.collecting = False
+        self.rows = rows or []
+        self._number = {(r.entry, r.part): n for n, r in enumerate(self.rows, 1)}
+        if self.is_mounted:
+            self._refill()
 
     def on_resize(self) -> None:
         """Columns and totals follow the size."""
@@ -180,6 +204,8 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
         self.query_one("#totals", Static).update(Text("\n".join(self._totals())))
 
     def _totals(self) -> list[str]:
+        if self.collecting:
+            return [f"collecting the tool calls of {len(self._path):,} entries…"]
         n = len(self.rows)
         head = (
             f"{len(self._shown)} of {n} call{'' if n == 1 else 's'} · status: {self.status}"

@@ -1007,3 +1007,19 @@ async def test_x_exports_off_the_ui_thread(tmp_path: Path, monkeypatch: pytest.M
         await pilot.pause()
         assert threads and threads[0] is not threading.main_thread()
         assert any("Exported the branch to" in m for m in notes(app))
+
+
+async def test_tools_view_of_a_long_branch_collects_its_calls_in_a_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(ToolsScreen, "BIG_BRANCH", 5)
+    app = open_app("edit_tools.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("T")
+        screen = app.screen
+        assert isinstance(screen, ToolsScreen)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not screen.collecting and len(screen.rows) == 11
+        assert _table(app).row_count == 11
+        assert "11 of 11 calls" in _totals(app)
