@@ -60,7 +60,7 @@ from piview.model.types import (
     UserMessage,
 )
 from piview.model.usage import model_key, usage_report
-from piview.render.format import fmt_cost, fmt_duration_ms, fmt_iso_short, fmt_tokens
+from piview.render.format import fmt_cost, fmt_duration_ms, fmt_iso_short, fmt_tokens, plural
 from piview.render.sanitize import sanitize_line
 
 __all__ = ["DocBuilder", "build_doc"]
@@ -384,10 +384,6 @@ def _first_user_text(session: Session, path: list[int]) -> str:
     return ""
 
 
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n:,} {word if n == 1 else plural or word + 's'}"
-
-
 def build_doc(
     session: Session,
     leaf: int | None,
@@ -415,8 +411,8 @@ def build_doc(
     u = report.path
     calls = sum(1 for key in b.rows if key[1] >= 0)
     messages = (
-        f"{_plural(roles.count('user'), 'user message')} · "
-        f"{_plural(roles.count('assistant'), 'assistant message')} · {_plural(calls, 'tool call')}"
+        f"{plural(roles.count('user'), 'user message')} · "
+        f"{plural(roles.count('assistant'), 'assistant message')} · {plural(calls, 'tool call')}"
     )
     tokens = (
         f"↑{fmt_tokens(u.input)} in · ↓{fmt_tokens(u.output)} out · "
@@ -429,7 +425,7 @@ def build_doc(
         ("Started", fmt_iso_short(h.timestamp) + " UTC" if h is not None and h.timestamp else "?"),
         ("Models", ", ".join(sanitize_line(m) for m in dict.fromkeys(models)) or "–"),
         ("Branch", f"leaf {sanitize_line(session.ids[leaf])} · "
-                   f"{_plural(len(path), 'entry', 'entries')}"
+                   f"{plural(len(path), 'entry', 'entries')}"
                    if leaf is not None else "(empty)"),
         ("Messages", messages),
         ("Tokens", tokens),
@@ -443,18 +439,18 @@ def build_doc(
     ]
     others = len(session.tree.leaves()) - 1
     if others > 0:
-        n = _plural(others, "other branch", "other branches")
+        n = plural(others, "other branch", "other branches")
         notes.append(f"Only this branch is exported: {n} left out.")
     if b.hidden_custom:
-        n = _plural(b.hidden_custom, "hidden extension message")
+        n = plural(b.hidden_custom, "hidden extension message")
         notes.append(f"{n} (display: false) left out; the model still saw them.")
     if b.state_entries:
-        n = _plural(b.state_entries, "extension state entry", "extension state entries")
+        n = plural(b.state_entries, "extension state entry", "extension state entries")
         notes.append(f"{n} left out.")
     if b.compacted:
-        n = _plural(len(b.compacted), "entry", "entries")
+        n = plural(len(b.compacted), "entry", "entries")
         notes.append(f"{n} marked “compacted” were replaced by a summary in the model's context.")
     if session.bad_lines:
-        notes.append(f"{_plural(len(session.bad_lines), 'unreadable line')} of the file skipped.")
+        notes.append(f"{plural(len(session.bad_lines), 'unreadable line')} of the file skipped.")
     title = sanitize_line(session.name or _first_user_text(session, path) or "Pi session")
     return Doc(title, facts, notes, sections)

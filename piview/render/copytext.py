@@ -24,12 +24,12 @@ from piview.model.types import (
     CustomMessageEntry,
     MessageEntry,
     SystemMessage,
-    TextContent,
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
+from piview.render.roles._common import blocks_of, text_of
 from piview.render.sanitize import sanitize
 
 if TYPE_CHECKING:
@@ -50,11 +50,7 @@ class BlockText:
 
 
 def _texts(content: object) -> str:
-    if isinstance(content, str):
-        return sanitize(content)
-    if isinstance(content, list):
-        return "\n".join(sanitize(b.text) for b in content if isinstance(b, TextContent))
-    return ""
+    return text_of(blocks_of(content))
 
 
 def _json(value: Any) -> str:

@@ -36,9 +36,10 @@ def fmt_tokens(n: float) -> str:
 _PLURALS = {"leaf": "leaves", "entry": "entries", "match": "matches", "branch": "branches"}
 
 
-def plural(n: int, word: str) -> str:
-    """``1 leaf``, ``3 leaves``, ``1,200 calls``: a count with its noun."""
-    return f"{n:,} {word if n == 1 else _PLURALS.get(word, word + 's')}"
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 leaf``, ``3 leaves``, ``1,200 calls``: a count with its noun (``many`` when the
+    plural is not the usual one)."""
+    return f"{n:,} {word if n == 1 else many or _PLURALS.get(word, word + 's')}"
 
 
 def fmt_cost(c: float) -> str:
@@ -127,17 +128,12 @@ def header_line(
     (keeping its end), then the date and the extra models go; a separator or a comma is never
     left hanging."""
     sep = 5  # "  ·  "
+    title_min = 20
 
     def fit(text: str, room: int) -> str:
-        if len(text) <= room:
-            return text
-        return text[: max(1, room - 1)] + "…" if room > 1 else ""
+        return text if len(text) <= room else (text[: max(1, room - 1)] + "…" if room > 1 else "")
 
-    def lay(models_shown: list[str], extra: int, with_date: bool, with_cwd: bool) -> list[str]:
-        m = ", ".join(models_shown) + (f" +{extra}" if extra else "")
-        return [x for x in (cwd if with_cwd else "", m, started if with_date else "") if x]
-
-    title_min = 20
+    # From everything to the title alone: the first layout that leaves the name its room.
     for with_date, n_models, with_cwd in (
         (True, len(models), True),
         (False, len(models), True),
@@ -146,21 +142,21 @@ def header_line(
         (False, 0, False),
     ):
         shown = models[:n_models]
-        rest = lay(shown, len(models) - len(shown) if shown else 0, with_date, with_cwd)
-        fixed = sum(len(x) for x in rest) + sep * len(rest)
-        room = width - fixed
+        rest: list[tuple[str, str]] = []
+        if with_cwd and cwd:
+            rest.append((cwd, "cwd"))
+        if shown:
+            extra = len(models) - len(shown)
+            rest.append((", ".join(shown) + (f" +{extra}" if extra else ""), "models"))
+        if with_date and started:
+            rest.append((started, "date"))
+        room = width - sum(len(t) + sep for t, _k in rest)
         if with_cwd and cwd and room < title_min:
             # The folder gives way before anything else is dropped: keep its end.
             cut = max(8, len(cwd) - (title_min - room))
-            short = "…" + cwd[-(cut - 1) :] if cut < len(cwd) else cwd
-            rest = [short if x == cwd else x for x in rest]
-            room = width - sum(len(x) for x in rest) - sep * len(rest)
-        if room >= title_min or (n_models == 0 and not with_cwd):
-            kinds = []
-            for x in rest:
-                kind = "date" if with_date and x == started else "models"
-                if with_cwd and cwd and (x == cwd or x.startswith("…")):
-                    kind = "cwd"
-                kinds.append((x, kind))
-            return [(fit(title, max(1, room)), "title"), *kinds]
+            if cut < len(cwd):
+                rest[0] = ("…" + cwd[-(cut - 1) :], "cwd")
+            room = width - sum(len(t) + sep for t, _k in rest)
+        if room >= title_min or not rest:
+            return [(fit(title, max(1, room)), "title"), *rest]
     return [(fit(title, width), "title")]

@@ -10,7 +10,7 @@ block that draws an entry, the next block that matches.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
 from typing import TYPE_CHECKING
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from piview.model import Session
 
 __all__ = [
+    "step_cyclic",
     "GUTTER",
     "MAX_ESTIMATE",
     "BlockLayout",
@@ -179,3 +180,13 @@ def find_item(
             return k
         k += step
     return None
+
+
+def step_cyclic(spots: Sequence[int], current: int, step: int) -> tuple[int, bool]:
+    """The next (``step`` > 0) or previous position of the sorted ``spots`` after
+    ``current``, wrapping around, and whether it wrapped. ``spots`` must not be empty."""
+    if step > 0:
+        k = bisect_right(spots, current)
+        return (spots[k], False) if k < len(spots) else (spots[0], True)
+    k = bisect_left(spots, current) - 1
+    return (spots[k], False) if k >= 0 else (spots[-1], True)

@@ -7,7 +7,7 @@ ones Textual's base widgets bring, such as horizontal scrolling, do nothing usef
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from textual.binding import Binding
@@ -55,8 +55,7 @@ def own_bindings(node: DOMNode) -> list[Binding]:
                 key = key.strip()
                 if key not in seen:
                     seen.add(key)
-                    out.append(Binding(key, b.action, b.description, b.show, b.key_display,
-                                       b.priority, b.tooltip))  # fmt: skip
+                    out.append(replace(b, key=key))
     return out
 
 

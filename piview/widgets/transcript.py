@@ -13,7 +13,6 @@ the view still is :mod:`piview.widgets.transcript_viewport`; the cached strips a
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -28,7 +27,14 @@ from textual.selection import Selection
 from textual.strip import Strip
 
 from piview.render.items import Item, ItemKind, ItemList, build_items, kept_from
-from piview.render.layout import GUTTER, BlockLayout, find_item, index_of_entry, nearest_index
+from piview.render.layout import (
+    GUTTER,
+    BlockLayout,
+    find_item,
+    index_of_entry,
+    nearest_index,
+    step_cyclic,
+)
 from piview.widgets.transcript_search import TranscriptSearch, highlight
 from piview.widgets.transcript_strips import BlockStrips
 from piview.widgets.transcript_viewport import TranscriptViewport
@@ -504,13 +510,7 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
                 timeout=3,
             )
             return
-        if step > 0:
-            k = bisect_right(spots, self.cursor)
-            target = spots[k % len(spots)]
-        else:
-            k = bisect_left(spots, self.cursor) - 1
-            target = spots[k]
-        self._set_cursor(target)
+        self._set_cursor(step_cyclic(spots, self.cursor, step)[0])
 
     _JUMPS: dict[str, str] = {
         "compaction": "compaction",
@@ -539,17 +539,11 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         if not spots:
             self.notify(f"No {what} on this branch", timeout=3)
             return
-        if step > 0:
-            k = bisect_right(spots, self.cursor)
-            if k == len(spots):
-                k = 0
-                self.notify(f"No more {what}s below: back to the first one", timeout=3)
-        else:
-            k = bisect_left(spots, self.cursor) - 1
-            if k < 0:
-                k = len(spots) - 1
-                self.notify(f"No more {what}s above: back to the last one", timeout=3)
-        self._set_cursor(spots[k])
+        target, wrapped = step_cyclic(spots, self.cursor, step)
+        if wrapped:
+            where = "below: back to the first one" if step > 0 else "above: back to the last one"
+            self.notify(f"No more {what}s {where}", timeout=3)
+        self._set_cursor(target)
 
     def action_next_error(self) -> None:
         """Focus the next error (wrapping around)."""
