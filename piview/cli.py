@@ -66,6 +66,26 @@ def _context_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _diff_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="piview diff",
+        description=(
+            "Compare two branches from their common ancestor: prompts, tool calls, files, "
+            "outcome and totals of each side."
+        ),
+    )
+    p.add_argument("file", help="a Pi session file (.jsonl)")
+    for name in ("a", "b"):
+        p.add_argument(
+            name,
+            metavar=name.upper(),
+            help="an entry id (or unique prefix): the branch through it down to its newest "
+            "leaf; or leaf for the current one",
+        )
+    p.add_argument("--json", action="store_true", help="print one JSON object (for scripts)")
+    return p
+
+
 def _print_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="piview print",
@@ -120,7 +140,8 @@ def _view_parser() -> argparse.ArgumentParser:
         description="A terminal viewer for Pi coding-agent session files.",
         epilog=(
             "subcommands: piview info FILE [--json] | piview print FILE | "
-            "piview tools FILE | piview export FILE | piview context FILE  (each has --help)"
+            "piview tools FILE | piview export FILE | piview context FILE | "
+            "piview diff FILE A B  (each has --help)"
         ),
     )
     p.add_argument(
@@ -154,6 +175,7 @@ _PARSERS: dict[str, Callable[[], argparse.ArgumentParser]] = {
     "tools": _tools_parser,
     "export": _export_parser,
     "context": _context_parser,
+    "diff": _diff_parser,
 }
 SUBCOMMANDS = tuple(_PARSERS)
 """The subcommands; anything else on the command line is the viewer's (a file, a flag)."""
