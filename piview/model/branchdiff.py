@@ -289,6 +289,8 @@ def _side(
     calls = [Call(r.entry, r.part, r.call_id, r.name, r.arguments, r.status) for r in rows]
     counts = Counter(c.name for c in calls)
     start = fork_ms if fork_ms is not None else oldest
+    if not entries and fork_ms is not None:
+        newest = fork_ms  # nothing happened after the fork
     duration = None if newest is None or start is None else round(max(0.0, newest - start), 3)
     text, text_entry = _last_text(session, entries)
     return Side(
