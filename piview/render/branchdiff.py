@@ -376,12 +376,22 @@ def layout_rows(
     return out
 
 
-def pair_table(a: Cell | None, b: Cell | None) -> Table:
-    """Two cells side by side, each half the width."""
-    grid = Table.grid(expand=True, padding=(0, 1))
-    grid.add_column(ratio=1)
-    grid.add_column(ratio=1)
-    grid.add_row(a.text if a is not None else "", b.text if b is not None else "")
+def pair_table(
+    a: RenderableType | None, b: RenderableType | None, marks: tuple[str, str] = ("", "")
+) -> Table:
+    """Two cells side by side, each half the width, each after its gutter ``marks``."""
+    grid = Table.grid(expand=True, padding=(0, 1, 0, 0))
+    gutter = max(len(m) for m in marks)
+    for _side in (0, 1):
+        if gutter:
+            grid.add_column(width=gutter, no_wrap=True)
+        grid.add_column(ratio=1)
+    cells = (a if a is not None else "", b if b is not None else "")
+    if gutter:
+        mark = style("piview.tool")
+        grid.add_row(Text(marks[0], mark), cells[0], Text(marks[1], mark), cells[1])
+    else:
+        grid.add_row(*cells)
     return grid
 
 

@@ -2,7 +2,8 @@
 of :class:`piview.screens.session.SessionScreen`.
 
 ``i`` the tool-call inspector (or an entry's JSON), ``T`` the tools view, ``c`` the context
-view, ``x`` the export of the branch to an HTML file, ``:`` go to an entry, ``y``/``Y`` copy a
+view, ``x`` the export of the branch to an HTML file, the comparison of two branches (``m``
+and ``=`` in the branch panel), ``:`` go to an entry, ``y``/``Y`` copy a
 block's text or its id, ``v``/``V`` open a block in the pager or an editor. Each view's module
 is imported on first use.
 """
@@ -20,6 +21,7 @@ from textual.app import SuspendNotSupported
 
 from piview.model.toolargs import count_lines
 from piview.render.format import plural
+from piview.widgets.branch_panel import BranchPanel
 from piview.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -100,6 +102,15 @@ class SessionViews(_Screen):
         if entry is None:
             return
         self.app.push_screen(ContextScreen(self.session, entry))
+
+    def on_branch_panel_compare_requested(self, message: BranchPanel.CompareRequested) -> None:
+        """Open the comparison of the two branches the panel names (``m`` then ``=``)."""
+        if self.session.partial:
+            self.notify("The whole file is still loading: compare once it is loaded", timeout=4)
+            return
+        from piview.screens.compare import CompareScreen
+
+        self.app.push_screen(CompareScreen(self.session, message.leaf_a, message.leaf_b))
 
     def action_export(self) -> None:
         """Export the branch shown as one HTML file in the current directory, in a worker.

@@ -4,7 +4,8 @@ A Line-API list over :func:`piview.model.treeview.flatten`: only the rows on scr
 and only their texts are read from the file (and cached), so a 20,000-entry session opens as
 fast as a short one. See ``docs`` in ``textual-stack.md`` section 5 for why this is not a
 ``Tree`` widget. The lines are drawn by :mod:`piview.widgets.branch_rows`; the search is
-:mod:`piview.widgets.branch_search`.
+:mod:`piview.widgets.branch_search`; marking and comparing branches
+:mod:`piview.widgets.branch_compare`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from piview.model.session import Session
 from piview.model.treefilter import FilterMode, next_filter
 from piview.model.treetext import row_text
 from piview.model.treeview import Folds, Row, TreeRows, flatten, refold
+from piview.widgets.branch_compare import BranchCompare
 from piview.widgets.branch_rows import BranchRows
 from piview.widgets.branch_search import TreeSearch
 from piview.widgets.offthread import compute_off_thread
@@ -36,7 +38,7 @@ BIG_TREE = 100_000
 """Sessions of this many entries and more are flattened in a worker (0.6 s and up)."""
 
 
-class BranchPanel(BranchRows, TreeSearch, ScrollView, can_focus=True):
+class BranchPanel(BranchRows, TreeSearch, BranchCompare, ScrollView, can_focus=True):
     """The branches of a session: a cursor list of Pi's ``/tree`` rows.
 
     Each row shows the tree art (``├─ └─ │``), a fold marker on segment starts (``⊟`` open,
@@ -55,6 +57,7 @@ class BranchPanel(BranchRows, TreeSearch, ScrollView, can_focus=True):
     | left, h | Fold the segment, or jump to the start of the enclosing one. |
     | right, l | Unfold the segment, or jump to the next branch start. |
     | f / F | Next / previous filter: default, no-tools, user-only, labeled-only, all. |
+    | m / = | Mark a branch / compare it with the one at the cursor. |
     """
 
     HELP_TITLE = "Branch panel (b)"
@@ -119,6 +122,19 @@ class BranchPanel(BranchRows, TreeSearch, ScrollView, can_focus=True):
             tooltip="next match of the panel search (/ searches)",
         ),
         Binding("N", "search_step(-1)", "Prev match", show=False, tooltip="previous match"),
+        Binding(
+            "m",
+            "mark",
+            "Mark",
+            show=False,
+            tooltip="mark the branch through this entry, to compare it (=) with another",
+        ),
+        Binding(
+            "equals_sign",
+            "compare",
+            "Compare",
+            tooltip="compare the marked branch (m) with the one through this entry",
+        ),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -273,6 +289,7 @@ class BranchPanel(BranchRows, TreeSearch, ScrollView, can_focus=True):
     def set_session(self, session: Session, leaf: int | None = None) -> None:
         """Show ``session`` with ``leaf`` active; the cursor goes to the leaf."""
         self._session = session
+        self.marked = None  # entry indices of another load mean nothing here
         if leaf is None or not 0 <= leaf < len(session):
             leaf = session.tree.leaf
         self._leaf = leaf

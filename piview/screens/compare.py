@@ -1,0 +1,142 @@
+"""Provides :class:`CompareScreen`: two branches compared from their common ancestor.
+
+Opened from the branch panel (``m`` marks a branch, ``=`` compares it with the one under the
+cursor). The comparison (:func:`piview.model.branchdiff.compare_branches`) is computed in a
+worker; the screen then lists the common ancestor, and each side's prompts, tool calls, files,
+outcome and totals (:class:`~piview.widgets.compare_list.CompareList`). Enter on an item opens
+its entry on its own branch in a :class:`BranchScreen`, whose escape comes back here.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Static
+
+from piview.model.branchdiff import BranchDiff, compare_branches
+from piview.model.session import Session
+from piview.render.branchdiff import Section, comparison_sections
+from piview.render.sanitize import sanitize_line
+from piview.screens.session import SessionScreen, session_title
+from piview.widgets.branch_panel import BranchPanel
+from piview.widgets.compare_list import CompareList
+from piview.widgets.keybar import KeyBar
+from piview.widgets.offthread import compute_off_thread
+from piview.widgets.transcript import Transcript
+
+__all__ = ["BranchScreen", "CompareScreen"]
+
+
+def _compute(session: Session, leaf_a: int, leaf_b: int) -> tuple[BranchDiff, list[Section]]:
+    diff = compare_branches(session, leaf_a, leaf_b)
+    return diff, comparison_sections(session, diff)
+
+
+class CompareScreen(Screen[None]):
+    """The comparison of the branches to ``leaf_a`` (A) and ``leaf_b`` (B).
+
+    | Key(s) | Description |
+    | :- | :- |
+    | enter | Show the item's entry in the transcript, on its branch |
+    | left / right | Side by side: choose side A's or side B's item |
+    | escape | Back to the session |
+    """
+
+    HELP_TITLE = "Comparison"
+    """The heading of this part's keys in the help screen."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Back", tooltip="back to the session"),
+    ]
+
+    DEFAULT_CSS = """
+    CompareScreen { layout: vertical; }
+    CompareScreen #title { height: 1; background: $panel; color: $text; padding: 0 1; }
+    CompareScreen #status { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
+    """
+
+    def __init__(self, session: Session, leaf_a: int, leaf_b: int) -> None:
+        super().__init__()
+        self.session = session
+        self.leaf_a = leaf_a
+        self.leaf_b = leaf_b
+        self.diff: BranchDiff | None = None
+        """The comparison, once the worker has computed it."""
+
+    def compose(self) -> ComposeResult:
+        """Title, the rows, a status line and the keys."""
+        ids = self.session.ids
+        title = Text(no_wrap=True, overflow="ellipsis")
+        title.append("Compare ", "bold")
+        title.append(f"A {ids[self.leaf_a][:8]}", "bold")
+        title.append(" with ", "bold")
+        title.append(f"B {ids[self.leaf_b][:8]}", "bold")
+        title.append("  ·  " + sanitize_line(session_title(self.session)), "dim")
+        yield Static(title, id="title")
+        yield CompareList(id="rows")
+        yield Static("comparing the two branches…", id="status")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        """Compute the comparison off the UI thread (a long side reads many entries)."""
+        self.query_one(CompareList).focus()
+        compute_off_thread(
+            self,
+            partial(_compute, self.session, self.leaf_a, self.leaf_b),
+            self._computed,
+            group="compare",
+            description="Comparing two branches",
+        )
+
+    def _computed(self, result: tuple[BranchDiff, list[Section]] | None) -> None:
+        status = self.query_one("#status", Static)
+        if result is None:
+            status.update("the comparison failed (see the log)")
+            return
+        diff, sections = result
+        self.diff = diff
+        self.query_one(CompareList).show(self.session, diff, sections)
+        anc = diff.ancestor
+        where = f"fork at {self.session.ids[anc][:8]}" if anc is not None else "no common ancestor"
+        status.update(
+            Text(
+                sanitize_line(
+                    f"{where}  ·  A {len(diff.a.entries):,} entries, B {len(diff.b.entries):,} "
+                    "after it  ·  enter: show an item on its branch"
+                )
+            )
+        )
+
+    @on(CompareList.Chosen)
+    def _on_chosen(self, event: CompareList.Chosen) -> None:
+        screen = BranchScreen(self.session, leaf=event.entry, follow=False)
+        screen.leaf = event.leaf  # the item's own branch, not the newest leaf under it
+        self.app.push_screen(screen)
+
+    def action_close(self) -> None:
+        """Back to the session."""
+        self.dismiss(None)
+
+
+class BranchScreen(SessionScreen):
+    """A branch opened from the comparison: the session screen, whose escape, once nothing
+    else is left to close, returns to the comparison."""
+
+    def action_escape(self) -> None:
+        """Close the search or leave the panel as the session screen does; else go back."""
+        box = self._search_box()
+        panel = self.query_one(BranchPanel)
+        busy = (
+            (box is not None and box.has_class("-visible"))
+            or (panel.has_class("-visible") and panel.has_focus)
+            or self.query_one(Transcript).search_state is not None
+        )
+        if busy:
+            super().action_escape()
+        else:
+            self.dismiss(None)
