@@ -318,7 +318,8 @@ def _totals(diff: BranchDiff) -> Section:
         u = side.usage
 
         def row(label: str, value: str, kind: str = "") -> Cell:
-            return Cell(_line((f"{label:<10}", "piview.dim"), (value, kind)))
+            # Enter on a total shows where the side ends: its leaf.
+            return Cell(_line((f"{label:<10}", "piview.dim"), (value, kind)), side.leaf)
 
         models = ", ".join(sanitize_line(m) for m in side.models) or "–"
         return [
@@ -343,7 +344,7 @@ def layout_rows(
     session: Session, diff: BranchDiff, sections: list[Section], *, columns: bool
 ) -> list[Row]:
     """The rows to draw: pairs side by side with ``columns``, else A's then B's cells."""
-    tags = (Text("A ", style("piview.tool")), Text("B ", style("piview.tool")))
+    tags = ("A ", "B ")
     out: list[Row] = []
     if columns:
         out.append(
@@ -369,8 +370,9 @@ def layout_rows(
                 cell = pair[k]
                 if cell is None:
                     continue
-                text = tags[k].copy()
-                text.no_wrap, text.overflow = cell.text.no_wrap, cell.text.overflow
+                # The tag as a span: a Text's own style would colour all that follows.
+                text = Text(no_wrap=cell.text.no_wrap, overflow=cell.text.overflow)
+                text.append(tags[k], style("piview.tool"))
                 text.append_text(cell.text)
                 out.append(Row("pair", Cell(text, cell.entry), side=k))
     return out

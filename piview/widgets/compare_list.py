@@ -129,7 +129,11 @@ class CompareList(OptionList):
             None,
         )
         if target is None:
-            target = next((k for k, r in enumerate(self._rows) if self._selectable(r)), None)
+            # The first item after the side titles: the common ancestor.
+            start = next((k for k, r in enumerate(self._rows) if r.kind == "heading"), 0)
+            target = next(
+                (k for k, r in enumerate(self._rows) if k > start and self._selectable(r)), None
+            )
         self.highlighted = target
 
     @staticmethod
