@@ -45,10 +45,27 @@ async def take(name: str, keys: list[str]) -> Path:
     return Path(path)
 
 
+async def take_comparison() -> Path:
+    """The comparison of the two branches of tests/fixtures/sessions/branch_edits.jsonl."""
+    from piview.screens.compare import CompareScreen
+
+    session = load_session(HERE.parent / "tests" / "fixtures" / "sessions" / "branch_edits.jsonl")
+    first, last = session.tree.leaves()
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(CompareScreen(session, first, last))
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        path = app.save_screenshot(filename="compare.svg", path=str(HERE))
+    return Path(path)
+
+
 async def main() -> None:
     """Take every view."""
     for name, keys in VIEWS:
         print(await take(name, keys))
+    print(await take_comparison())
 
 
 if __name__ == "__main__":

@@ -144,7 +144,10 @@ def _ancestor(session: Session, diff: BranchDiff) -> Section:
         except OSError:
             what = "[unreadable]"
         sec.wide.append(
-            Cell(_line((session.ids[anc], "piview.marker"), "  ", _one_line(what)), anc)
+            Cell(
+                _line((sanitize_line(session.ids[anc]), "piview.marker"), "  ", _one_line(what)),
+                anc,
+            )
         )
     prompt = diff.ancestor_prompt
     if prompt is not None:
@@ -159,7 +162,7 @@ def side_title(session: Session, tag: str, side: Side) -> Text:
     return _line(
         (f"{tag} ", "piview.tool"),
         ("branch to ", "piview.dim"),
-        (session.ids[side.leaf][:8], "piview.marker"),
+        (sanitize_line(session.ids[side.leaf][:8]), "piview.marker"),
         (f" · {plural(len(side.entries), 'entry')} after the fork", "piview.dim"),
     )
 

@@ -73,9 +73,9 @@ class CompareScreen(Screen[None]):
         ids = self.session.ids
         title = Text(no_wrap=True, overflow="ellipsis")
         title.append("Compare ", "bold")
-        title.append(f"A {ids[self.leaf_a][:8]}", "bold")
+        title.append(f"A {sanitize_line(ids[self.leaf_a][:8])}", "bold")
         title.append(" with ", "bold")
-        title.append(f"B {ids[self.leaf_b][:8]}", "bold")
+        title.append(f"B {sanitize_line(ids[self.leaf_b][:8])}", "bold")
         title.append("  ·  " + sanitize_line(session_title(self.session)), "dim")
         yield Static(title, id="title")
         yield CompareList(id="rows")

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
+from piview.render.sanitize import sanitize_line
+
 if TYPE_CHECKING:
     from textual.scroll_view import ScrollView as _Widget
 
@@ -64,7 +66,7 @@ class BranchCompare(_Widget):
             return
         self.marked = entry
         self.notify(
-            f"Marked {self._session.ids[entry][:8]}: "
+            f"Marked {sanitize_line(self._session.ids[entry][:8])}: "
             "= compares its branch with the one at the cursor",
             timeout=4,
             markup=False,

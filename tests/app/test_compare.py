@@ -194,3 +194,20 @@ def test_snapshot_fixture(snap_compare, size: str) -> None:
 def test_snapshot_corpus_branches(snap_compare, size: str) -> None:
     app, run_before = _open_compare(BRANCHES, "8c69f50b", "68b9354f")
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
+
+
+async def test_help_from_the_comparison_lists_its_keys() -> None:
+    from piview.screens.help import HelpScreen
+    from piview.widgets.keymap import screen_keys
+
+    s = load_session(fixture("branch_edits.jsonl"))
+    first, last = s.tree.leaves()
+    app = make_app(s)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _compare(pilot, first, last)
+        keys = {(g.title, k) for g in screen_keys(screen) for h in g.keys for k in h.keys}
+        assert {("Branch comparison", "⏎"), ("Branch comparison", "←")} <= keys
+        assert ("Comparison", "esc") in keys and ("Everywhere", "q") in keys
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
