@@ -211,3 +211,25 @@ async def test_help_from_the_comparison_lists_its_keys() -> None:
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
+
+
+async def test_resizing_lays_the_sides_out_again() -> None:
+    s = load_session(fixture("branch_edits.jsonl"))
+    first, last = s.tree.leaves()
+    app = make_app(s)
+    async with app.run_test(size=(200, 60)) as pilot:
+        screen = await _compare(pilot, first, last)
+        lst = screen.query_one(CompareList)
+        lst.highlighted = next(
+            k for k, r in enumerate(lst.rows) if "Carry on." in (r.b.text.plain if r.b else "")
+        )
+        assert lst.columns
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert not lst.columns
+        # The cursor stays on its item's entry: side A's, as the side chosen is A.
+        row = lst.rows[lst.highlighted]
+        assert row.side is not None and row.a is not None
+        await pilot.resize_terminal(160, 40)
+        await pilot.pause()
+        assert lst.columns

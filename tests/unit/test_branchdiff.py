@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import io
 import json
 import statistics
 import time
@@ -286,3 +287,33 @@ def test_four_times_the_entries_cost_at_most_six_times(shape: str, tmp_path: Pat
         if ratio <= LIMIT:
             break
     assert ratio <= LIMIT, ratio
+
+
+def _every_file() -> list[Path]:
+    from tests.conftest import corpus_files
+
+    return sorted(fixture("").glob("*.jsonl")) + corpus_files()
+
+
+@pytest.mark.parametrize("path", _every_file(), ids=lambda p: p.name)
+def test_every_leaf_against_the_leaf_on_every_file(path: Path) -> None:
+    """Damaged, pathological and version 1 files too: a comparison, its JSON and its rows in
+    both layouts, never an error."""
+    from rich.console import Console
+
+    from piview.render.branchdiff import comparison_renderable, comparison_sections, layout_rows
+
+    s = load_session(path)
+    leaf = s.tree.leaf
+    if leaf is None:
+        return
+    console = Console(width=120, file=io.StringIO())
+    for other in s.tree.leaves()[:20]:
+        d = compare_branches(s, other, leaf)
+        json.dumps(d.as_json(s))
+        assert len(d.a.entries) + (
+            len(s.tree.path(d.ancestor)) if d.ancestor is not None else 0
+        ) == len(s.tree.path(other))
+        sections = comparison_sections(s, d)
+        for columns in (True, False):
+            console.print(comparison_renderable(layout_rows(s, d, sections, columns=columns)))
