@@ -1,10 +1,10 @@
 """Provides :class:`BranchCompare`: marking a branch and asking to compare it with another, as
 a mixin of :class:`piview.widgets.branch_panel.BranchPanel`.
 
-``m`` marks the entry at the cursor (its branch runs through it down to its newest leaf, as
-for enter); ``=`` posts :class:`BranchCompare.CompareRequested` for the marked branch and the
-one at the cursor, which the session screen answers with the comparison screen. The key
-bindings stay on the panel.
+``m`` marks the entry at the cursor (``◆`` on its row); its branch runs through it down to its
+newest leaf, as for enter. ``=`` posts :class:`BranchCompare.CompareRequested` for the marked
+branch and the one at the cursor, which the session screen answers with the comparison screen.
+The key bindings stay on the panel.
 """
 
 from __future__ import annotations
@@ -62,9 +62,11 @@ class BranchCompare(_Widget):
             return
         if self.marked == entry:
             self.marked = None
+            self.refresh()
             self.notify("Mark cleared", timeout=2)
             return
         self.marked = entry
+        self.refresh()  # the row shows ◆ once the cursor leaves it
         self.notify(
             f"Marked {sanitize_line(self._session.ids[entry][:8])}: "
             "= compares its branch with the one at the cursor",

@@ -46,6 +46,7 @@ class BranchRows(_Widget):
     _query: str
     _matches: list[int]
     _match_at: int
+    marked: int | None
 
     if TYPE_CHECKING:
 
@@ -89,7 +90,7 @@ class BranchRows(_Widget):
     def _row_strip(self, row: Row, is_cursor: bool, width: int, base: Style) -> Strip:
         assert self._session is not None
         cstyle = self.get_component_rich_style
-        return row_strip(
+        strip = row_strip(
             row,
             self.row_text(row.entry),
             row_kind(self._session.nodes[row.entry]),
@@ -98,6 +99,11 @@ class BranchRows(_Widget):
             style_of=lambda name: cstyle(name, partial=True),
             cursor=cstyle("branch-panel--cursor") if is_cursor else None,
         )
+        if row.entry == self.marked and not is_cursor and width > 1:
+            # The entry m marked for a comparison (=), in the cursor's column.
+            mark = Segment("◆", base + cstyle("branch-panel--label", partial=True))
+            strip = Strip.join([Strip([mark], 1), strip.crop(1, width)])
+        return strip
 
 
 def row_strip(

@@ -88,6 +88,10 @@ async def test_compare_without_a_mark_or_on_one_branch_says_so() -> None:
         await pilot.pause()
         assert not isinstance(app.screen, CompareScreen)
         assert any("same branch" in n for n in _notes(app))
+        # The marked row shows ◆ where the cursor's › would be.
+        y = panel.tree_rows.row_of[s.tree.leaf] - round(panel.scroll_y)
+        assert panel.render_line(y).text.startswith("◆")
+        assert not panel.render_line(panel.cursor - round(panel.scroll_y)).text.startswith("◆")
         await pilot.press("m", "m")  # marked again, then cleared
         assert panel.marked is None
 
