@@ -88,10 +88,10 @@ class SideFiles:
     read: list[str] = field(default_factory=list)
     edited: list[str] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
-    last_edit: dict[str, tuple[int, str | None, Any]] = field(default_factory=dict)
-    """Per edited file: ``(entry, details.diff or None, arguments)`` of its last edit."""
-    touched_at: dict[str, int] = field(default_factory=dict)
-    """Per file: the entry of the call that touched it first."""
+    last_edit: dict[str, tuple[int, int, str | None, Any]] = field(default_factory=dict)
+    """Per edited file: ``(entry, part, details.diff or None, arguments)`` of its last edit."""
+    touched_at: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Per file: ``(entry, part)`` of the call that touched it first."""
 
     def all(self) -> set[str]:
         """Every file touched (read, edited or written)."""
@@ -104,9 +104,11 @@ class FileDiff:
 
     path: str
     a_entry: int
+    a_part: int
     a_diff: str | None
     a_args: Any
     b_entry: int
+    b_part: int
     b_diff: str | None
     b_args: Any
 
@@ -222,9 +224,7 @@ def compare_branches(session: Session, leaf_a: int, leaf_b: int) -> BranchDiff:
     diffs = []
     for path in a.files.edited:
         if path in b.files.last_edit:
-            ea, da, xa = a.files.last_edit[path]
-            eb, db, xb = b.files.last_edit[path]
-            diffs.append(FileDiff(path, ea, da, xa, eb, db, xb))
+            diffs.append(FileDiff(path, *a.files.last_edit[path], *b.files.last_edit[path]))
     return BranchDiff(
         ancestor=ancestor,
         ancestor_prompt=_last_prompt(session, path_a[:k]),
@@ -414,12 +414,12 @@ def _files(session: Session, rows: list[ToolRow], cwd: str | None) -> SideFiles:
         path = _path_of(r.arguments, cwd)
         if path is None:
             continue
-        out.touched_at.setdefault(path, r.entry)
+        out.touched_at.setdefault(path, (r.entry, r.part))
         if path not in seen[r.name]:
             seen[r.name].add(path)
             lists[r.name].append(path)
         if r.name == "edit":
-            out.last_edit[path] = (r.entry, _diff_of(session, r.result), r.arguments)
+            out.last_edit[path] = (r.entry, r.part, _diff_of(session, r.result), r.arguments)
     return out
 
 

@@ -54,6 +54,8 @@ class Cell:
 
     text: Text
     entry: int | None = None
+    part: int = -1
+    """The block of the entry (a tool call's index in its message), -1 for the whole entry."""
 
 
 @dataclass(slots=True)
@@ -84,10 +86,15 @@ class Row:
 
     def entry(self, side: int) -> int | None:
         """The entry of the cell on ``side`` (0: A, 1: B), else of the other cell."""
+        cell = self.cell(side)
+        return cell.entry if cell is not None else None
+
+    def cell(self, side: int) -> Cell | None:
+        """The cell on ``side`` (0: A, 1: B) if it stands for an entry, else the other one's."""
         first, second = (self.a, self.b) if side == 0 else (self.b, self.a)
         for cell in (first, second):
             if cell is not None and cell.entry is not None:
-                return cell.entry
+                return cell
         return None
 
 
@@ -184,7 +191,7 @@ def _call_cell(call: Call) -> Cell:
         title.append("  ✗ error", style("piview.error"))
     elif call.status == "no_result":
         title.append("  no result", style("piview.dim"))
-    return Cell(title, call.entry)
+    return Cell(title, call.entry, call.part)
 
 
 def _tools(diff: BranchDiff) -> Section:
@@ -245,7 +252,7 @@ def _files(diff: BranchDiff) -> list[Section]:
                 (sanitize_line(path), "piview.path"),
                 (f"  {', '.join(verbs)}", "piview.dim"),
             ),
-            f.touched_at.get(path),
+            *f.touched_at.get(path, (None, -1)),
         )
 
     rows = [(cell(a, p), cell(b, p)) for p in order]
@@ -259,15 +266,15 @@ def _files(diff: BranchDiff) -> list[Section]:
         )
         part.pairs = [
             (
-                _diff_cell(fd.a_diff, fd.a_args, fd.a_entry),
-                _diff_cell(fd.b_diff, fd.b_args, fd.b_entry),
+                _diff_cell(fd.a_diff, fd.a_args, fd.a_entry, fd.a_part),
+                _diff_cell(fd.b_diff, fd.b_args, fd.b_entry, fd.b_part),
             )
         ]
         out.append(part)
     return out
 
 
-def _diff_cell(diff: str | None, args: object, entry: int) -> Cell:
+def _diff_cell(diff: str | None, args: object, entry: int, part: int) -> Cell:
     if diff is not None:
         lines = diff_lines(diff, limit=DIFF_LINES)
     else:
@@ -278,7 +285,7 @@ def _diff_cell(diff: str | None, args: object, entry: int) -> Cell:
     if more:
         text.append("\n")
         text.append("   … more (enter: the whole edit in the transcript)", style("piview.dim"))
-    return Cell(text, entry)
+    return Cell(text, entry, part)
 
 
 def _outcome(diff: BranchDiff) -> Section:
@@ -377,7 +384,7 @@ def layout_rows(
                 text = Text(no_wrap=cell.text.no_wrap, overflow=cell.text.overflow)
                 text.append(tags[k], style("piview.tool"))
                 text.append_text(cell.text)
-                out.append(Row("pair", Cell(text, cell.entry), side=k))
+                out.append(Row("pair", Cell(text, cell.entry, cell.part), side=k))
     return out
 
 

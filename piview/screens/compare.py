@@ -10,6 +10,7 @@ its entry on its own branch in a :class:`BranchScreen`, whose escape comes back 
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -114,7 +115,7 @@ class CompareScreen(Screen[None]):
 
     @on(CompareList.Chosen)
     def _on_chosen(self, event: CompareList.Chosen) -> None:
-        screen = BranchScreen(self.session, leaf=event.entry, follow=False)
+        screen = BranchScreen(self.session, leaf=event.entry, follow=False, part=event.part)
         screen.leaf = event.leaf  # the item's own branch, not the newest leaf under it
         self.app.push_screen(screen)
 
@@ -125,7 +126,27 @@ class CompareScreen(Screen[None]):
 
 class BranchScreen(SessionScreen):
     """A branch opened from the comparison: the session screen, whose escape, once nothing
-    else is left to close, returns to the comparison."""
+    else is left to close, returns to the comparison.
+
+    ``part`` is the block of the entry to focus (a tool call's index in its message).
+    """
+
+    def __init__(self, session: Session, *, part: int = -1, **kwargs: Any) -> None:
+        super().__init__(session, **kwargs)
+        self._focus_part = part
+
+    def on_mount(self) -> None:
+        """Once the session screen has shown the branch, focus the item's own block."""
+        if self._focus_part >= 0:
+            self.call_after_refresh(self._focus_block)
+
+    def _focus_block(self) -> None:
+        transcript = self.query_one(Transcript)
+        entry = self._focus_entry
+        for k, item in enumerate(transcript.items):
+            if item.entry == entry and item.part == self._focus_part:
+                transcript.focus_item(k)
+                return
 
     def action_escape(self) -> None:
         """Close the search or leave the panel as the session screen does; else go back."""

@@ -66,11 +66,13 @@ class CompareList(OptionList):
     """
 
     class Chosen(Message):
-        """An item was chosen: show ``entry`` on the branch to ``leaf``."""
+        """An item was chosen: show ``entry`` (its block ``part``) on the branch to ``leaf``."""
 
-        def __init__(self, entry: int, leaf: int) -> None:
+        def __init__(self, entry: int, part: int, leaf: int) -> None:
             self.entry = entry
             """The entry to show (index in file order)."""
+            self.part = part
+            """The block of the entry to focus (a tool call's index), -1 for its first."""
             self.leaf = leaf
             """The leaf of its side's branch."""
             super().__init__()
@@ -162,8 +164,8 @@ class CompareList(OptionList):
             return None
         return self._rows[k].entry(self.side)
 
-    def chosen(self) -> tuple[int, int] | None:
-        """``(entry, leaf)`` of the item under the cursor, if it stands for an entry."""
+    def chosen(self) -> tuple[int, int, int] | None:
+        """``(entry, part, leaf)`` of the item under the cursor, if it stands for an entry."""
         k = self.highlighted
         if k is None or self._diff is None or not 0 <= k < len(self._rows):
             return None
@@ -174,11 +176,11 @@ class CompareList(OptionList):
             side = self.side if _entry(row, self.side) is not None else 1 - self.side
         else:
             side = 0  # the ancestor: on either branch; A's
-        entry = row.entry(side)
-        if entry is None:
+        cell = row.cell(side)
+        if cell is None or cell.entry is None:
             return None
         leaf = (self._diff.a if side == 0 else self._diff.b).leaf
-        return entry, leaf
+        return cell.entry, cell.part, leaf
 
     # ----------------------------------------------------------------- events and actions
 

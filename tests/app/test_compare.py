@@ -237,3 +237,22 @@ async def test_resizing_lays_the_sides_out_again() -> None:
         await pilot.resize_terminal(160, 40)
         await pilot.pause()
         assert lst.columns
+
+
+async def test_enter_on_a_call_focuses_the_call_not_its_message() -> None:
+    s = load_session(fixture("branch_edits.jsonl"))
+    first, last = s.tree.leaves()
+    app = make_app(s)
+    async with app.run_test(size=(200, 60)) as pilot:
+        screen = await _compare(pilot, first, last)
+        lst = screen.query_one(CompareList)
+        call = screen.diff.a.only_here[-1]  # read tests/test_greet.py, after a text block
+        assert call.part == 1
+        lst.highlighted = next(
+            k for k, r in enumerate(lst.rows) if r.a and (r.a.entry, r.a.part) == (call.entry, 1)
+        )
+        await pilot.press("left", "enter")
+        await pilot.pause()
+        await pilot.pause()
+        item = app.screen.query_one(Transcript).current_item
+        assert item is not None and (item.entry, item.part, item.kind) == (call.entry, 1, "tool")
