@@ -204,19 +204,20 @@ def _tools(diff: BranchDiff) -> Section:
         sec.wide.append(Cell(_dim("no tool call on either side")))
         return sec
     width = max(len(n) for n in names[:MAX_ITEMS])
+    # Enter on a count shows the side's first call of that tool.
+    firsts = [{c.name: (c.entry, c.part) for c in reversed(side.calls)} for side in (a, b)]
 
-    def count(side: Side, name: str) -> Cell:
+    def count(k: int, side: Side, name: str) -> Cell:
         n = side.tools.get(name, 0)
-        first = next((c.entry for c in side.calls if c.name == name), None)
-        return Cell(
-            _line(
-                (f"{sanitize_line(name):<{width}}  ", "piview.tool"),
-                (f"{n:>4}", "" if n else "piview.dim"),
-            ),
-            first,
+        text = _line(
+            (f"{sanitize_line(name):<{width}}  ", "piview.tool"),
+            (f"{n:>4}", "" if n else "piview.dim"),
         )
+        return Cell(text, *firsts[k].get(name, (None, -1)))
 
-    sec.pairs = [(count(a, n), count(b, n)) for n in names[:MAX_ITEMS]]
+    sec.pairs = [(count(0, a, n), count(1, b, n)) for n in names[:MAX_ITEMS]]
+    if len(names) > MAX_ITEMS:
+        sec.pairs.append((Cell(_dim(f"… {len(names) - MAX_ITEMS:,} more tools")), None))
     only_a = [_call_cell(c) for c in a.only_here] or [Cell(_dim("none"))]
     only_b = [_call_cell(c) for c in b.only_here] or [Cell(_dim("none"))]
     sec.pairs.append((Cell(_dim("only on this side:")), Cell(_dim("only on this side:"))))
@@ -236,13 +237,15 @@ def _files(diff: BranchDiff) -> list[Section]:
             Cell(_line(("●", "piview.warning"), (" touched on both sides", "piview.dim")))
         )
 
-    def cell(side: Side, path: str) -> Cell | None:
+    # Sets: a side may touch thousands of files.
+    touched = [
+        (("read", set(f.read)), ("edited", set(f.edited)), ("written", set(f.written)))
+        for f in (a.files, b.files)
+    ]
+
+    def cell(k: int, side: Side, path: str) -> Cell | None:
         f = side.files
-        verbs = [
-            v
-            for v, got in (("read", f.read), ("edited", f.edited), ("written", f.written))
-            if path in got
-        ]
+        verbs = [v for v, got in touched[k] if path in got]
         if not verbs:
             return None
         both = path in diff.both_files
@@ -255,10 +258,9 @@ def _files(diff: BranchDiff) -> list[Section]:
             *f.touched_at.get(path, (None, -1)),
         )
 
-    rows = [(cell(a, p), cell(b, p)) for p in order]
-    sec.pairs = rows[:MAX_ITEMS]
-    if len(rows) > MAX_ITEMS:
-        sec.pairs.append((Cell(_dim(f"… {len(rows) - MAX_ITEMS:,} more files")), None))
+    sec.pairs = [(cell(0, a, p), cell(1, b, p)) for p in order[:MAX_ITEMS]]
+    if len(order) > MAX_ITEMS:
+        sec.pairs.append((Cell(_dim(f"… {len(order) - MAX_ITEMS:,} more files")), None))
     out = [sec]
     for fd in diff.both_edited[:MAX_ITEMS]:
         part = Section(

@@ -273,10 +273,20 @@ def test_four_times_the_entries_cost_at_most_six_times(shape: str, tmp_path: Pat
 
     cases = [prepare(tmp_path, shape, n) for n in (1_500, 6_000)]
 
+    from piview.render.branchdiff import comparison_sections
+
     def run(case) -> float:
         s = case.session
         leaves = s.tree.leaves()
-        return _cpu(lambda: compare_branches(s, leaves[0], s.tree.leaf))
+        root, leaf = s.tree.roots[0], s.tree.leaf
+
+        def both() -> None:
+            # The comparison and its sections (the render layer caps what it lists); from the
+            # root, one side is the whole branch (a chain's only leaf is the leaf).
+            comparison_sections(s, compare_branches(s, leaves[0], leaf))
+            comparison_sections(s, compare_branches(s, root, leaf))
+
+        return _cpu(both)
 
     for _attempt in range(3):
         small, large = [], []
