@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 
 from piview.commands.common import CliError, load, resolve_entry
@@ -42,10 +41,8 @@ def run(args: argparse.Namespace) -> int:
     )
     from piview.render.pipe import PipeConsole
 
-    console = PipeConsole()
-    width = console.width if sys.stdout.isatty() else shutil.get_terminal_size().columns
-    rows = layout_rows(
-        session, diff, comparison_sections(session, diff), columns=width >= COLUMNS_MIN_WIDTH
-    )
+    console = PipeConsole()  # into a pipe: 80 columns, or $COLUMNS
+    columns = console.width >= COLUMNS_MIN_WIDTH
+    rows = layout_rows(session, diff, comparison_sections(session, diff), columns=columns)
     console.print(comparison_renderable(rows))
     return 0
