@@ -13,7 +13,7 @@ followed. Session files are only ever read.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,10 @@ from piview.catalog.discovery import HEAD_BYTES, read_json_line
 
 __all__ = [
     "Link",
+    "find_parent",
+    "fork_point",
     "header_of",
+    "link_files",
     "link_sessions",
     "parent_ref",
     "subagent_files",
@@ -133,6 +136,57 @@ def link_sessions(paths: Sequence[str], refs: Mapping[str, str | None]) -> dict[
             parent, kind = None, ""
         out[p] = Link(p, parent, kind, ref)
     return out
+
+
+def link_files(paths: Sequence[str]) -> dict[str, Link]:
+    """:func:`link_sessions` over ``paths``, reading each file's header line."""
+    return link_sessions(paths, {p: parent_ref(header_of(p)) for p in paths})
+
+
+def find_parent(
+    path: str | os.PathLike[str], ref: str | None, roots: Sequence[Path] = ()
+) -> tuple[Path | None, str]:
+    """The file session ``path`` was forked from (its header's ``ref``), or that it is a
+    subagent of, and ``"fork"`` or ``"subagent"``; ``(None, "")`` when not found.
+
+    The reference is tried as written, then by file name beside ``path`` and in ``roots``
+    (sessions folders, each project folder in them): a folder moved or copied elsewhere.
+    """
+    here = Path(path)
+    if ref:
+        name = os.path.basename(ref)
+        candidates = [Path(ref), here.parent / name]
+        for root in roots:
+            candidates.append(root / name)
+            try:
+                candidates.extend(Path(e.path) / name for e in os.scandir(root) if e.is_dir())
+            except OSError:
+                continue
+        for c in candidates:
+            if c.is_file() and c.resolve() != here.resolve():
+                return c, "fork"
+    folder = here.parent
+    for _ in range(SUBAGENT_DEPTH):
+        owner = folder.with_name(folder.name + ".jsonl")
+        if owner.is_file():
+            return owner, "subagent"
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    return None, ""
+
+
+def fork_point(child_ids: Sequence[str], find: Callable[[str], int | None]) -> int | None:
+    """Where a fork left its parent: the parent's index of the last of the fork's first
+    entries that the parent has (``find`` looks an id up in the parent). The fork's copied
+    history comes first in its file; the first entry the parent lacks ends it."""
+    at: int | None = None
+    for ref in child_ids:
+        hit = find(ref) if ref else None
+        if hit is None:
+            break
+        at = hit
+    return at
 
 
 def _nesting_parent(path: str, exact: Mapping[str, str]) -> str | None:
