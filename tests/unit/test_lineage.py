@@ -8,6 +8,8 @@ from pathlib import Path
 
 from piview.catalog.discovery import find_session_files
 from piview.catalog.lineage import (
+    find_parent,
+    fork_point,
     header_of,
     link_sessions,
     parent_ref,
@@ -93,3 +95,25 @@ def test_the_pi_fixture_links_every_fork() -> None:
     kinds = sorted(link.kind for link in links.values())
     assert kinds == ["", "", "fork", "fork", "fork", "subagent"]
     assert all(link.parent in links for link in links.values() if link.kind)
+
+
+def test_find_parent_tries_the_path_then_the_name_beside_it_then_the_roots(
+    tmp_path: Path,
+) -> None:
+    a = _session(tmp_path / "sessions" / "p" / "a.jsonl")
+    fork = _session(tmp_path / "sessions" / "q" / "f.jsonl")
+    assert find_parent(fork, str(a)) == (a, "fork")
+    assert find_parent(fork, "/moved/p/a.jsonl", [tmp_path / "sessions"]) == (a, "fork")
+    beside = _session(tmp_path / "sessions" / "q" / "b.jsonl")
+    assert find_parent(fork, "/moved/q/b.jsonl") == (beside, "fork")
+    assert find_parent(fork, "/gone/none.jsonl") == (None, "")
+    assert find_parent(fork, str(fork)) == (None, "")  # a header naming the file itself
+    sub = _session(tmp_path / "sessions" / "p" / "a" / "scout.jsonl")
+    assert find_parent(sub, None) == (a, "subagent")
+
+
+def test_fork_point_is_the_last_copied_entry() -> None:
+    parent = {"r": 0, "a": 1, "b": 5, "c": 9}
+    assert fork_point(["r", "a", "b", "new1", "c"], parent.get) == 5
+    assert fork_point(["x", "r"], parent.get) is None
+    assert fork_point(["r", "a", "b", "c"], parent.get) == 9  # a verbatim copy: the leaf
