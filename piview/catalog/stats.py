@@ -23,20 +23,30 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from piview.catalog.lineage import header_of, link_sessions, parent_ref, thread_order
+from piview.catalog.lineage import Link, header_of, link_sessions, parent_ref, thread_order
 from piview.model.index_cache import IndexCache
 from piview.model.session import Session, SessionOpenError, load_session
 from piview.model.store import ROLE_NAMES, NodeStore
 from piview.model.types import Usage
 from piview.model.usage import UsageTotals, model_label
 
-__all__ = ["GROUPINGS", "Group", "StatsReport", "collect_stats", "parse_day", "stats_json"]
+__all__ = [
+    "GROUPINGS",
+    "Group",
+    "Order",
+    "StatsReport",
+    "collect_stats",
+    "group_json",
+    "parse_day",
+    "processing_order",
+    "stats_json",
+]
 
 GROUPINGS = ("day", "week", "month", "project", "model", "session")
 """What ``--by`` accepts."""
@@ -151,9 +161,19 @@ def _records(session: Session) -> list[tuple[int, bool, Usage]]:
     return out
 
 
-def processing_order(files: Sequence[Path]) -> tuple[list[str], dict[str, Any]]:
-    """Files parents first (lineage), siblings and roots by their header's time; and each
-    file's :class:`~piview.catalog.lineage.Link`."""
+@dataclass(slots=True)
+class Order:
+    """The files in the order they are read, with what their headers say."""
+
+    paths: list[str]
+    """Parents first (lineage), siblings and roots by the time in their header."""
+    links: dict[str, Link]
+    headers: dict[str, dict[str, Any] | None]
+
+
+def processing_order(files: Sequence[Path]) -> Order:
+    """Files parents first (the ``parentSession`` chain), siblings and roots by their
+    header's time (else the file's), then by path: a copy comes after what it copies."""
     paths = [str(p) for p in files]
     headers = {p: header_of(p) for p in paths}
 
@@ -162,7 +182,7 @@ def processing_order(files: Sequence[Path]) -> tuple[list[str], dict[str, Any]]:
         ts = h.get("timestamp") if h is not None else None
         if not isinstance(ts, str):
             try:
-                ts = datetime.fromtimestamp(os.stat(p).st_mtime).astimezone().isoformat()
+                ts = datetime.fromtimestamp(os.stat(p).st_mtime, UTC).isoformat()
             except OSError:
                 ts = ""
         return ts, p
@@ -170,7 +190,7 @@ def processing_order(files: Sequence[Path]) -> tuple[list[str], dict[str, Any]]:
     ordered = sorted(paths, key=when)
     links = link_sessions(ordered, {p: parent_ref(headers[p]) for p in ordered})
     order = thread_order(ordered, {p: link.parent for p, link in links.items()})
-    return [p for p, _depth in order], {"links": links, "headers": headers}
+    return Order([p for p, _depth in order], links, headers)
 
 
 def collect_stats(
@@ -188,9 +208,9 @@ def collect_stats(
     """
     if by not in GROUPINGS:
         raise ValueError(f"unknown grouping {by!r}")
-    order, facts = processing_order(files)
-    links = facts["links"]
-    headers = facts["headers"]
+    order = processing_order(files)
+    links = order.links
+    headers = order.headers
     days = _Days()
     seen: set[Key] = set()
     groups: dict[str, Group] = {}
@@ -200,7 +220,7 @@ def collect_stats(
     dated = by in _TIME_KEYS or since is not None or until is not None
     if by == "session":
         total.path, total.abandoned = UsageTotals(), UsageTotals()
-    for path in order:
+    for path in order.paths:
         if cancelled is not None and cancelled():
             break
         try:
@@ -259,7 +279,7 @@ def collect_stats(
         groups=_sorted(by, list(groups.values())),
         total=total,
         deduplicated=skipped,
-        files=len(order),
+        files=len(order.paths),
         unreadable=unreadable,
     )
 
@@ -304,7 +324,7 @@ def _sorted(by: str, groups: list[Group]) -> list[Group]:
         return groups
     if by in _TIME_KEYS:
         return sorted(groups, key=lambda g: g.key)
-    return sorted(groups, key=lambda g: (-(g.main.cost + g.tools.cost), g.key))
+    return sorted(groups, key=lambda g: (-g.main.cost, -g.tools.cost, g.key))
 
 
 def _usage_json(t: UsageTotals) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 
 from piview.commands.common import CliError
 
@@ -19,7 +20,8 @@ def run(args: argparse.Namespace) -> int:
     from piview.catalog.stats import collect_stats, parse_day, stats_json
     from piview.model.index_cache import IndexCache
 
-    root = sessions_dir(args.sessions)
+    # Absolute, as Pi writes parentSession: the lineage matches paths exactly first.
+    root = Path(os.path.abspath(sessions_dir(args.sessions)))
     if not root.is_dir():
         raise CliError(f"no session folder {root} (use --sessions DIR)")
     try:
