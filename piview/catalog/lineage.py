@@ -149,14 +149,15 @@ def find_parent(
     """The file session ``path`` was forked from (its header's ``ref``), or that it is a
     subagent of, and ``"fork"`` or ``"subagent"``; ``(None, "")`` when not found.
 
-    The reference is tried as written, then by file name beside ``path`` and in ``roots``
-    (sessions folders, each project folder in them): a folder moved or copied elsewhere.
+    The reference is tried as written, then by file name beside ``path``, in the other
+    project folders of its sessions folder, and in ``roots`` (sessions folders, each project
+    folder in them): a folder moved or copied elsewhere.
     """
     here = Path(path)
     if ref:
         name = os.path.basename(ref)
         candidates = [Path(ref), here.parent / name]
-        for root in roots:
+        for root in (here.parent.parent, *roots):
             candidates.append(root / name)
             try:
                 candidates.extend(Path(e.path) / name for e in os.scandir(root) if e.is_dir())

@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable
 
 from piview.app import make_app
 from piview.screens.picker import PickerScreen
@@ -35,12 +34,6 @@ def forks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _names(picker: PickerScreen) -> list[str]:
     return [Path(p).name for p in picker._shown]  # noqa: SLF001
-
-
-def _titles(picker: PickerScreen) -> list[str]:
-    table = picker.query_one(DataTable)
-    col = [c.key for c in table.ordered_columns if str(c.label) == "session"][0]
-    return [str(table.get_cell_at((n, list(table.columns).index(col)))) for n in range(3)]
 
 
 @pytest.mark.parametrize("size", [(80, 24), (200, 60)])
@@ -123,3 +116,22 @@ async def test_p_on_a_session_that_is_no_fork_says_so(forks: Path) -> None:
         assert app.screen is viewer
         assert said == ["This session was not forked from another one."]
         assert "⑂" not in screen_text(app)
+
+
+async def test_a_fork_into_another_project_finds_its_parent_there(forks: Path) -> None:
+    app = make_app(sessions_root=forks)
+    async with app.run_test(size=(80, 24)) as pilot:
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        row = _names(picker).index(OTHER)
+        await pilot.press(*["down"] * row, "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SessionScreen)
+        assert "⑂ forked from fetch_json retries" in screen_text(app).splitlines()[0]
+        await pilot.press("P")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        parent = app.screen
+        assert isinstance(parent, SessionScreen) and parent.session.path.name == ORIGINAL
+        # pi --fork copied every entry: the fork point is the parent's own leaf.
+        assert parent.leaf == parent.session.tree.leaf

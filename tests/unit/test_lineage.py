@@ -103,7 +103,10 @@ def test_find_parent_tries_the_path_then_the_name_beside_it_then_the_roots(
     a = _session(tmp_path / "sessions" / "p" / "a.jsonl")
     fork = _session(tmp_path / "sessions" / "q" / "f.jsonl")
     assert find_parent(fork, str(a)) == (a, "fork")
-    assert find_parent(fork, "/moved/p/a.jsonl", [tmp_path / "sessions"]) == (a, "fork")
+    assert find_parent(fork, "/moved/p/a.jsonl") == (a, "fork")  # another project folder
+    elsewhere = _session(tmp_path / "archive" / "x" / "e.jsonl")
+    assert find_parent(fork, "/moved/x/e.jsonl") == (None, "")
+    assert find_parent(fork, "/moved/x/e.jsonl", [tmp_path / "archive"]) == (elsewhere, "fork")
     beside = _session(tmp_path / "sessions" / "q" / "b.jsonl")
     assert find_parent(fork, "/moved/q/b.jsonl") == (beside, "fork")
     assert find_parent(fork, "/gone/none.jsonl") == (None, "")
