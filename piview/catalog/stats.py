@@ -204,7 +204,8 @@ def collect_stats(
 ) -> StatsReport:
     """Sum usage over ``files`` per ``by`` group, each copied record counted once.
 
-    ``since`` and ``until`` (inclusive) keep the records whose entry falls on those local days.
+    ``since`` and ``until`` (inclusive) keep the records whose entry falls on those local days;
+    ``cancelled`` is asked before each file (a worker stops early when it says True).
     """
     if by not in GROUPINGS:
         raise ValueError(f"unknown grouping {by!r}")
@@ -258,14 +259,10 @@ def collect_stats(
                         g.name = session.name
                         link = links.get(path)
                         g.parent = link.parent if link is not None else None
-                for target in (g, total):
-                    target.sessions.add(path)
-                    (target.tools if nested else target.main).add(usage)
-                if by == "session" and not nested:
-                    for target in (g, total):
-                        side = target.path if i in on_path else target.abandoned
-                        if side is not None:
-                            side.add(usage)
+                g.sessions.add(path)
+                (g.tools if nested else g.main).add(usage)
+                if g.path is not None and g.abandoned is not None and not nested:
+                    (g.path if i in on_path else g.abandoned).add(usage)
             seen.update(mine)
             if index_cache is not None:
                 try:
@@ -274,6 +271,15 @@ def collect_stats(
                     pass
         finally:
             session.close()
+    # The total is the sum of the groups (each record is in exactly one).
+    for g in groups.values():
+        total.sessions |= g.sessions
+        total.main += g.main
+        total.tools += g.tools
+        if total.path is not None and g.path is not None:
+            total.path += g.path
+        if total.abandoned is not None and g.abandoned is not None:
+            total.abandoned += g.abandoned
     return StatsReport(
         by=by,
         groups=_sorted(by, list(groups.values())),
