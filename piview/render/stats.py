@@ -46,7 +46,7 @@ def _label(report: StatsReport, g: Group, depth: int) -> Text:
     return out
 
 
-_DROP_ORDER = ("bar", "(1h)", "reasoning", "sessions", "cache write", "cache read", "abandoned")
+_DROP_ORDER = ("(1h)", "reasoning", "sessions", "cache write", "bar", "cache read", "abandoned")
 """The columns given up, first to last, while the table does not fit the width."""
 _LABEL_MIN = 16
 
