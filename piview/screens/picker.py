@@ -421,30 +421,48 @@ class PickerScreen(Screen[None]):
         """Threaded rows (forks under their parent) or the plain list."""
         self.threaded = not self.threaded
         if self.threaded and self._links is None:
-            self._add_subagents()
-            self._links = link_files(self.order)
-        self._refill()
+            self._find_lineage()  # the rows are threaded when it is done
+        else:
+            self._refill()
         self.notify(
             "Threaded: forks under their parent" if self.threaded else "Not threaded", timeout=2
         )
 
-    def _add_subagents(self) -> None:
-        """List the sessions subagents keep in each session's own folder (once)."""
-        for p in list(self.order):
+    @work(thread=True, exclusive=True, group="lineage", description="Finding forks")
+    def _find_lineage(self) -> None:
+        """Every file's header line and each session's own folder (subagents), off the UI
+        thread: a few thousand sessions take a moment."""
+        worker = get_current_worker()
+        known = list(self.order)
+        subs: list[tuple[str, SessionSummary]] = []
+        for p in known:
+            if worker.is_cancelled:
+                return
             for sub in subagent_files(p):
-                key = str(sub)
-                if key in self.summaries:
+                if str(sub) in self.summaries:
                     continue
                 try:
                     st = sub.stat()
                     summary = self.cache.get(sub, st.st_size, st.st_mtime) or quick_summary(sub)
                 except OSError:
                     continue
+                subs.append((str(sub), summary))
+        links = link_files([*known, *(k for k, _s in subs)])
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._lineage_found, subs, links)
+
+    def _lineage_found(
+        self, subs: list[tuple[str, SessionSummary]], links: dict[str, Link]
+    ) -> None:
+        for key, summary in subs:
+            if key not in self.summaries:
                 self.summaries[key] = summary
                 self.order.append(key)
                 self._nested.add(key)
+        self._links = links
         self._sort()
-        if any(not s.complete for s in self.summaries.values()):
+        self._refill()
+        if any(not s.complete for _k, s in subs):
             self._index_all()
 
     def _open_current(self) -> None:

@@ -49,6 +49,7 @@ async def test_ctrl_t_threads_forks_and_subagents_under_their_parent(
         flat = _names(picker)
         assert SUB not in flat and len(flat) == 5  # subagents live in a session's folder
         await pilot.press("ctrl+t")
+        await app.workers.wait_for_complete()  # the headers are read in a worker
         await pilot.pause()
         assert picker.threaded
         names = _names(picker)
@@ -77,6 +78,7 @@ async def test_a_forks_header_names_its_parent_and_p_opens_it_at_the_fork_point(
         picker = app.screen
         assert isinstance(picker, PickerScreen)
         await pilot.press("ctrl+t")
+        await app.workers.wait_for_complete()
         await pilot.pause()
         row = _names(picker).index(FORK1)
         await pilot.press(*["down"] * row, "enter")
