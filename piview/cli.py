@@ -86,6 +86,28 @@ def _diff_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _stats_parser() -> argparse.ArgumentParser:
+    from piview.catalog.stats import GROUPINGS
+
+    p = argparse.ArgumentParser(
+        prog="piview stats",
+        description=(
+            "Tokens and cost across all sessions, per group; history that forks copy is "
+            "counted once, in the file where it first appeared."
+        ),
+    )
+    p.add_argument("--by", choices=GROUPINGS, default="day", help="one row per (default: day)")
+    p.add_argument("--since", metavar="DATE", help="from this day on (YYYY-MM-DD or YYYYMMDD)")
+    p.add_argument("--until", metavar="DATE", help="up to this day, inclusive")
+    p.add_argument("--json", action="store_true", help="print one JSON object (for scripts)")
+    p.add_argument(
+        "--sessions",
+        metavar="DIR",
+        help="Pi's session folder (default: $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions)",
+    )
+    return p
+
+
 def _print_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="piview print",
@@ -141,7 +163,7 @@ def _view_parser() -> argparse.ArgumentParser:
         epilog=(
             "subcommands: piview info FILE [--json] | piview print FILE | "
             "piview tools FILE | piview export FILE | piview context FILE | "
-            "piview diff FILE A B  (each has --help)"
+            "piview diff FILE A B | piview stats  (each has --help)"
         ),
     )
     p.add_argument(
@@ -176,6 +198,7 @@ _PARSERS: dict[str, Callable[[], argparse.ArgumentParser]] = {
     "export": _export_parser,
     "context": _context_parser,
     "diff": _diff_parser,
+    "stats": _stats_parser,
 }
 SUBCOMMANDS = tuple(_PARSERS)
 """The subcommands; anything else on the command line is the viewer's (a file, a flag)."""

@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Input, Static
 from textual.worker import get_current_worker
 
 from piview.catalog.discovery import find_session_files
+from piview.catalog.lineage import Link, link_files, subagent_files, thread_order
 from piview.catalog.summaries import SessionSummary, SummaryCache, full_summary, quick_summary
 from piview.render.format import fmt_bytes, fmt_cost, fmt_cost_short
 from piview.render.sanitize import sanitize_line
@@ -91,6 +92,7 @@ class PickerScreen(Screen[None]):
     | ↑ ↓ | Move |
     | enter | Open the session |
     | ctrl+s | Sort by last activity, start, size, cost or name |
+    | ctrl+t | Threaded: forks under their parent, subagents under their session |
     | escape | Clear the filter; on an empty filter, quit |
     | ctrl+c, ctrl+q | Quit |
     """
@@ -104,6 +106,12 @@ class PickerScreen(Screen[None]):
         Binding("pagedown", "move(10)", "Page down", show=False),
         Binding("pageup", "move(-10)", "Page up", show=False),
         Binding("ctrl+s", "cycle_sort", "Sort"),
+        Binding(
+            "ctrl+t",
+            "toggle_threads",
+            "Threads",
+            tooltip="threaded: forks under the session they came from, subagents under theirs",
+        ),
         # One key, two meanings: the footer shows the one that applies (check_action).
         Binding("escape", "clear", "Clear filter"),
         Binding("escape", "app.quit", "Quit"),
@@ -146,6 +154,12 @@ class PickerScreen(Screen[None]):
         self._shown: list[str] = []
         self._layout_width = 0
         self._cols: list[tuple[str, int]] = []
+        self.threaded = False
+        """Rows as a tree of lineage (ctrl+t): forks and subagents under their parent."""
+        self._links: dict[str, Link] | None = None
+        self._depth: dict[str, int] = {}
+        self._nested: set[str] = set()
+        """Subagents' files (in a session's own folder): listed in the threaded view only."""
 
     def compose(self) -> ComposeResult:
         """Where we looked, the filter, the list."""
@@ -241,12 +255,7 @@ class PickerScreen(Screen[None]):
                 overflow="ellipsis",
                 no_wrap=True,
             ),
-            "session": Text(
-                sanitize_line(s.title)[:500],
-                style="bold" if s.name else "",
-                overflow="ellipsis",
-                no_wrap=True,
-            ),
+            "session": self._title_cell(s),
             "entries": Text(f"{s.entries:,}" if s.entries is not None else "…", justify="right"),
             "size": Text(fmt_bytes(s.size), justify="right"),
             "started": Text(_day(s.created)),
@@ -258,6 +267,24 @@ class PickerScreen(Screen[None]):
             "cost": Text(fmt_cost_short(s.cost) if s.cost is not None else "…", justify="right"),
         }
         return [out[n] for n, _w in cols]
+
+    def _title_cell(self, s: SessionSummary) -> Text:
+        out = Text(overflow="ellipsis", no_wrap=True)
+        depth = self._depth.get(s.path, 0) if self.threaded else 0
+        if depth:
+            link = self._links.get(s.path) if self._links else None
+            mark = "⤷ " if link is not None and link.kind == "subagent" else "└ "
+            out.append("  " * (depth - 1) + mark, style="dim")
+        out.append(sanitize_line(s.title)[:500], style="bold" if s.name else "")
+        return out
+
+    def _thread(self, shown: list[str]) -> list[str]:
+        """``shown`` as a tree: each file under the one it was forked from (or is a subagent
+        of), siblings in the order of the sort; the depth of each row in ``_depth``."""
+        links = self._links or {}
+        order = thread_order(shown, {p: link.parent for p, link in links.items()})
+        self._depth = dict(order)
+        return [p for p, _d in order]
 
     def _refill(self) -> None:
         table = self.query_one(DataTable)
@@ -273,12 +300,16 @@ class PickerScreen(Screen[None]):
         for name, w in self._cols:
             table.add_column(name, width=w, key=name)
         self._shown = [p for p in self.order if self._matches(self.summaries[p], needle)]
+        if self.threaded:
+            self._shown = self._thread(self._shown)
+        elif self._nested:
+            self._shown = [p for p in self._shown if p not in self._nested]
         now = time.time()
         last_project: str | None | bool = False
         grouped = self.sort == "last activity"
         for p in self._shown:
             s = self.summaries[p]
-            show = not grouped or s.cwd != last_project
+            show = not grouped or s.cwd != last_project or self.threaded
             table.add_row(*self._cells(s, self._cols, show, now), key=p)
             last_project = s.cwd
         empty = self.query_one("#empty", Static)
@@ -336,7 +367,8 @@ class PickerScreen(Screen[None]):
         k = self._shown.index(path)
         grouped = self.sort == "last activity"
         prev = self.summaries[self._shown[k - 1]].cwd if k else False
-        cells = self._cells(summary, self._cols, not grouped or summary.cwd != prev, time.time())
+        show = not grouped or summary.cwd != prev or self.threaded
+        cells = self._cells(summary, self._cols, show, time.time())
         try:
             for (name, _w), cell in zip(self._cols, cells, strict=True):
                 if name in ("session", "entries", "cost"):
@@ -384,6 +416,54 @@ class PickerScreen(Screen[None]):
         self._sort()
         self._refill()
         self.notify(f"Sorted by {self.sort}", timeout=2)
+
+    def action_toggle_threads(self) -> None:
+        """Threaded rows (forks under their parent) or the plain list."""
+        self.threaded = not self.threaded
+        if self.threaded and self._links is None:
+            self._find_lineage()  # the rows are threaded when it is done
+        else:
+            self._refill()
+        self.notify(
+            "Threaded: forks under their parent" if self.threaded else "Not threaded", timeout=2
+        )
+
+    @work(thread=True, exclusive=True, group="lineage", description="Finding forks")
+    def _find_lineage(self) -> None:
+        """Every file's header line and each session's own folder (subagents), off the UI
+        thread: a few thousand sessions take a moment."""
+        worker = get_current_worker()
+        known = list(self.order)
+        subs: list[tuple[str, SessionSummary]] = []
+        for p in known:
+            if worker.is_cancelled:
+                return
+            for sub in subagent_files(p):
+                if str(sub) in self.summaries:
+                    continue
+                try:
+                    st = sub.stat()
+                    summary = self.cache.get(sub, st.st_size, st.st_mtime) or quick_summary(sub)
+                except OSError:
+                    continue
+                subs.append((str(sub), summary))
+        links = link_files([*known, *(k for k, _s in subs)])
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._lineage_found, subs, links)
+
+    def _lineage_found(
+        self, subs: list[tuple[str, SessionSummary]], links: dict[str, Link]
+    ) -> None:
+        for key, summary in subs:
+            if key not in self.summaries:
+                self.summaries[key] = summary
+                self.order.append(key)
+                self._nested.add(key)
+        self._links = links
+        self._sort()
+        self._refill()
+        if any(not s.complete for _k, s in subs):
+            self._index_all()
 
     def _open_current(self) -> None:
         table = self.query_one(DataTable)

@@ -27,6 +27,7 @@ from piview.render.items import ItemList, build_items
 from piview.render.sanitize import sanitize_line
 from piview.screens.session_follow import SessionFollow
 from piview.screens.session_layout import SessionLayout
+from piview.screens.session_lineage import SessionLineage
 from piview.screens.session_search import SessionSearch
 from piview.screens.session_views import SessionViews
 from piview.widgets.branch_panel import BranchPanel
@@ -94,7 +95,9 @@ BIG_BRANCH = 100_000
 """Branches of this many entries and more build their blocks in a worker (0.5 s and up)."""
 
 
-class SessionScreen(SessionFollow, SessionSearch, SessionViews, SessionLayout, Screen[None]):
+class SessionScreen(
+    SessionFollow, SessionSearch, SessionViews, SessionLayout, SessionLineage, Screen[None]
+):
     """One session: the transcript of a branch, with the tree and usage beside it.
 
     | Key(s) | Description |
@@ -176,6 +179,13 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, SessionLayout, S
             "colon", "goto", "Go to", show=False, tooltip="go to an entry by its id (a prefix)"
         ),
         Binding(
+            "P",
+            "open_parent",
+            "Parent",
+            show=False,
+            tooltip="open the session this one was forked from, at the fork point",
+        ),
+        Binding(
             "escape",
             "escape",
             "Back",
@@ -246,6 +256,11 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, SessionLayout, S
         s = self.session
         header = s.header
         width = max(20, (self.size.width or self.app.size.width) - 2)
+        fork = self.fork_note()
+        if fork and width - len(fork) - 5 < 40:
+            fork = None  # too narrow: the name and the folder come first
+        if fork:
+            width -= len(fork) + 5
         pieces = header_line(
             sanitize_line(session_title(s)),
             sanitize_line(header.cwd) if header and header.cwd else None,
@@ -259,6 +274,9 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, SessionLayout, S
             if k:
                 out.append("  ·  ")
             out.append(text, style=styles[kind])
+        if fork:
+            out.append("  ·  ")
+            out.append(fork, style="magenta")
         return out
 
     def on_resize(self, event: events.Resize) -> None:

@@ -1,0 +1,240 @@
+"""Provides the lineage of session files: which session each was forked from, and subagents.
+
+A fork names its source in its header: ``parentSession`` (``branchedFrom`` in older files), an
+absolute path written on the machine that made it. The path is matched exactly first, then,
+for a folder that was moved or copied, by file name (Pi's names hold the session id, so they
+are unique). A subagent's session is a file inside a folder named after its parent session's
+file (``<parent stem>/…/<file>.jsonl``), as subagent extensions write them.
+
+Everything here is linear in the number of files; a cycle in bad headers is cut, never
+followed. Session files are only ever read.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from piview.catalog.discovery import HEAD_BYTES, read_json_line
+
+__all__ = [
+    "Link",
+    "find_parent",
+    "fork_point",
+    "header_of",
+    "link_files",
+    "link_sessions",
+    "parent_ref",
+    "subagent_files",
+    "thread_order",
+    "with_subagents",
+]
+
+SUBAGENT_DEPTH = 3
+"""How deep below a session's own folder subagent files are looked for."""
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """Where one session file comes from."""
+
+    path: str
+    parent: str | None
+    """The parent's path among the files linked, or None (a root, or a parent not found)."""
+    kind: str
+    """``"fork"`` (the header names the parent), ``"subagent"`` (nested in the parent's
+    folder) or ``""`` (no parent)."""
+    declared: str | None
+    """The header's ``parentSession`` (or ``branchedFrom``) as written, found or not."""
+
+
+def header_of(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The file's first line when it is a session header, else None (never raises)."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(HEAD_BYTES).removeprefix(b"\xef\xbb\xbf").strip()
+    except OSError:
+        return None
+    obj = read_json_line(first)
+    return obj if isinstance(obj, dict) and obj.get("type") == "session" else None
+
+
+def parent_ref(header: Mapping[str, Any] | None) -> str | None:
+    """``parentSession``, else ``branchedFrom`` (older files), when it is a non-empty string."""
+    if header is None:
+        return None
+    for key in ("parentSession", "branchedFrom"):
+        value = header.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def subagent_files(path: str | os.PathLike[str]) -> list[Path]:
+    """The ``.jsonl`` files inside the folder named after session file ``path`` (sorted)."""
+    folder = Path(path).with_suffix("")
+    if not folder.is_dir():
+        return []
+    return sorted(_walk(folder, SUBAGENT_DEPTH))
+
+
+def with_subagents(paths: Sequence[Path]) -> list[Path]:
+    """``paths`` and, after each, its subagents' files (and theirs), each file once."""
+    seen = {str(p) for p in paths}
+    out: list[Path] = []
+    stack = list(reversed(paths))
+    while stack:
+        p = stack.pop()
+        out.append(p)
+        nested = [q for q in subagent_files(p) if str(q) not in seen]
+        seen.update(str(q) for q in nested)
+        stack.extend(reversed(nested))
+    return out
+
+
+def _walk(folder: Path, depth: int) -> Iterator[Path]:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for e in entries:
+        try:
+            if e.is_file() and e.name.endswith(".jsonl"):
+                yield Path(e.path)
+            elif depth > 1 and e.is_dir():
+                yield from _walk(Path(e.path), depth - 1)
+        except OSError:
+            continue
+
+
+def link_sessions(paths: Sequence[str], refs: Mapping[str, str | None]) -> dict[str, Link]:
+    """The :class:`Link` of every path; ``refs[path]`` is its header's parent reference.
+
+    A reference is resolved against ``paths`` (exact, normalised path; else the one file of
+    that name); a file with none, nested in another's own folder, is that one's subagent.
+    """
+    exact = {os.path.normpath(p): p for p in paths}
+    by_name: dict[str, str | None] = {}
+    for p in paths:
+        name = os.path.basename(p)
+        by_name[name] = None if name in by_name else p  # None: the name is not unique
+    out: dict[str, Link] = {}
+    for p in paths:
+        ref = refs.get(p)
+        parent: str | None = None
+        kind = ""
+        if ref:
+            parent = exact.get(os.path.normpath(ref)) or by_name.get(os.path.basename(ref))
+            kind = "fork" if parent is not None else ""
+        if parent is None:
+            parent = _nesting_parent(p, exact)
+            kind = "subagent" if parent is not None else kind
+        if parent == p:
+            parent, kind = None, ""
+        out[p] = Link(p, parent, kind, ref)
+    return out
+
+
+def link_files(paths: Sequence[str]) -> dict[str, Link]:
+    """:func:`link_sessions` over ``paths``, reading each file's header line."""
+    return link_sessions(paths, {p: parent_ref(header_of(p)) for p in paths})
+
+
+def find_parent(
+    path: str | os.PathLike[str], ref: str | None, roots: Sequence[Path] = ()
+) -> tuple[Path | None, str]:
+    """The file session ``path`` was forked from (its header's ``ref``), or that it is a
+    subagent of, and ``"fork"`` or ``"subagent"``; ``(None, "")`` when not found.
+
+    The reference is tried as written, then by file name beside ``path``, in the other
+    project folders of its sessions folder, and in ``roots`` (sessions folders, each project
+    folder in them): a folder moved or copied elsewhere.
+    """
+    here = Path(path)
+    if ref:
+        name = os.path.basename(ref)
+        candidates = [Path(ref), here.parent / name]
+        for root in (here.parent.parent, *roots):
+            candidates.append(root / name)
+            try:
+                candidates.extend(Path(e.path) / name for e in os.scandir(root) if e.is_dir())
+            except OSError:
+                continue
+        for c in candidates:
+            if c.is_file() and c.resolve() != here.resolve():
+                return c, "fork"
+    folder = here.parent
+    for _ in range(SUBAGENT_DEPTH):
+        owner = folder.with_name(folder.name + ".jsonl")
+        if owner.is_file():
+            return owner, "subagent"
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    return None, ""
+
+
+def fork_point(child_ids: Sequence[str], find: Callable[[str], int | None]) -> int | None:
+    """Where a fork left its parent: the parent's index of the last of the fork's first
+    entries that the parent has (``find`` looks an id up in the parent). The fork's copied
+    history comes first in its file; the first entry the parent lacks ends it."""
+    at: int | None = None
+    for ref in child_ids:
+        hit = find(ref) if ref else None
+        if hit is None:
+            break
+        at = hit
+    return at
+
+
+def _nesting_parent(path: str, exact: Mapping[str, str]) -> str | None:
+    """The session whose own folder holds ``path`` (the nearest, at most a few levels up)."""
+    folder = os.path.dirname(os.path.normpath(path))
+    for _ in range(SUBAGENT_DEPTH):
+        hit = exact.get(folder + ".jsonl")
+        if hit is not None:
+            return hit
+        up = os.path.dirname(folder)
+        if up == folder:
+            break
+        folder = up
+    return None
+
+
+def thread_order(paths: Sequence[str], parents: Mapping[str, str | None]) -> list[tuple[str, int]]:
+    """``(path, depth)`` for every path: each under its parent, siblings in the given order.
+
+    A path whose parent is not among ``paths`` is a root. Files in a cycle of parents (bad
+    headers) are reached from none: the first of them in the given order becomes a root.
+    """
+    known = set(paths)
+    children: dict[str, list[str]] = {}
+    roots: list[str] = []
+    for p in paths:
+        parent = parents.get(p)
+        if parent is None or parent not in known or parent == p:
+            roots.append(p)
+        else:
+            children.setdefault(parent, []).append(p)
+    out: list[tuple[str, int]] = []
+    done: set[str] = set()
+
+    def visit(root: str) -> None:
+        stack = [(root, 0)]
+        while stack:
+            p, depth = stack.pop()
+            if p in done:
+                continue
+            done.add(p)
+            out.append((p, depth))
+            stack.extend((c, depth + 1) for c in reversed(children.get(p, ())))
+
+    for r in roots:
+        visit(r)
+    for p in paths:  # only cycles are left
+        if p not in done:
+            visit(p)
+    return out
