@@ -14,6 +14,25 @@ from typing import Any
 import msgspec
 
 __all__ = [
+    "TtsrInjectionEntry",
+    "TitleSlot",
+    "TitleChangeEntry",
+    "SessionInitEntry",
+    "ServiceTierChangeEntry",
+    "ResetBoundaryEntry",
+    "RedactedThinkingContent",
+    "PythonExecutionMessage",
+    "OMP_ENTRY_TYPES",
+    "ModelUsageEntry",
+    "ModeChangeEntry",
+    "HookMessage",
+    "FileMentionMessage",
+    "FileMention",
+    "FallbackContent",
+    "DeveloperMessage",
+    "CredentialPinEntry",
+    "ArchiveEntry",
+    "AnthropicServerToolContent",
     "AnyBlock",
     "AgentMessage",
     "AssistantMessage",
@@ -152,6 +171,28 @@ class ToolCall(_Base, tag="toolCall", tag_field="type"):
     """OpenAI Responses namespace of a dynamically loaded or namespaced tool."""
 
 
+class RedactedThinkingContent(_Base, tag="redactedThinking", tag_field="type"):
+    """Thinking the provider returned encrypted (oh-my-pi): only an opaque payload."""
+
+    data: str = ""
+
+
+class FallbackContent(_Base, tag="fallback", tag_field="type"):
+    """The request was routed to another model (oh-my-pi, Anthropic fallback)."""
+
+    from_: Any = msgspec.field(default=None, name="from")
+    to: Any = None
+
+
+class AnthropicServerToolContent(_Base, tag="anthropicServerTool", tag_field="type"):
+    """A tool Anthropic ran on its side (web search, code execution) (oh-my-pi)."""
+
+    id: str | None = None
+    name: str | None = None
+    input: Any = None
+    result: Any = None
+
+
 class UnknownBlock(_Base, tag=UNKNOWN_TAG, tag_field="type"):
     """A content block of a type the spec does not know; ``raw`` is the whole JSON object."""
 
@@ -165,7 +206,16 @@ class UnknownBlock(_Base, tag=UNKNOWN_TAG, tag_field="type"):
         return "?"
 
 
-AnyBlock = TextContent | ImageContent | ThinkingContent | ToolCall | UnknownBlock
+AnyBlock = (
+    TextContent
+    | ImageContent
+    | ThinkingContent
+    | ToolCall
+    | RedactedThinkingContent
+    | FallbackContent
+    | AnthropicServerToolContent
+    | UnknownBlock
+)
 """Any content block."""
 
 
@@ -203,6 +253,49 @@ class UserMessage(_Base, tag="user", tag_field="role"):
     """A user prompt."""
 
     content: str | list[AnyBlock] = ""
+    attribution: str | None = None
+    """oh-my-pi: who initiated it, ``user`` or ``agent``."""
+    synthetic: bool | None = None
+    """oh-my-pi: written by the host, not typed by the user."""
+    timestamp: Number | None = None
+
+
+class DeveloperMessage(_Base, tag="developer", tag_field="role"):
+    """Instructions the host injected (oh-my-pi: plan-mode reminders and the like)."""
+
+    content: str | list[AnyBlock] = ""
+    attribution: str | None = None
+    timestamp: Number | None = None
+
+
+class FileMention(_Base):
+    """One file an ``@mention`` attached (oh-my-pi)."""
+
+    path: str = ""
+    content: str | None = None
+    line_count: Number | None = None
+    byte_size: Number | None = None
+    skipped_reason: str | None = None
+    image: Any = None
+
+
+class FileMentionMessage(_Base, tag="fileMention", tag_field="role"):
+    """The files an ``@mention`` attached to the next prompt (oh-my-pi)."""
+
+    files: list[FileMention] = msgspec.field(default_factory=list)
+    timestamp: Number | None = None
+
+
+class PythonExecutionMessage(_Base, tag="pythonExecution", tag_field="role"):
+    """Python code the user ran in the host's kernel (oh-my-pi), like a ``!`` command."""
+
+    code: str = ""
+    output: str = ""
+    exit_code: Number | None = None
+    cancelled: bool = False
+    truncated: bool = False
+    full_output_path: str | None = None
+    exclude_from_context: bool | None = None
     timestamp: Number | None = None
 
 
@@ -254,6 +347,14 @@ class AssistantMessage(_Base, tag="assistant", tag_field="role"):
     error_message: str | None = None
     raw_stop_reason: str | None = None
     end_turn: bool | None = None
+    duration: Number | None = None
+    """oh-my-pi: milliseconds the response took."""
+    ttft: Number | None = None
+    """oh-my-pi: milliseconds to the first token."""
+    completed_at: Number | None = None
+    error_id: str | None = None
+    stop_details: Any = None
+    context_snapshot: Any = None
     timestamp: Number | None = None
 
 
@@ -295,6 +396,10 @@ class CustomMessage(_Base, tag="custom", tag_field="role"):
     timestamp: Number | None = None
 
 
+class HookMessage(CustomMessage, tag="hookMessage"):
+    """A hook's message in a version 3 file (oh-my-pi); older files mean ``custom`` by it."""
+
+
 class BranchSummaryMessage(_Base, tag="branchSummary", tag_field="role"):
     """Summary of an abandoned branch, as a context message."""
 
@@ -331,8 +436,12 @@ AgentMessage = (
     | ToolResultMessage
     | BashExecutionMessage
     | CustomMessage
+    | HookMessage
     | BranchSummaryMessage
     | CompactionSummaryMessage
+    | DeveloperMessage
+    | FileMentionMessage
+    | PythonExecutionMessage
     | UnknownMessage
 )
 """Any message stored in a ``message`` entry."""
@@ -355,6 +464,22 @@ class SessionHeader(_Base, tag="session", tag_field="type"):
     provider: str | None = None
     model_id: str | None = None
     thinking_level: str | None = None
+    title: str | None = None
+    """oh-my-pi: the title when the session was created (the title slot has the current one)."""
+    title_source: str | None = None
+    additional_directories: list[str] | None = None
+    previous_session_files: list[str] | None = None
+    provider_prompt_cache_key: str | None = None
+
+
+class TitleSlot(_Base, tag="title", tag_field="type"):
+    """Line 1 of an oh-my-pi file: the current title, rewritten in place (256 bytes)."""
+
+    v: int | None = None
+    title: str | None = None
+    source: str | None = None
+    updated_at: str | None = None
+    pad: str | None = None
 
 
 class _EntryBase(_Base):
@@ -370,16 +495,28 @@ class MessageEntry(_EntryBase, tag="message", tag_field="type"):
 
 
 class ModelChangeEntry(_EntryBase, tag="model_change", tag_field="type"):
-    """The user switched model."""
+    """The user switched model (oh-my-pi writes ``model`` as ``provider/id`` instead)."""
 
     provider: str = ""
     model_id: str = ""
+    model: str | None = None
+    role: str | None = None
+    """oh-my-pi: the model role (``default``, ``smol``, ``fallback``…)."""
+    resolved_model_is_fallback: bool | None = None
+
+    def label(self) -> str:
+        """``provider/id`` whichever way the file wrote it."""
+        if self.model:
+            return self.model
+        return f"{self.provider}/{self.model_id}" if self.provider else self.model_id
 
 
 class ThinkingLevelChangeEntry(_EntryBase, tag="thinking_level_change", tag_field="type"):
     """The user switched thinking level."""
 
     thinking_level: str = ""
+    configured: str | None = None
+    """oh-my-pi: the selector the user chose (``auto``), when it differs from the level."""
 
 
 class CompactionEntry(_EntryBase, tag="compaction", tag_field="type"):
@@ -394,6 +531,13 @@ class CompactionEntry(_EntryBase, tag="compaction", tag_field="type"):
     from_hook: bool | None = None
     retained_tail: list[AgentMessage] | None = None
     usage: Usage | None = None
+    method: str | None = None
+    short_summary: str | None = None
+    tokens_after: Number | None = None
+    from_extension: bool | None = None
+    """oh-my-pi's name for ``from_hook``."""
+    preserve_data: Any = None
+    warning: str | None = None
 
 
 class BranchSummaryEntry(_EntryBase, tag="branch_summary", tag_field="type"):
@@ -436,6 +580,76 @@ class SessionInfoEntry(_EntryBase, tag="session_info", tag_field="type"):
     name: str | None = None
 
 
+class TitleChangeEntry(_EntryBase, tag="title_change", tag_field="type"):
+    """oh-my-pi: the session's title changed (history; the title slot holds the current one)."""
+
+    title: str = ""
+    previous_title: str | None = None
+    source: str | None = None
+    trigger: str | None = None
+
+
+class ModeChangeEntry(_EntryBase, tag="mode_change", tag_field="type"):
+    """oh-my-pi: the agent entered a mode (plan mode) or left it (``none``)."""
+
+    mode: str = ""
+    data: Any = None
+
+
+class ModelUsageEntry(_EntryBase, tag="model_usage", tag_field="type"):
+    """oh-my-pi: a model call outside the conversation (titles, summaries), with its usage."""
+
+    purpose: str = ""
+    role: str | None = None
+    api: str = ""
+    provider: str = ""
+    model: str = ""
+    usage: Usage | None = None
+    stop_reason: str | None = None
+    error_message: str | None = None
+
+
+class ServiceTierChangeEntry(_EntryBase, tag="service_tier_change", tag_field="type"):
+    """oh-my-pi: the service tier per provider family changed."""
+
+    service_tier: Any = None
+
+
+class TtsrInjectionEntry(_EntryBase, tag="ttsr_injection", tag_field="type"):
+    """oh-my-pi: rules injected into the conversation."""
+
+    injected_rules: list[str] = msgspec.field(default_factory=list)
+
+
+class CredentialPinEntry(_EntryBase, tag="credential_pin", tag_field="type"):
+    """oh-my-pi: which account (a hash) served a provider's requests."""
+
+    provider: str = ""
+    hash: str = ""
+
+
+class SessionInitEntry(_EntryBase, tag="session_init", tag_field="type"):
+    """oh-my-pi: the initial context of a subagent session."""
+
+    system_prompt: str | list[str] = ""
+    task: str = ""
+    tools: list[str] = msgspec.field(default_factory=list)
+    agent: str | None = None
+    model_role: str | None = None
+    resolved_model: str | None = None
+
+
+class ResetBoundaryEntry(_EntryBase, tag="reset_boundary", tag_field="type"):
+    """oh-my-pi: ``/clear``; the model's context starts again after it."""
+
+
+class ArchiveEntry(_EntryBase, tag="archive", tag_field="type"):
+    """oh-my-pi: hides (or, with ``archived`` false, shows again) the subtree at ``target_id``."""
+
+    target_id: str = ""
+    archived: bool = True
+
+
 class UnknownEntry(_EntryBase, tag=UNKNOWN_TAG, tag_field="type"):
     """An entry of a type the spec does not know; ``raw`` is the whole JSON object."""
 
@@ -459,9 +673,34 @@ Entry = (
     | CustomMessageEntry
     | LabelEntry
     | SessionInfoEntry
+    | TitleChangeEntry
+    | ModeChangeEntry
+    | ModelUsageEntry
+    | ServiceTierChangeEntry
+    | TtsrInjectionEntry
+    | CredentialPinEntry
+    | SessionInitEntry
+    | ResetBoundaryEntry
+    | ArchiveEntry
     | UnknownEntry
 )
 """Any non-header line of a session file."""
+
+OMP_ENTRY_TYPES = frozenset(
+    t.__struct_config__.tag
+    for t in (
+        TitleChangeEntry,
+        ModeChangeEntry,
+        ModelUsageEntry,
+        ServiceTierChangeEntry,
+        TtsrInjectionEntry,
+        CredentialPinEntry,
+        SessionInitEntry,
+        ResetBoundaryEntry,
+        ArchiveEntry,
+    )
+)
+"""Entry types that only oh-my-pi writes."""
 
 Line = SessionHeader | Entry
 """Anything one line may decode to."""
