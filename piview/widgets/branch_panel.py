@@ -55,6 +55,8 @@ class BranchPanel(BranchRows, TreeSearch, ScrollView, can_focus=True):
     | left, h | Fold the segment, or jump to the start of the enclosing one. |
     | right, l | Unfold the segment, or jump to the next branch start. |
     | f / F | Next / previous filter: default, no-tools, user-only, labeled-only, all. |
+
+    Branches oh-my-pi archived are left out by every filter but ``all``.
     """
 
     HELP_TITLE = "Branch panel (b)"
