@@ -442,6 +442,9 @@ def build_doc(
     if report.tools_path.count:
         t = report.tools_path
         facts.append(("Tool usage", f"{fmt_tokens(t.tokens)} tokens · {fmt_cost(t.cost)}"))
+    if report.side_path.count:  # oh-my-pi's model_usage entries (titles, summaries)
+        t = report.side_path
+        facts.append(("Other model work", f"{fmt_tokens(t.tokens)} tokens · {fmt_cost(t.cost)}"))
     notes = [
         f"Times are UTC. Tool output: {tools}. Thinking: {'shown' if thinking else 'left out'}."
     ]

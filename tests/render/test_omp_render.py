@@ -169,3 +169,20 @@ def test_viewer_title_is_the_slot_title(session) -> None:
     from piview.screens.session import session_title
 
     assert session_title(session) == "Fix the logo colours"
+
+
+def test_usage_report_keeps_model_usage_apart(session) -> None:
+    from piview.model.usage import usage_report
+
+    path = session.tree.path(session.tree.leaf)
+    report = usage_report(session.nodes, path)
+    assert report.side_all.count == 1 and report.side_all.input == 120
+    assert report.side_path.count == 1  # on the branch shown
+    assert report.all.input == 2300  # assistant turns only
+
+
+def test_export_states_other_model_work(tmp_path: Path, session) -> None:
+    out = export_branch(
+        session, None, fmt="md", tools="preview", thinking=False, out=tmp_path / "x.md"
+    )
+    assert "**Other model work** | 128 tokens · $0.06" in Path(out).read_text()
