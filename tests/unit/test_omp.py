@@ -258,3 +258,29 @@ def test_model_usage_is_its_own_kind(capsys) -> None:
     assert (side["input"], side["output"], side["cost"]) == (120, 8, 0.0625)
     # Not main-model turns: the assistant totals hold only the three assistant messages.
     assert d["usage"]["all"]["input"] == 1000 + 1200 + 100
+
+
+def test_context_starts_again_after_reset_boundary() -> None:
+    from piview.model.context import build_context
+
+    s = load_session(SESSION)
+    leaf = s.find("a0018887")  # "Thanks!", after the /clear
+    ctx = build_context(s, leaf)
+    assert [s.ids[it.index] for it in ctx.items] == ["a0018887"]
+    assert ctx.compaction is None  # the compaction before the reset no longer applies
+    assert ctx.model == "anthropic/claude-sonnet-4-5"
+    before = build_context(s, s.find("a0014443"))  # before the reset: compacted
+    assert before.compaction is not None
+
+
+def test_context_model_from_an_omp_model_change(write_session) -> None:
+    from piview.model.context import build_context
+
+    path = write_session(
+        [
+            '{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/w"}',
+            '{"type":"model_change","id":"a1","parentId":null,"timestamp":"t","model":"openai/gpt-5"}',
+        ]
+    )
+    ctx = build_context(load_session(path))
+    assert ctx.model == "openai/gpt-5" and ctx.model_ref == ("openai", "gpt-5")
