@@ -186,3 +186,13 @@ def test_export_states_other_model_work(tmp_path: Path, session) -> None:
         session, None, fmt="md", tools="preview", thinking=False, out=tmp_path / "x.md"
     )
     assert "**Other model work** | 128 tokens · $0.06" in Path(out).read_text()
+
+
+def test_branch_panel_rows_name_the_omp_roles(session) -> None:
+    from piview.model.treetext import row_text
+
+    rows = [row_text(session, i) for i in range(len(session))]
+    assert "[developer]: Plan mode is active: read, do not edit." in rows
+    assert "[files]: src/app.py" in rows and "[python]: print(2 + 2)" in rows
+    assert "[title: Fix the logo colours]" in rows
+    assert "[model: anthropic/claude-sonnet-4-5]" in rows
