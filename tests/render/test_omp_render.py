@@ -196,3 +196,48 @@ def test_branch_panel_rows_name_the_omp_roles(session) -> None:
     assert "[files]: src/app.py" in rows and "[python]: print(2 + 2)" in rows
     assert "[title: Fix the logo colours]" in rows
     assert "[model: anthropic/claude-sonnet-4-5]" in rows
+
+
+def test_copy_text_of_the_omp_roles(session) -> None:
+    from piview.render.copytext import block_text
+
+    items = build_items(session, session.tree.path(session.tree.leaf))
+    dev = block_text(session, _first(session, items, "developer"))
+    assert dev.what == "the host's instructions" and "Plan mode is active" in dev.text
+    files = block_text(session, _first(session, items, "file_mention"))
+    assert files.text == "src/app.py\nprint('hi')\n"
+    py = block_text(session, _first(session, items, "python"))
+    assert py.text == "print(2 + 2)\n4\n"
+
+
+def test_session_init_and_server_tool_render(write_session) -> None:
+    from tests.render.helpers import chain, message
+
+    path = write_session(
+        chain(
+            {
+                "type": "session_init",
+                "systemPrompt": ["You are a scout.", "Be brief."],
+                "task": "Find the config loader",
+                "tools": ["read", "grep"],
+                "agent": "scout",
+            },
+            message(
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "anthropicServerTool", "id": "s1", "name": "web_search"},
+                        {"type": "text", "text": "Found it."},
+                    ],
+                    "stopReason": "stop",
+                }
+            ),
+        )
+    )
+    s = load_session(path)
+    items = build_items(s, s.tree.path(s.tree.leaf))
+    init = _first(s, items, "session_init")
+    collapsed = render(s, init, expanded=False)
+    assert "session init  agent scout · 2 tools" in collapsed and "Find the config" in collapsed
+    assert "Be brief." in render(s, init, expanded=True)
+    assert "⚙ server tool web_search" in render(s, _first(s, items, "assistant"), expanded=True)
