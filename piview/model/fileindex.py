@@ -45,9 +45,24 @@ def read_slot(head: bytes) -> tuple[TitleSlot, int] | None:
     nl = head.find(b"\n", start)
     if nl < 0 or b'"title"' not in head[start:nl]:
         return None
+    line = head[start:nl].strip()
     try:
-        slot = _slot_decoder.decode(head[start:nl].strip())
-    except (msgspec.ValidationError, msgspec.DecodeError):
+        slot = _slot_decoder.decode(line)
+    except msgspec.ValidationError:
+        # A slot with odd values is still the slot (tolerant): keep what has the right type.
+        try:
+            obj = msgspec.json.decode(line)
+        except msgspec.DecodeError:
+            return None
+        if not isinstance(obj, dict) or obj.get("type") != "title":
+            return None
+
+        def text(key: str) -> str | None:
+            value = obj.get(key)
+            return value if isinstance(value, str) else None
+
+        slot = TitleSlot(title=text("title"), source=text("source"), updated_at=text("updatedAt"))
+    except msgspec.DecodeError:
         return None
     return slot, nl + 1
 

@@ -284,3 +284,16 @@ def test_context_model_from_an_omp_model_change(write_session) -> None:
     )
     ctx = build_context(load_session(path))
     assert ctx.model == "openai/gpt-5" and ctx.model_ref == ("openai", "gpt-5")
+
+
+def test_a_slot_with_odd_values_is_still_the_slot(write_session) -> None:
+    path = write_session(
+        [
+            '{"type":"title","v":"one","title":42,"pad":"  "}',
+            '{"type":"session","version":3,"id":"s","cwd":"/w","title":"From header"}',
+            '{"type":"reset_boundary","id":"a1b2c3d4","parentId":null,"timestamp":"t"}',
+        ]
+    )
+    s = load_session(path)
+    assert s.bad_lines == [] and s.header_line == 2 and len(s) == 1
+    assert s.title == "From header"
