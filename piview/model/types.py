@@ -5,6 +5,9 @@ Pi's session-manager). Python names are snake_case; the JSON keys are camelCase.
 has a default so that a file missing an optional (or even a required) key still decodes:
 reading is tolerant, the model is strict. What the spec does not know (entry types, roles,
 content blocks) is kept whole as ``Unknown*`` objects holding the raw JSON value.
+
+The numbers, usage and content blocks live in :mod:`piview.model.types_base`, the shapes only
+oh-my-pi writes in :mod:`piview.model.types_omp`; both are re-exported here.
 """
 
 from __future__ import annotations
@@ -13,7 +16,47 @@ from typing import Any
 
 import msgspec
 
+from piview.model.types_base import (
+    NUMBER_LIMIT,
+    UNKNOWN_TAG,
+    AnthropicServerToolContent,
+    AnyBlock,
+    Cost,
+    FallbackContent,
+    ImageContent,
+    Number,
+    RedactedThinkingContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    UnknownBlock,
+    Usage,
+    number,
+)
+from piview.model.types_base import EntryBase as _EntryBase
+from piview.model.types_base import StructBase as _Base
+from piview.model.types_omp import (
+    OMP_ENTRY_TYPES,
+    ArchiveEntry,
+    CredentialPinEntry,
+    DeveloperMessage,
+    FileMention,
+    FileMentionMessage,
+    ModeChangeEntry,
+    ModelUsageEntry,
+    PythonExecutionMessage,
+    ResetBoundaryEntry,
+    ServiceTierChangeEntry,
+    SessionInitEntry,
+    TitleChangeEntry,
+    TitleSlot,
+    TtsrInjectionEntry,
+)
+
 __all__ = [
+    "NUMBER_LIMIT",
+    "Number",
+    "UNKNOWN_TAG",
     "TtsrInjectionEntry",
     "TitleSlot",
     "TitleChangeEntry",
@@ -71,154 +114,6 @@ __all__ = [
     "number",
 ]
 
-Number = int | float
-"""Token counts and costs: Pi writes ints for tokens and floats for costs; accept both."""
-
-NUMBER_LIMIT = 1e18
-"""Larger token counts or costs are not real: :func:`number` reads them as 0."""
-
-
-def number(value: object) -> float:
-    """A token count or cost to compute with: ``value`` when it is an int or float within
-    ±:data:`NUMBER_LIMIT`, else 0 (booleans, strings, NaN, infinities, 10**400: files are
-    hand-editable, and an int too big for a float would make sums raise)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0
-    return value if -NUMBER_LIMIT <= value <= NUMBER_LIMIT else 0
-
-
-# Tags used for values the spec does not know. They never appear in Pi files: the tolerant
-# decoder rewrites an unknown tag to these before converting, keeping the original in ``raw``.
-UNKNOWN_TAG = "\x00unknown"
-
-
-class _Base(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
-    """Common options: camelCase JSON keys, keyword-only construction."""
-
-
-# --------------------------------------------------------------------------- usage
-
-
-class Cost(_Base):
-    """Cost of one model call in dollars, split like the token counts."""
-
-    input: Number = 0
-    output: Number = 0
-    cache_read: Number = 0
-    cache_write: Number = 0
-    total: Number | None = None
-    """Absent in some old files: then the parts are summed (see :meth:`total_cost`)."""
-
-    def total_cost(self) -> float:
-        """``total`` when present, else the sum of the parts."""
-        if self.total is not None:
-            return float(number(self.total))
-        parts = (self.input, self.output, self.cache_read, self.cache_write)
-        return float(sum(number(p) for p in parts))
-
-
-class Usage(_Base):
-    """Token usage of a model call (assistant message, or nested work in a tool result)."""
-
-    input: Number = 0
-    output: Number = 0
-    """Output tokens; ``reasoning`` is already included here."""
-    cache_read: Number = 0
-    cache_write: Number = 0
-    cache_write1h: Number | None = msgspec.field(default=None, name="cacheWrite1h")
-    """The part of ``cache_write`` written with a one-hour lifetime (Anthropic only)."""
-    reasoning: Number | None = None
-    """Reasoning tokens, a subset of ``output``: never add them to it."""
-    total_tokens: Number | None = None
-    cost: Cost | None = None
-
-
-# --------------------------------------------------------------------------- content blocks
-
-
-class TextContent(_Base, tag="text", tag_field="type"):
-    """A text block."""
-
-    text: str = ""
-    text_signature: str | None = None
-    """Opaque provider metadata (OpenAI Responses)."""
-
-
-class ImageContent(_Base, tag="image", tag_field="type"):
-    """An image block: base64 ``data`` without a ``data:`` prefix."""
-
-    data: str = ""
-    mime_type: str = ""
-
-
-class ThinkingContent(_Base, tag="thinking", tag_field="type"):
-    """A thinking block; when ``redacted`` the text may be empty and the payload encrypted."""
-
-    thinking: str = ""
-    thinking_signature: str | None = None
-    redacted: bool | None = None
-
-
-class ToolCall(_Base, tag="toolCall", tag_field="type"):
-    """A tool call made by the assistant."""
-
-    id: str = ""
-    name: str = ""
-    arguments: Any = msgspec.field(default_factory=dict)
-    """Usually an object; may be ``{}`` or partial after an abort."""
-    thought_signature: str | None = None
-    namespace: str | None = None
-    """OpenAI Responses namespace of a dynamically loaded or namespaced tool."""
-
-
-class RedactedThinkingContent(_Base, tag="redactedThinking", tag_field="type"):
-    """Thinking the provider returned encrypted (oh-my-pi): only an opaque payload."""
-
-    data: str = ""
-
-
-class FallbackContent(_Base, tag="fallback", tag_field="type"):
-    """The request was routed to another model (oh-my-pi, Anthropic fallback)."""
-
-    from_: Any = msgspec.field(default=None, name="from")
-    to: Any = None
-
-
-class AnthropicServerToolContent(_Base, tag="anthropicServerTool", tag_field="type"):
-    """A tool Anthropic ran on its side (web search, code execution) (oh-my-pi)."""
-
-    id: str | None = None
-    name: str | None = None
-    input: Any = None
-    result: Any = None
-
-
-class UnknownBlock(_Base, tag=UNKNOWN_TAG, tag_field="type"):
-    """A content block of a type the spec does not know; ``raw`` is the whole JSON object."""
-
-    raw: Any = None
-
-    @property
-    def block_type(self) -> str:
-        """The block's original ``type``."""
-        if isinstance(self.raw, dict):
-            return str(self.raw.get("type", "?"))
-        return "?"
-
-
-AnyBlock = (
-    TextContent
-    | ImageContent
-    | ThinkingContent
-    | ToolCall
-    | RedactedThinkingContent
-    | FallbackContent
-    | AnthropicServerToolContent
-    | UnknownBlock
-)
-"""Any content block."""
-
-
 # --------------------------------------------------------------------------- messages
 
 
@@ -257,45 +152,6 @@ class UserMessage(_Base, tag="user", tag_field="role"):
     """oh-my-pi: who initiated it, ``user`` or ``agent``."""
     synthetic: bool | None = None
     """oh-my-pi: written by the host, not typed by the user."""
-    timestamp: Number | None = None
-
-
-class DeveloperMessage(_Base, tag="developer", tag_field="role"):
-    """Instructions the host injected (oh-my-pi: plan-mode reminders and the like)."""
-
-    content: str | list[AnyBlock] = ""
-    attribution: str | None = None
-    timestamp: Number | None = None
-
-
-class FileMention(_Base):
-    """One file an ``@mention`` attached (oh-my-pi)."""
-
-    path: str = ""
-    content: str | None = None
-    line_count: Number | None = None
-    byte_size: Number | None = None
-    skipped_reason: str | None = None
-    image: Any = None
-
-
-class FileMentionMessage(_Base, tag="fileMention", tag_field="role"):
-    """The files an ``@mention`` attached to the next prompt (oh-my-pi)."""
-
-    files: list[FileMention] = msgspec.field(default_factory=list)
-    timestamp: Number | None = None
-
-
-class PythonExecutionMessage(_Base, tag="pythonExecution", tag_field="role"):
-    """Python code the user ran in the host's kernel (oh-my-pi), like a ``!`` command."""
-
-    code: str = ""
-    output: str = ""
-    exit_code: Number | None = None
-    cancelled: bool = False
-    truncated: bool = False
-    full_output_path: str | None = None
-    exclude_from_context: bool | None = None
     timestamp: Number | None = None
 
 
@@ -472,22 +328,6 @@ class SessionHeader(_Base, tag="session", tag_field="type"):
     provider_prompt_cache_key: str | None = None
 
 
-class TitleSlot(_Base, tag="title", tag_field="type"):
-    """Line 1 of an oh-my-pi file: the current title, rewritten in place (256 bytes)."""
-
-    v: int | None = None
-    title: str | None = None
-    source: str | None = None
-    updated_at: str | None = None
-    pad: str | None = None
-
-
-class _EntryBase(_Base):
-    id: str | None = None
-    parent_id: str | None = None
-    timestamp: str | None = None
-
-
 class MessageEntry(_EntryBase, tag="message", tag_field="type"):
     """An entry wrapping one agent message."""
 
@@ -580,76 +420,6 @@ class SessionInfoEntry(_EntryBase, tag="session_info", tag_field="type"):
     name: str | None = None
 
 
-class TitleChangeEntry(_EntryBase, tag="title_change", tag_field="type"):
-    """oh-my-pi: the session's title changed (history; the title slot holds the current one)."""
-
-    title: str = ""
-    previous_title: str | None = None
-    source: str | None = None
-    trigger: str | None = None
-
-
-class ModeChangeEntry(_EntryBase, tag="mode_change", tag_field="type"):
-    """oh-my-pi: the agent entered a mode (plan mode) or left it (``none``)."""
-
-    mode: str = ""
-    data: Any = None
-
-
-class ModelUsageEntry(_EntryBase, tag="model_usage", tag_field="type"):
-    """oh-my-pi: a model call outside the conversation (titles, summaries), with its usage."""
-
-    purpose: str = ""
-    role: str | None = None
-    api: str = ""
-    provider: str = ""
-    model: str = ""
-    usage: Usage | None = None
-    stop_reason: str | None = None
-    error_message: str | None = None
-
-
-class ServiceTierChangeEntry(_EntryBase, tag="service_tier_change", tag_field="type"):
-    """oh-my-pi: the service tier per provider family changed."""
-
-    service_tier: Any = None
-
-
-class TtsrInjectionEntry(_EntryBase, tag="ttsr_injection", tag_field="type"):
-    """oh-my-pi: rules injected into the conversation."""
-
-    injected_rules: list[str] = msgspec.field(default_factory=list)
-
-
-class CredentialPinEntry(_EntryBase, tag="credential_pin", tag_field="type"):
-    """oh-my-pi: which account (a hash) served a provider's requests."""
-
-    provider: str = ""
-    hash: str = ""
-
-
-class SessionInitEntry(_EntryBase, tag="session_init", tag_field="type"):
-    """oh-my-pi: the initial context of a subagent session."""
-
-    system_prompt: str | list[str] = ""
-    task: str = ""
-    tools: list[str] = msgspec.field(default_factory=list)
-    agent: str | None = None
-    model_role: str | None = None
-    resolved_model: str | None = None
-
-
-class ResetBoundaryEntry(_EntryBase, tag="reset_boundary", tag_field="type"):
-    """oh-my-pi: ``/clear``; the model's context starts again after it."""
-
-
-class ArchiveEntry(_EntryBase, tag="archive", tag_field="type"):
-    """oh-my-pi: hides (or, with ``archived`` false, shows again) the subtree at ``target_id``."""
-
-    target_id: str = ""
-    archived: bool = True
-
-
 class UnknownEntry(_EntryBase, tag=UNKNOWN_TAG, tag_field="type"):
     """An entry of a type the spec does not know; ``raw`` is the whole JSON object."""
 
@@ -685,22 +455,6 @@ Entry = (
     | UnknownEntry
 )
 """Any non-header line of a session file."""
-
-OMP_ENTRY_TYPES = frozenset(
-    t.__struct_config__.tag
-    for t in (
-        TitleChangeEntry,
-        ModeChangeEntry,
-        ModelUsageEntry,
-        ServiceTierChangeEntry,
-        TtsrInjectionEntry,
-        CredentialPinEntry,
-        SessionInitEntry,
-        ResetBoundaryEntry,
-        ArchiveEntry,
-    )
-)
-"""Entry types that only oh-my-pi writes."""
 
 Line = SessionHeader | Entry
 """Anything one line may decode to."""
