@@ -109,7 +109,7 @@ class FileIndex:
 
         Only a file whose line 1 was a slot when first read has one: the slot never appears
         later except by a whole-file rewrite (a new file, reloaded)."""
-        found = read_slot(os.pread(fd, _SLOT_PEEK, 0))
+        found = read_slot(os.pread(fd, self.slot_bytes or _SLOT_PEEK, 0))
         if found is None or (self.slot_bytes and found[1] != self.slot_bytes):
             return False  # torn mid-rewrite, or not a slot: keep what was read
         if self.size == 0 and self.line_no == 0:

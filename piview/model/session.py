@@ -59,7 +59,6 @@ class Session:
         """What other modules compute from the entries and keep per session (the branch
         panel's filters): emptied whenever entries are added or the tree is rebuilt."""
         self._identity: tuple[int, int] = (0, 0)
-        self._mtime_ns = 0
 
     # ----------------------------------------------------------------- basic facts
 
@@ -232,7 +231,6 @@ class Session:
         self._fd = fd
         st = os.fstat(fd)
         self._identity = (st.st_dev, st.st_ino)
-        self._mtime_ns = st.st_mtime_ns
         if st.st_size < CACHE_MIN_BYTES:
             cache = None  # a small file loads faster from scratch
         was_enabled = gc.isenabled()
@@ -286,12 +284,8 @@ class Session:
         if (st.st_dev, st.st_ino) != self._identity or st.st_size < index.size:
             return "replaced"
         # oh-my-pi rewrites its title slot in place (same size): a new title, not damage.
-        retitled = (
-            index.slot_bytes > 0
-            and st.st_mtime_ns != self._mtime_ns
-            and index.read_title_slot(self._ensure_fd())
-        )
-        self._mtime_ns = st.st_mtime_ns
+        # Read on every poll (256 bytes): a coarse mtime would miss a quick second rewrite.
+        retitled = index.slot_bytes > 0 and index.read_title_slot(self._ensure_fd())
         if st.st_size == index.seen:
             return "title" if retitled else "none"
         had_tail_entry = index.tail_entry
