@@ -20,7 +20,7 @@ from piview.model.usage import sum_usage
 __all__ = ["SessionSummary", "SummaryCache", "full_summary", "quick_summary"]
 
 _TAIL = 64 * 1024
-_VERSION = 2
+_VERSION = 3
 """Of the cache file; summaries of another version are indexed again."""
 
 
@@ -47,11 +47,13 @@ class SessionSummary:
     cost: float | None = None
     complete: bool = False
     """True for a full summary (every line read)."""
+    host_title: str | None = None
+    """oh-my-pi's title: its title slot (line 1), else its header's ``title``."""
 
     @property
     def title(self) -> str:
-        """Name, else first user message, else the file name."""
-        return self.name or self.first_message or Path(self.path).name
+        """Name, else oh-my-pi's title, else first user message, else the file name."""
+        return self.name or self.host_title or self.first_message or Path(self.path).name
 
 
 def _lines(data: bytes) -> list[bytes]:
@@ -90,7 +92,13 @@ def quick_summary(path: Path) -> SessionSummary:
     head_lines = _lines(head.removeprefix(b"\xef\xbb\xbf"))
     if head_lines:
         first = read_json_line(head_lines[0])
+        if isinstance(first, dict) and first.get("type") == "title":
+            # oh-my-pi's title slot: the header is the next line.
+            out.host_title = _text(first.get("title"))
+            head_lines = head_lines[1:]
+            first = read_json_line(head_lines[0]) if head_lines else None
         if isinstance(first, dict) and first.get("type") == "session":
+            out.host_title = out.host_title or _text(first.get("title"))
             out.session_id = first.get("id") if isinstance(first.get("id"), str) else None
             out.cwd = first.get("cwd") if isinstance(first.get("cwd"), str) else None
             out.created = (
@@ -124,6 +132,12 @@ def quick_summary(path: Path) -> SessionSummary:
     return out
 
 
+def _text(value: object) -> str | None:
+    if not isinstance(value, str):
+        return None
+    return " ".join(value.split())[:200] or None
+
+
 def _model_of(obj: Any) -> str | None:
     msg = obj.get("message") if isinstance(obj, dict) else None
     if not isinstance(msg, dict) or msg.get("role") != "assistant":
@@ -143,6 +157,7 @@ def full_summary(path: Path) -> SessionSummary:
     try:
         out.entries = len(session)
         out.name = session.name
+        out.host_title = session.title
         out.cost = sum_usage(session.nodes, range(len(session))).cost
         out.leaves = len(session.tree.leaves())
         # The store keeps each distinct (provider, model) once: no pass over the entries.

@@ -29,6 +29,7 @@ from piview.export.doc import (
     to_json,
     tool_title,
 )
+from piview.export.omp import omp_section
 from piview.model.context import build_context
 from piview.model.session import Session
 from piview.model.summary import split_summary
@@ -61,6 +62,7 @@ from piview.model.types import (
 )
 from piview.model.usage import model_key, usage_report
 from piview.render.format import fmt_cost, fmt_duration_ms, fmt_iso_short, fmt_tokens, plural
+from piview.render.roles._common import OMP_BLOCKS, omp_block_line
 from piview.render.sanitize import sanitize_line
 
 __all__ = ["DocBuilder", "build_doc"]
@@ -156,9 +158,11 @@ class DocBuilder:
             self.summary(e, sec)
         elif isinstance(msg, SystemMessage):
             self.system(msg, sec)
+        elif omp_section(e, msg, sec):
+            pass  # oh-my-pi's roles and settings entries
         elif isinstance(e, ModelChangeEntry):
             sec.kind = "divider"
-            sec.title = f"model → {sanitize_line(e.provider)}/{sanitize_line(e.model_id)}"
+            sec.title = f"model → {sanitize_line(e.label())}"
         elif isinstance(e, ThinkingLevelChangeEntry):
             sec.kind, sec.title = "divider", f"thinking level → {sanitize_line(e.thinking_level)}"
         elif isinstance(e, SessionInfoEntry):
@@ -221,6 +225,10 @@ class DocBuilder:
                 sec.parts.append(self.tool(i, k, b))
             elif isinstance(b, UnknownBlock):
                 sec.parts.append(Part("note", text=f"[{sanitize_line(b.block_type)} block]"))
+            elif isinstance(b, ImageContent):  # oh-my-pi: images in assistant content
+                sec.parts += self.content([b], sec.entry_id)
+            elif isinstance(b, OMP_BLOCKS):
+                sec.parts.append(Part("note", text=omp_block_line(b), status="dim"))
         stop = _STOPS.get(msg.stop_reason)
         if stop:
             err = sanitize_line(msg.error_message) if msg.error_message else ""
@@ -434,6 +442,9 @@ def build_doc(
     if report.tools_path.count:
         t = report.tools_path
         facts.append(("Tool usage", f"{fmt_tokens(t.tokens)} tokens · {fmt_cost(t.cost)}"))
+    if report.side_path.count:  # oh-my-pi's model_usage entries (titles, summaries)
+        t = report.side_path
+        facts.append(("Other model work", f"{fmt_tokens(t.tokens)} tokens · {fmt_cost(t.cost)}"))
     notes = [
         f"Times are UTC. Tool output: {tools}. Thinking: {'shown' if thinking else 'left out'}."
     ]
@@ -452,5 +463,6 @@ def build_doc(
         notes.append(f"{n} marked “compacted” were replaced by a summary in the model's context.")
     if session.bad_lines:
         notes.append(f"{plural(len(session.bad_lines), 'unreadable line')} of the file skipped.")
-    title = sanitize_line(session.name or _first_user_text(session, path) or "Pi session")
+    first = session.name or session.title or _first_user_text(session, path)
+    title = sanitize_line(first or "Pi session")
     return Doc(title, facts, notes, sections)

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pygments.lexers import find_lexer_class_for_filename
 
+from piview.model.blobs import BLOB_PREFIX
 from piview.model.toolargs import count_lines, read_range
 from piview.model.types import ImageContent, TextContent
 from piview.render.sanitize import sanitize, sanitize_line
@@ -247,6 +248,8 @@ def decode_image(block: ImageContent, entry_id: str, n: int) -> Image:
             "image/unknown", None, entry_id, n, f"unsupported type {sanitize_line(mime)!r}"
         )
     raw = re.sub(r"\s+", "", block.data) if isinstance(block.data, str) else ""
+    if raw.startswith(BLOB_PREFIX):  # oh-my-pi's blob, not found beside the sessions
+        return Image(mime, None, entry_id, n, "blob missing from the agent's blobs folder")
     try:
         data = base64.b64decode(raw, validate=True)
     except (binascii.Error, ValueError):

@@ -4,7 +4,8 @@
 the root to the entry; when a compaction is on it, its summary first, then the kept entries from
 ``firstKeptEntryId`` (or the compaction's ``retainedTail``, in newer files), then everything after
 it; branch summaries with a non-empty summary; custom messages (hidden ones too: ``display``
-only affects the terminal); bash executions unless excluded with ``!!``.
+only affects the terminal); bash executions unless excluded with ``!!``. oh-my-pi's
+``reset_boundary`` (``/clear``) starts the context again after it.
 
 :func:`system_prompt_state` replays the system messages on the path in order.
 """
@@ -99,11 +100,17 @@ def build_context(session: Session, at: int | None = None) -> SessionContext:
     model: str | None = None
     model_ref: tuple[str | None, str | None] | None = None
     compaction_pos: int | None = None
+    reset_pos: int | None = None
     for pos, i in enumerate(path):
         n = nodes[i]
         if n.type == "thinking_level_change" and n.thinking_level:
             thinking = n.thinking_level
         elif n.type == "model_change":
+            if n.model:  # oh-my-pi writes "provider/id" in one field
+                provider, _, model_id = n.model.rpartition("/")
+                model_ref = (provider or None, model_id)
+                model = n.model
+                continue
             model_ref = (n.provider, n.model_id)
             if n.model_id:
                 model = f"{n.provider or '?'}/{n.model_id}"
@@ -114,14 +121,18 @@ def build_context(session: Session, at: int | None = None) -> SessionContext:
                 model = f"{m.provider or '?'}/{m.model}"
         elif n.type == "compaction":
             compaction_pos = pos
+        elif n.type == "reset_boundary":
+            # oh-my-pi's /clear: the context starts again after it, earlier compactions too.
+            reset_pos, compaction_pos = pos, None
     items: list[ContextItem] = []
     hidden: list[int] = []
+    lo = reset_pos + 1 if reset_pos is not None else 0
     if compaction_pos is None:
-        kept = path
+        kept = path[lo:]
     else:
         c = path[compaction_pos]
         items.append(ContextItem("compaction_summary", c))
-        before = path[:compaction_pos]
+        before = path[lo:compaction_pos]
         if nodes[c].has_retained_tail or _has_retained_tail(session, c):
             entry = session.entry(c)
             tail = entry.retained_tail if isinstance(entry, CompactionEntry) else None

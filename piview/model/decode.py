@@ -24,7 +24,9 @@ import msgspec
 from piview.model.types import (
     UNKNOWN_TAG,
     AssistantMessage,
+    CustomMessage,
     Entry,
+    HookMessage,
     Line,
     MessageEntry,
     SessionHeader,
@@ -69,6 +71,16 @@ EntryType = Literal[
     "custom_message",
     "label",
     "session_info",
+    # oh-my-pi
+    "title_change",
+    "mode_change",
+    "model_usage",
+    "service_tier_change",
+    "ttsr_injection",
+    "credential_pin",
+    "session_init",
+    "reset_boundary",
+    "archive",
 ]
 Role = Literal[
     "user",
@@ -80,8 +92,14 @@ Role = Literal[
     "compactionSummary",
     "system",
     "hookMessage",
+    # oh-my-pi
+    "developer",
+    "fileMention",
+    "pythonExecution",
 ]
-BlockType = Literal["text", "image", "thinking", "toolCall"]
+BlockType = Literal[
+    "text", "image", "thinking", "toolCall", "redactedThinking", "fallback", "anthropicServerTool"
+]
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted", "deferred", "pending"]
 
 
@@ -138,6 +156,11 @@ class SkEntry(msgspec.Struct, rename="camel", gc=False):
     usage: Usage | None = None
     has_retained_tail: bool = False
     """Set from the full entry: a compaction carrying ``retainedTail`` (newer Pi)."""
+    # oh-my-pi entries (model_change ``model``, model_usage, archive, title_change)
+    model: str | None = None
+    archived: bool | None = None
+    title: str | None = None
+    purpose: str | None = None
 
     @property
     def role(self) -> str | None:
@@ -242,6 +265,10 @@ def skeleton_of(entry: Any) -> SkEntry:
         "model_id",
         "thinking_level",
         "usage",
+        "model",
+        "archived",
+        "title",
+        "purpose",
     ):
         if hasattr(entry, name):
             setattr(sk, name, getattr(entry, name))
@@ -309,7 +336,7 @@ def decode_entry(data: bytes | memoryview, *, legacy: bool = False) -> tuple[Any
         BadLineError: the line is not a JSON object.
     """
     try:
-        return _line_decoder.decode(data), []
+        return _legacy_hook(_line_decoder.decode(data), legacy), []
     except msgspec.ValidationError:
         pass
     except msgspec.DecodeError as exc:
@@ -333,12 +360,26 @@ def repair(obj: Any, *, legacy: bool = False) -> tuple[Any, list[str]]:
     work = _copy(obj)
     for _ in range(_MAX_REPAIRS):
         try:
-            return msgspec.convert(work, Line), notes
+            return _legacy_hook(msgspec.convert(work, Line), legacy), notes
         except msgspec.ValidationError as exc:
             if not _apply_fix(work, str(exc), notes, legacy=legacy):
                 break
     notes.append("could not repair; kept as raw JSON")
     return _unknown_entry(obj), notes
+
+
+def _legacy_hook(value: Any, legacy: bool) -> Any:
+    """Before version 3, role ``hookMessage`` was the name of ``custom`` (Pi's migration)."""
+    if legacy and isinstance(value, MessageEntry) and type(value.message) is HookMessage:
+        m = value.message
+        value.message = CustomMessage(
+            custom_type=m.custom_type,
+            content=m.content,
+            display=m.display,
+            details=m.details,
+            timestamp=m.timestamp,
+        )
+    return value
 
 
 def _unknown_entry(obj: dict[str, Any]) -> UnknownEntry:

@@ -24,7 +24,7 @@ from piview.model.decode import (
     sk_decoder,
 )
 from piview.model.store import NodeStore
-from piview.model.types import SessionHeader
+from piview.model.types import SessionHeader, TitleSlot
 
 __all__ = ["BOM", "BadLine", "FileIndex"]
 
@@ -33,6 +33,38 @@ _TYPE_OF = attrgetter("type")
 BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte order mark, skipped before the first line."""
 _WS = b" \t\r"
+_SLOT_PEEK = 4096
+"""Bytes read to find a title slot (oh-my-pi writes 256)."""
+_slot_decoder = msgspec.json.Decoder(TitleSlot)
+
+
+def read_slot(head: bytes) -> tuple[TitleSlot, int] | None:
+    """The title slot that ``head`` (the first bytes of a file) starts with, and the bytes of
+    its line with the newline; ``None`` when line 1 is not a complete title slot."""
+    start = 3 if head.startswith(BOM) else 0
+    nl = head.find(b"\n", start)
+    if nl < 0 or b'"title"' not in head[start:nl]:
+        return None
+    line = head[start:nl].strip()
+    try:
+        slot = _slot_decoder.decode(line)
+    except msgspec.ValidationError:
+        # A slot with odd values is still the slot (tolerant): keep what has the right type.
+        try:
+            obj = msgspec.json.decode(line)
+        except msgspec.DecodeError:
+            return None
+        if not isinstance(obj, dict) or obj.get("type") != "title":
+            return None
+
+        def text(key: str) -> str | None:
+            value = obj.get(key)
+            return value if isinstance(value, str) else None
+
+        slot = TitleSlot(title=text("title"), source=text("source"), updated_at=text("updatedAt"))
+    except msgspec.DecodeError:
+        return None
+    return slot, nl + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +99,28 @@ class FileIndex:
     """The unterminated last line, when it did not decode (dropped and read again)."""
     tail_entry: bool = False
     """The last entry is an unterminated last line (dropped and read again)."""
+    title_slot: TitleSlot | None = None
+    """oh-my-pi's line 1, the current title (neither an entry nor a bad line)."""
+    slot_bytes: int = 0
+    """Bytes of the title slot's line, newline included (0: the file has none)."""
+
+    def read_title_slot(self, fd: int) -> bool:
+        """Read the title slot again (oh-my-pi rewrites it in place); True when it changed.
+
+        Only a file whose line 1 was a slot when first read has one: the slot never appears
+        later except by a whole-file rewrite (a new file, reloaded)."""
+        found = read_slot(os.pread(fd, self.slot_bytes or _SLOT_PEEK, 0))
+        if found is None or (self.slot_bytes and found[1] != self.slot_bytes):
+            return False  # torn mid-rewrite, or not a slot: keep what was read
+        if self.size == 0 and self.line_no == 0:
+            self.slot_bytes = found[1]
+            self.size = self.seen = found[1]
+            self.line_no = 1
+        elif not self.slot_bytes:
+            return False
+        changed = found[0] != self.title_slot
+        self.title_slot = found[0]
+        return changed
 
     @property
     def version(self) -> int:
@@ -90,6 +144,8 @@ class FileIndex:
             self._drop_last_entry()
             self.tail_entry = False
             before -= 1
+        if self.size == 0 and self.line_no == 0:
+            self.read_title_slot(fd)  # oh-my-pi's line 1: the title, not an entry
         base = self.size
         line_no = self.line_no
         carry = b""

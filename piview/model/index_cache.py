@@ -27,8 +27,8 @@ __all__ = ["CACHE_MIN_BYTES", "IndexCache"]
 CACHE_MIN_BYTES = 16 * 1024 * 1024
 """Files smaller than this load faster from scratch than from a cache."""
 
-_FORMAT = 4
-_MAGIC = b"PVIDX\x00\x00\x04"
+_FORMAT = 5
+_MAGIC = b"PVIDX\x00\x00\x05"
 _PROBE = 4096
 _LEN = 8
 
@@ -46,6 +46,8 @@ class _Header(msgspec.Struct, array_like=True):
     header: SessionHeader | None
     header_line: int | None
     bad_lines: list[tuple[int, str]]
+    slot_bytes: int = 0
+    """oh-my-pi's title slot (its bytes; the title itself is read again from the file)."""
 
 
 _ARRAYS = ("lines", "offsets", "lengths")
@@ -157,6 +159,7 @@ class IndexCache:
             bad_lines=[BadLine(k, r) for k, r in head.bad_lines],
             size=head.size,
             line_no=head.line_no,
+            slot_bytes=head.slot_bytes,
         )
 
     def store(self, index: FileIndex, path: Path, fd: int) -> None:
@@ -175,6 +178,7 @@ class IndexCache:
             header=index.header,
             header_line=index.header_line,
             bad_lines=[(b.line, b.reason) for b in index.bad_lines if not b.torn],
+            slot_bytes=index.slot_bytes,
         )
         state = store_state(index.nodes)
         frames = [

@@ -16,8 +16,11 @@ def session_info(session: Session) -> dict[str, Any]:
     """Summarise a loaded session with exactly the keys of ``piview info --json``.
 
     Id lists (``leaves``, ``branch_points``, ``roots``, ``path``) are in file order, except
-    ``path``, which runs from the root down to the leaf. Version 1 files have no ids of their
-    own: their lists hold the synthetic ids ``L<line>`` and ``leaf`` is null.
+    ``path``, which runs from the root down to the leaf. ``title`` is oh-my-pi's (null in
+    Pi files); ``usage.model_usage`` sums oh-my-pi's ``model_usage`` entries (titles,
+    summaries: model work outside the conversation, never counted as main-model turns).
+    Version 1 files have no ids of their own: their lists hold the synthetic ids ``L<line>``
+    and ``leaf`` is null.
     """
     tree = session.tree
     nodes = session.nodes
@@ -47,10 +50,14 @@ def session_info(session: Session) -> dict[str, Any]:
     tools = UsageTotals()
     for i in pairing.results:
         tools.add(nodes.message_usage(i))
+    side = UsageTotals()
+    for i in nodes.of_type("model_usage"):  # oh-my-pi: model work outside the main loop
+        side.add(nodes[i].usage)
     return {
         "version": session.version,
         "session_id": header.id if header is not None and isinstance(header.id, str) else None,
         "name": session.name,
+        "title": session.title,
         "cwd": header.cwd if header is not None and isinstance(header.cwd, str) else None,
         "entries": len(nodes),
         "bad_lines": [{"line": b.line, "reason": b.reason} for b in session.bad_lines],
@@ -73,5 +80,6 @@ def session_info(session: Session) -> dict[str, Any]:
             "path": sum_usage(nodes, path).as_json(),
             "all": sum_usage(nodes, range(len(nodes))).as_json(),
             "tools": tools.as_json(),
+            "model_usage": side.as_json(),
         },
     }

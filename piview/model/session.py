@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from piview.model.blobs import resolve_blobs
 from piview.model.decode import BadLineError, decode_entry, decode_json, decode_skeleton
 from piview.model.fileindex import BOM, BadLine, FileIndex
 from piview.model.index_cache import CACHE_MIN_BYTES, IndexCache
@@ -118,6 +119,25 @@ class Session:
         """The session name from the latest ``session_info`` entry."""
         return session_name(self.nodes)
 
+    @property
+    def title(self) -> str | None:
+        """oh-my-pi's title: its title slot, else the header's ``title``, else the latest
+        ``title_change`` (``None`` in Pi files)."""
+        slot = self.index.title_slot
+        header = self.header
+        for value in (
+            slot.title if slot is not None else None,
+            header.title if header is not None else None,
+        ):
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+        store = self.nodes
+        for i in reversed(list(store.of_type("title_change"))):
+            value = store[i].title
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+        return None
+
     def line_of(self, i: int) -> int:
         """The 1-based line number of entry ``i``."""
         return self.index.lines[i]
@@ -177,6 +197,7 @@ class Session:
         entry.parent_id = self.ids[p] if p >= 0 else None
         if isinstance(entry, CompactionEntry):
             entry.first_kept_entry_id = self.nodes[i].first_kept_entry_id
+        resolve_blobs(entry, self.path)  # oh-my-pi keeps big images beside the sessions
         with self._lock:
             self._cache[i] = entry
             if len(self._cache) > self._cache_size:
@@ -219,6 +240,9 @@ class Session:
             if restored is not None:
                 self.index = restored
             added = self.index.consume(fd, final=True)
+            if restored is not None:
+                # The slot is rewritten in place and not cached: read it again.
+                self.index.read_title_slot(fd)
             self._finish()
         finally:
             if was_enabled:
@@ -249,8 +273,9 @@ class Session:
 
     def poll(self) -> str:
         """Look for changes on disk: ``"none"``, ``"appended"`` (the new complete lines, or the
-        header of a file that was empty, were indexed and the tree rebuilt) or ``"replaced"``
-        (truncated or a different file: the caller should load it again). Never writes."""
+        header of a file that was empty, were indexed and the tree rebuilt), ``"title"`` (only
+        oh-my-pi's title slot was rewritten in place) or ``"replaced"`` (truncated or a
+        different file: the caller should load it again). Never writes."""
         try:
             st = os.stat(self.path)
         except OSError:
@@ -258,8 +283,11 @@ class Session:
         index = self.index
         if (st.st_dev, st.st_ino) != self._identity or st.st_size < index.size:
             return "replaced"
+        # oh-my-pi rewrites its title slot in place (same size): a new title, not damage.
+        # Read on every poll (256 bytes): a coarse mtime would miss a quick second rewrite.
+        retitled = index.slot_bytes > 0 and index.read_title_slot(self._ensure_fd())
         if st.st_size == index.seen:
-            return "none"
+            return "title" if retitled else "none"
         had_tail_entry = index.tail_entry
         had_header = index.header is not None
         added = index.consume(self._ensure_fd(), final=False)
@@ -267,7 +295,9 @@ class Session:
         header_arrived = not had_header and index.header is not None
         if added or had_tail_entry or header_arrived:
             self._finish()
-        return "appended" if added > 0 or header_arrived else "none"
+        if added > 0 or header_arrived:
+            return "appended"
+        return "title" if retitled else "none"
 
     def _finish(self) -> None:
         store = self.nodes
@@ -379,7 +409,10 @@ def load_tail(path: str | os.PathLike[str], max_bytes: int = 1024 * 1024) -> Ses
     try:
         st = os.fstat(fd)
         session._identity = (st.st_dev, st.st_ino)
-        head = os.pread(fd, 64 * 1024, 0)
+        index.read_title_slot(fd)  # oh-my-pi: the header is line 2, after the title
+        skip = index.slot_bytes
+        head = os.pread(fd, 64 * 1024, skip)
+        header_end = skip
         nl = head.find(b"\n")
         if nl > 0:
             try:
@@ -388,13 +421,17 @@ def load_tail(path: str | os.PathLike[str], max_bytes: int = 1024 * 1024) -> Ses
                 value = None
             if isinstance(value, SessionHeader):
                 index.header = value
-                index.header_line = 1
+                index.header_line = 2 if skip else 1
+                header_end = skip + nl + 1
         start = max(0, st.st_size - max_bytes)
         if start > 0:
             window = os.pread(fd, min(max_bytes, 1024 * 1024), start)
             cut = window.find(b"\n")
             start = start + cut + 1 if cut >= 0 else st.st_size
             session.partial = True
+        if start < header_end:  # the whole file fits: read on after the header
+            start = header_end
+            index.line_no = index.header_line or 0
         index.size = start
         was_enabled = gc.isenabled()
         gc.disable()

@@ -66,7 +66,7 @@ _usage_encoder = msgspec.msgpack.Encoder()
 _usage_decoder = msgspec.msgpack.Decoder(Usage)
 _LAST_PLAIN_ROLE = ROLE_NAMES.index("toolResult")
 """Role codes 1-3 (user, assistant, toolResult) are plain; others are kept whole."""
-_ENTRY_DEFAULTS = [None] * 14 + [False]
+_ENTRY_DEFAULTS = list(astuple(SkEntry()))[5:]
 """SkEntry's fields after ``message``, all at their defaults: only other entry types set them."""
 _NO_ODD = [None] * 4
 """SkMessage's customType, display, excludeFromContext and exitCode, all absent."""

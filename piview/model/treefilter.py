@@ -7,6 +7,7 @@ adds it back. Nothing here imports Textual or Rich.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
 from typing import TYPE_CHECKING, Literal
 
 from piview.model.decode import SkEntry
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FILTER_MODES",
     "FilterMode",
+    "archived",
     "entry_visible",
     "next_filter",
     "session_visibility",
@@ -30,7 +32,23 @@ FilterMode = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
 FILTER_MODES: tuple[FilterMode, ...] = ("default", "no-tools", "user-only", "labeled-only", "all")
 """The filter modes in Pi's cycling order."""
 
-_SETTINGS = frozenset({"label", "custom", "model_change", "thinking_level_change", "session_info"})
+_SETTINGS = frozenset(
+    {
+        "label",
+        "custom",
+        "model_change",
+        "thinking_level_change",
+        "session_info",
+        # oh-my-pi's bookkeeping
+        "title_change",
+        "mode_change",
+        "model_usage",
+        "service_tier_change",
+        "ttsr_injection",
+        "credential_pin",
+        "archive",
+    }
+)
 """Bookkeeping entry types hidden by ``default`` and ``no-tools``."""
 _MESSAGE = TYPE_NAMES.index("message")
 _QUIET = (None, "", "stop", "toolUse")
@@ -142,11 +160,48 @@ def visibility(nodes: Sequence[SkEntry], mode: FilterMode, labels: dict[int, str
     return out
 
 
+def archived(session: Session) -> bytearray | None:
+    """One byte per entry, 1 inside a subtree oh-my-pi archived (``archive`` entries: the last
+    one for a target wins, ``archived: false`` undoes); ``None`` when nothing is archived.
+
+    Linear: each entry is marked once, a walk stops at what an earlier walk marked."""
+    store = session.nodes
+    tree = session.tree
+    state: dict[int, bool] = {}
+    for i in store.of_type("archive"):
+        node = store[i]
+        target = tree.id_index.get(node.target_id or "")
+        if target is not None:
+            state[target] = node.archived is not False
+    roots = [t for t, on in state.items() if on]
+    if not roots:
+        return None
+    out = bytearray(len(store))
+    children = tree.children
+    start, packed = children.start, children.items
+    for r in roots:
+        stack = [r]
+        while stack:
+            j = stack.pop()
+            if out[j]:
+                continue
+            out[j] = 1
+            stack.extend(packed[start[j] : start[j + 1]])
+    return out
+
+
 def session_visibility(session: Session, mode: FilterMode) -> bytearray:
     """:func:`visibility` of ``session``, kept per mode until entries are added: folding,
-    unfolding and switching branch reuse it (a fresh copy each time, for the caller to mark)."""
+    unfolding and switching branch reuse it (a fresh copy each time, for the caller to mark).
+
+    Archived subtrees (oh-my-pi) are hidden in every mode but ``all``."""
     key = ("treefilter.visibility", mode)
     kept = session.derived.get(key)
     if kept is None:
-        kept = session.derived[key] = bytes(visibility(session.nodes, mode, session.labels))
+        seen = visibility(session.nodes, mode, session.labels)
+        hide = archived(session) if mode != "all" else None
+        if hide is not None:
+            for i in compress(range(len(hide)), hide):
+                seen[i] = 0
+        kept = session.derived[key] = bytes(seen)
     return bytearray(kept)

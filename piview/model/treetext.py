@@ -17,8 +17,11 @@ from piview.model.types import (
     BashExecutionMessage,
     CustomMessage,
     CustomMessageEntry,
+    DeveloperMessage,
+    FileMentionMessage,
     ImageContent,
     MessageEntry,
+    PythonExecutionMessage,
     TextContent,
     ToolCall,
     ToolResultMessage,
@@ -133,6 +136,12 @@ def _message_text(session: Session, i: int, entry: MessageEntry) -> str:
         return f"[bash]: {m.command}"
     if isinstance(m, CustomMessage):
         return f"[{m.custom_type or 'custom'}]: {_blocks_text(m.content)}"
+    if isinstance(m, DeveloperMessage):  # oh-my-pi's host instructions
+        return "[developer]: " + _blocks_text(m.content)
+    if isinstance(m, FileMentionMessage):
+        return "[files]: " + ", ".join(f.path for f in m.files)
+    if isinstance(m, PythonExecutionMessage):
+        return f"[python]: {m.code}"
     if isinstance(m, UnknownMessage):
         return f"[{m.unknown_role}]"
     if m is None:
@@ -154,7 +163,9 @@ def row_text(session: Session, i: int) -> str:
     if t == "branch_summary":
         return _one_line(f"[branch summary]: {node.summary or ''}")
     if t == "model_change":
-        return _one_line(f"[model: {node.model_id or ''}]")
+        return _one_line(f"[model: {node.model_id or node.model or ''}]")
+    if t == "title_change":  # oh-my-pi
+        return _one_line(f"[title: {node.title or ''}]")
     if t == "thinking_level_change":
         return _one_line(f"[thinking: {node.thinking_level or ''}]")
     if t == "custom":

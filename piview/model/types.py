@@ -5,6 +5,9 @@ Pi's session-manager). Python names are snake_case; the JSON keys are camelCase.
 has a default so that a file missing an optional (or even a required) key still decodes:
 reading is tolerant, the model is strict. What the spec does not know (entry types, roles,
 content blocks) is kept whole as ``Unknown*`` objects holding the raw JSON value.
+
+The numbers, usage and content blocks live in :mod:`piview.model.types_base`, the shapes only
+oh-my-pi writes in :mod:`piview.model.types_omp`; both are re-exported here.
 """
 
 from __future__ import annotations
@@ -13,7 +16,66 @@ from typing import Any
 
 import msgspec
 
+from piview.model.types_base import (
+    NUMBER_LIMIT,
+    UNKNOWN_TAG,
+    AnthropicServerToolContent,
+    AnyBlock,
+    Cost,
+    FallbackContent,
+    ImageContent,
+    Number,
+    RedactedThinkingContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    UnknownBlock,
+    Usage,
+    number,
+)
+from piview.model.types_base import EntryBase as _EntryBase
+from piview.model.types_base import StructBase as _Base
+from piview.model.types_omp import (
+    OMP_ENTRY_TYPES,
+    ArchiveEntry,
+    CredentialPinEntry,
+    DeveloperMessage,
+    FileMention,
+    FileMentionMessage,
+    ModeChangeEntry,
+    ModelUsageEntry,
+    PythonExecutionMessage,
+    ResetBoundaryEntry,
+    ServiceTierChangeEntry,
+    SessionInitEntry,
+    TitleChangeEntry,
+    TitleSlot,
+    TtsrInjectionEntry,
+)
+
 __all__ = [
+    "NUMBER_LIMIT",
+    "Number",
+    "UNKNOWN_TAG",
+    "TtsrInjectionEntry",
+    "TitleSlot",
+    "TitleChangeEntry",
+    "SessionInitEntry",
+    "ServiceTierChangeEntry",
+    "ResetBoundaryEntry",
+    "RedactedThinkingContent",
+    "PythonExecutionMessage",
+    "OMP_ENTRY_TYPES",
+    "ModelUsageEntry",
+    "ModeChangeEntry",
+    "HookMessage",
+    "FileMentionMessage",
+    "FileMention",
+    "FallbackContent",
+    "DeveloperMessage",
+    "CredentialPinEntry",
+    "ArchiveEntry",
+    "AnthropicServerToolContent",
     "AnyBlock",
     "AgentMessage",
     "AssistantMessage",
@@ -52,123 +114,6 @@ __all__ = [
     "number",
 ]
 
-Number = int | float
-"""Token counts and costs: Pi writes ints for tokens and floats for costs; accept both."""
-
-NUMBER_LIMIT = 1e18
-"""Larger token counts or costs are not real: :func:`number` reads them as 0."""
-
-
-def number(value: object) -> float:
-    """A token count or cost to compute with: ``value`` when it is an int or float within
-    ±:data:`NUMBER_LIMIT`, else 0 (booleans, strings, NaN, infinities, 10**400: files are
-    hand-editable, and an int too big for a float would make sums raise)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0
-    return value if -NUMBER_LIMIT <= value <= NUMBER_LIMIT else 0
-
-
-# Tags used for values the spec does not know. They never appear in Pi files: the tolerant
-# decoder rewrites an unknown tag to these before converting, keeping the original in ``raw``.
-UNKNOWN_TAG = "\x00unknown"
-
-
-class _Base(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
-    """Common options: camelCase JSON keys, keyword-only construction."""
-
-
-# --------------------------------------------------------------------------- usage
-
-
-class Cost(_Base):
-    """Cost of one model call in dollars, split like the token counts."""
-
-    input: Number = 0
-    output: Number = 0
-    cache_read: Number = 0
-    cache_write: Number = 0
-    total: Number | None = None
-    """Absent in some old files: then the parts are summed (see :meth:`total_cost`)."""
-
-    def total_cost(self) -> float:
-        """``total`` when present, else the sum of the parts."""
-        if self.total is not None:
-            return float(number(self.total))
-        parts = (self.input, self.output, self.cache_read, self.cache_write)
-        return float(sum(number(p) for p in parts))
-
-
-class Usage(_Base):
-    """Token usage of a model call (assistant message, or nested work in a tool result)."""
-
-    input: Number = 0
-    output: Number = 0
-    """Output tokens; ``reasoning`` is already included here."""
-    cache_read: Number = 0
-    cache_write: Number = 0
-    cache_write1h: Number | None = msgspec.field(default=None, name="cacheWrite1h")
-    """The part of ``cache_write`` written with a one-hour lifetime (Anthropic only)."""
-    reasoning: Number | None = None
-    """Reasoning tokens, a subset of ``output``: never add them to it."""
-    total_tokens: Number | None = None
-    cost: Cost | None = None
-
-
-# --------------------------------------------------------------------------- content blocks
-
-
-class TextContent(_Base, tag="text", tag_field="type"):
-    """A text block."""
-
-    text: str = ""
-    text_signature: str | None = None
-    """Opaque provider metadata (OpenAI Responses)."""
-
-
-class ImageContent(_Base, tag="image", tag_field="type"):
-    """An image block: base64 ``data`` without a ``data:`` prefix."""
-
-    data: str = ""
-    mime_type: str = ""
-
-
-class ThinkingContent(_Base, tag="thinking", tag_field="type"):
-    """A thinking block; when ``redacted`` the text may be empty and the payload encrypted."""
-
-    thinking: str = ""
-    thinking_signature: str | None = None
-    redacted: bool | None = None
-
-
-class ToolCall(_Base, tag="toolCall", tag_field="type"):
-    """A tool call made by the assistant."""
-
-    id: str = ""
-    name: str = ""
-    arguments: Any = msgspec.field(default_factory=dict)
-    """Usually an object; may be ``{}`` or partial after an abort."""
-    thought_signature: str | None = None
-    namespace: str | None = None
-    """OpenAI Responses namespace of a dynamically loaded or namespaced tool."""
-
-
-class UnknownBlock(_Base, tag=UNKNOWN_TAG, tag_field="type"):
-    """A content block of a type the spec does not know; ``raw`` is the whole JSON object."""
-
-    raw: Any = None
-
-    @property
-    def block_type(self) -> str:
-        """The block's original ``type``."""
-        if isinstance(self.raw, dict):
-            return str(self.raw.get("type", "?"))
-        return "?"
-
-
-AnyBlock = TextContent | ImageContent | ThinkingContent | ToolCall | UnknownBlock
-"""Any content block."""
-
-
 # --------------------------------------------------------------------------- messages
 
 
@@ -203,6 +148,10 @@ class UserMessage(_Base, tag="user", tag_field="role"):
     """A user prompt."""
 
     content: str | list[AnyBlock] = ""
+    attribution: str | None = None
+    """oh-my-pi: who initiated it, ``user`` or ``agent``."""
+    synthetic: bool | None = None
+    """oh-my-pi: written by the host, not typed by the user."""
     timestamp: Number | None = None
 
 
@@ -254,6 +203,14 @@ class AssistantMessage(_Base, tag="assistant", tag_field="role"):
     error_message: str | None = None
     raw_stop_reason: str | None = None
     end_turn: bool | None = None
+    duration: Number | None = None
+    """oh-my-pi: milliseconds the response took."""
+    ttft: Number | None = None
+    """oh-my-pi: milliseconds to the first token."""
+    completed_at: Number | None = None
+    error_id: str | None = None
+    stop_details: Any = None
+    context_snapshot: Any = None
     timestamp: Number | None = None
 
 
@@ -295,6 +252,10 @@ class CustomMessage(_Base, tag="custom", tag_field="role"):
     timestamp: Number | None = None
 
 
+class HookMessage(CustomMessage, tag="hookMessage"):
+    """A hook's message in a version 3 file (oh-my-pi); older files mean ``custom`` by it."""
+
+
 class BranchSummaryMessage(_Base, tag="branchSummary", tag_field="role"):
     """Summary of an abandoned branch, as a context message."""
 
@@ -331,8 +292,12 @@ AgentMessage = (
     | ToolResultMessage
     | BashExecutionMessage
     | CustomMessage
+    | HookMessage
     | BranchSummaryMessage
     | CompactionSummaryMessage
+    | DeveloperMessage
+    | FileMentionMessage
+    | PythonExecutionMessage
     | UnknownMessage
 )
 """Any message stored in a ``message`` entry."""
@@ -355,12 +320,12 @@ class SessionHeader(_Base, tag="session", tag_field="type"):
     provider: str | None = None
     model_id: str | None = None
     thinking_level: str | None = None
-
-
-class _EntryBase(_Base):
-    id: str | None = None
-    parent_id: str | None = None
-    timestamp: str | None = None
+    title: str | None = None
+    """oh-my-pi: the title when the session was created (the title slot has the current one)."""
+    title_source: str | None = None
+    additional_directories: list[str] | None = None
+    previous_session_files: list[str] | None = None
+    provider_prompt_cache_key: str | None = None
 
 
 class MessageEntry(_EntryBase, tag="message", tag_field="type"):
@@ -370,16 +335,28 @@ class MessageEntry(_EntryBase, tag="message", tag_field="type"):
 
 
 class ModelChangeEntry(_EntryBase, tag="model_change", tag_field="type"):
-    """The user switched model."""
+    """The user switched model (oh-my-pi writes ``model`` as ``provider/id`` instead)."""
 
     provider: str = ""
     model_id: str = ""
+    model: str | None = None
+    role: str | None = None
+    """oh-my-pi: the model role (``default``, ``smol``, ``fallback``…)."""
+    resolved_model_is_fallback: bool | None = None
+
+    def label(self) -> str:
+        """``provider/id`` whichever way the file wrote it."""
+        if self.model:
+            return self.model
+        return f"{self.provider}/{self.model_id}" if self.provider else self.model_id
 
 
 class ThinkingLevelChangeEntry(_EntryBase, tag="thinking_level_change", tag_field="type"):
     """The user switched thinking level."""
 
     thinking_level: str = ""
+    configured: str | None = None
+    """oh-my-pi: the selector the user chose (``auto``), when it differs from the level."""
 
 
 class CompactionEntry(_EntryBase, tag="compaction", tag_field="type"):
@@ -394,6 +371,13 @@ class CompactionEntry(_EntryBase, tag="compaction", tag_field="type"):
     from_hook: bool | None = None
     retained_tail: list[AgentMessage] | None = None
     usage: Usage | None = None
+    method: str | None = None
+    short_summary: str | None = None
+    tokens_after: Number | None = None
+    from_extension: bool | None = None
+    """oh-my-pi's name for ``from_hook``."""
+    preserve_data: Any = None
+    warning: str | None = None
 
 
 class BranchSummaryEntry(_EntryBase, tag="branch_summary", tag_field="type"):
@@ -459,6 +443,15 @@ Entry = (
     | CustomMessageEntry
     | LabelEntry
     | SessionInfoEntry
+    | TitleChangeEntry
+    | ModeChangeEntry
+    | ModelUsageEntry
+    | ServiceTierChangeEntry
+    | TtsrInjectionEntry
+    | CredentialPinEntry
+    | SessionInitEntry
+    | ResetBoundaryEntry
+    | ArchiveEntry
     | UnknownEntry
 )
 """Any non-header line of a session file."""

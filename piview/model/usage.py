@@ -8,7 +8,7 @@ work done by the tool: it counts in session totals but is kept apart from main-m
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 from piview.model.decode import SkEntry
 from piview.model.store import ROLE_NAMES, NodeStore, as_store
@@ -127,6 +127,11 @@ class UsageReport:
     per_model_all: dict[str, UsageTotals]
     context_sizes: list[tuple[int, float]]
     """Per assistant turn on the branch: (entry index, input + cacheRead)."""
+    side_path: UsageTotals = field(default_factory=UsageTotals)
+    """oh-my-pi's ``model_usage`` entries on the branch: model work outside the conversation
+    (titles, summaries), never counted as main-model turns."""
+    side_all: UsageTotals = field(default_factory=UsageTotals)
+    """The same in the whole file."""
 
 
 def usage_report(nodes: Sequence[SkEntry], path: Sequence[int]) -> UsageReport:
@@ -159,6 +164,11 @@ def usage_report(nodes: Sequence[SkEntry], path: Sequence[int]) -> UsageReport:
             tools_all.add(usage)
             if i in on_path:
                 tools_path.add(usage)
+    side_all, side_path = UsageTotals(), UsageTotals()
+    for i in store.of_type("model_usage"):  # rare entries, kept whole: a scan at C speed
+        side_all.add(store[i].usage)
+        if i in on_path:
+            side_path.add(store[i].usage)
     sizes: list[tuple[int, float]] = []
     for i in path:
         if roles[i] == assistant:
@@ -174,6 +184,8 @@ def usage_report(nodes: Sequence[SkEntry], path: Sequence[int]) -> UsageReport:
         per_model_path=per_path,
         per_model_all=per_all,
         context_sizes=sizes,
+        side_path=side_path,
+        side_all=side_all,
     )
 
 

@@ -22,7 +22,10 @@ from piview.model.types import (
     CompactionSummaryMessage,
     CustomMessage,
     CustomMessageEntry,
+    DeveloperMessage,
+    FileMentionMessage,
     MessageEntry,
+    PythonExecutionMessage,
     SystemMessage,
     ThinkingContent,
     ToolCall,
@@ -115,4 +118,11 @@ def block_text(session: Session, item: Item) -> BlockText:
         return BlockText("the summary", sanitize(summary.summary))
     if isinstance(m, SystemMessage):
         return BlockText("the prompt", _texts(m.content))
+    if isinstance(m, DeveloperMessage):  # oh-my-pi
+        return BlockText("the host's instructions", _texts(m.content))
+    if isinstance(m, FileMentionMessage):
+        text = "\n\n".join(f"{sanitize(f.path)}\n{sanitize(f.content or '')}" for f in m.files)
+        return BlockText("the attached files", text)
+    if isinstance(m, PythonExecutionMessage):
+        return BlockText("the code and its output", f"{sanitize(m.code)}\n{sanitize(m.output)}")
     return BlockText("the entry's JSON", _json(session.raw(i)))

@@ -29,6 +29,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
+from piview.model.blobs import BLOB_PREFIX
 from piview.render.format import fmt_bytes
 from piview.render.sanitize import sanitize_line
 from piview.render.theme import style
@@ -59,6 +60,8 @@ class ImageInfo:
     height: int | None
     nbytes: int
     """Size of the decoded data (estimated from the base64 length)."""
+    blob: str | None = None
+    """The hash of an oh-my-pi blob reference that could not be resolved (a missing blob)."""
 
 
 def _strip_prefix(data: str) -> str:
@@ -125,6 +128,8 @@ def image_info(data: object, mime: object) -> ImageInfo:
     mime_s = sanitize_line(mime) or "image"
     if not isinstance(data, str):
         return ImageInfo(mime_s, None, None, 0)
+    if data.startswith(BLOB_PREFIX):  # resolved when the entry was read: this one is missing
+        return ImageInfo(mime_s, None, None, 0, sanitize_line(data[len(BLOB_PREFIX) :]))
     data = _strip_prefix(data)
     dims: tuple[int, int] | None = None
     try:
@@ -137,6 +142,8 @@ def image_info(data: object, mime: object) -> ImageInfo:
 
 def image_label(info: ImageInfo) -> str:
     """``image/png 640×480, 12.3 KB`` (plain text)."""
+    if info.blob is not None:
+        return f"{info.mime}, blob {info.blob[:12]}… missing"
     parts = [info.mime]
     if info.width is not None and info.height is not None:
         parts.append(f"{info.width}×{info.height}")
@@ -283,6 +290,8 @@ def _render_image(data: object, mime: object, *, width: int, max_rows: int) -> R
     label = image_label(info)
     if not isinstance(data, str) or not data:
         return _notice(f"▣ {info.mime}: no image data")
+    if info.blob is not None:
+        return _notice(f"▣ {info.mime}: blob sha256:{info.blob[:12]}… not found (agent blobs/)")
     b64 = "".join(_strip_prefix(data).split())
     try:
         raw = base64.b64decode(b64 + "=" * (-len(b64) % 4), validate=True)

@@ -22,6 +22,8 @@ def print_info(info: dict[str, Any], *, path: str, console: Console | None = Non
     head.add_row("file", path)
     head.add_row("session", str(info["session_id"] or "–"))
     head.add_row("name", str(info["name"] or "–"))
+    if info.get("title"):
+        head.add_row("title", str(info["title"]))
     head.add_row("cwd", str(info["cwd"] or "–"))
     head.add_row("version", str(info["version"]))
     head.add_row("entries", str(info["entries"]))
@@ -50,7 +52,11 @@ def print_info(info: dict[str, Any], *, path: str, console: Console | None = Non
     usage = Table(title="usage", title_justify="left", show_edge=False)
     for col in ("", "input", "output", "cache read", "cache write", "(1h)", "reasoning", "cost"):
         usage.add_column(col, justify="right" if col else "left")
-    for label, key in (("branch", "path"), ("whole file", "all"), ("tool results", "tools")):
+    rows = [("branch", "path"), ("whole file", "all"), ("tool results", "tools")]
+    side = info["usage"].get("model_usage") or {}
+    if side.get("input") or side.get("output") or side.get("cost"):
+        rows.append(("other model work", "model_usage"))  # oh-my-pi's model_usage entries
+    for label, key in rows:
         u = info["usage"][key]
         usage.add_row(
             label,

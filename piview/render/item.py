@@ -30,6 +30,12 @@ ItemKind = Literal[
     "system",
     "divider",
     "unknown",
+    # oh-my-pi
+    "developer",
+    "file_mention",
+    "python",
+    "session_init",
+    "omp_divider",
 ]
 
 

@@ -29,6 +29,7 @@ from piview.render.roles import (
     bash,
     custom,
     dividers,
+    omp,
     summaries,
     system,
     thinking,
@@ -63,6 +64,23 @@ def _pack(*args: object) -> tuple[object, ...]:
 
 
 _DIVIDER_TYPES = frozenset({"model_change", "thinking_level_change", "label", "session_info"})
+_OMP_DIVIDER_TYPES = frozenset(
+    {
+        "title_change",
+        "mode_change",
+        "model_usage",
+        "service_tier_change",
+        "ttsr_injection",
+        "credential_pin",
+        "reset_boundary",
+        "archive",
+    }
+)
+_OMP_ROLES: dict[str | None, ItemKind] = {
+    "developer": "developer",
+    "fileMention": "file_mention",
+    "pythonExecution": "python",
+}
 _BAD_STOPS = frozenset({"error", "aborted"})
 
 # --------------------------------------------------------------------------- building
@@ -170,7 +188,12 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
             elif role == "bashExecution":
                 assert m is not None
                 add(new("bash", i, -1, False, True, False, bash.is_error(m.exit_code)))
-            elif role == "custom":
+            elif role in _OMP_ROLES:
+                assert m is not None
+                kind = _OMP_ROLES[role]
+                failed = kind == "python" and bash.is_error(m.exit_code)
+                add(new(kind, i, -1, False, True, False, failed))
+            elif role == "custom" or role == "hookMessage":
                 assert m is not None
                 hidden = m.display is not True  # as Pi: shown only when true
                 if hidden and not show_hidden:
@@ -192,6 +215,10 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
             add(new("custom_message", i, -1, hidden, True, not hidden))
         elif t in _DIVIDER_TYPES:
             add(new("divider", i))
+        elif t in _OMP_DIVIDER_TYPES:
+            add(new("omp_divider", i))
+        elif t == "session_init":
+            add(new("session_init", i, -1, False, True))
         elif t == "compaction":
             add(new("compaction", i, -1, False, True))
         elif t == "branch_summary":
@@ -199,7 +226,11 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
             add(new("branch_summary", i, -1, False, bool(n.summary and n.summary.strip())))
         elif t == "custom":
             if show_hidden:
-                add(new("custom", i, -1, True, True))
+                assert n is not None
+                if n.custom_type in omp.QUIET_CUSTOM_TYPES:  # oh-my-pi's run markers
+                    add(new("omp_divider", i, -1, True))
+                else:
+                    add(new("custom", i, -1, True, True))
         else:
             add(new("unknown", i, -1, False, True))
     return items
@@ -224,6 +255,11 @@ _DISPATCH: dict[str, tuple[_Renderer, _Plain]] = {
     "system": (system.render, system.plain),
     "divider": (dividers.render, dividers.plain),
     "unknown": (unknown.render, unknown.plain),
+    "developer": (omp.render_developer, omp.plain_developer),
+    "file_mention": (omp.render_file_mention, omp.plain_file_mention),
+    "python": (omp.render_python, omp.plain_python),
+    "session_init": (omp.render_session_init, omp.plain_session_init),
+    "omp_divider": (omp.render_divider, omp.plain_divider),
 }
 
 

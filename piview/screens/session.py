@@ -47,9 +47,12 @@ _USAGE_IN_WORKER = 50_000
 
 
 def session_title(session: Session) -> str:
-    """The session's name, else its first user message, else its file name."""
+    """The session's name, else oh-my-pi's title, else its first user message, else its file
+    name."""
     if session.name:
         return session.name
+    if session.title:
+        return session.title
     for i, node in enumerate(session.nodes):
         if node.message is not None and node.message.role == "user":
             entry = session.entry(i)

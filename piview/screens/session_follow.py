@@ -204,6 +204,9 @@ class SessionFollow(_Screen):
         if change == "replaced":
             self._reload()
             return
+        if change == "title":  # oh-my-pi rewrote its title slot in place
+            self._refresh_title()
+            return
         if change != "appended":
             return
         self.last_entry_at = _now()

@@ -58,6 +58,8 @@ class BranchPanel(BranchRows, TreeSearch, BranchCompare, ScrollView, can_focus=T
     | right, l | Unfold the segment, or jump to the next branch start. |
     | f / F | Next / previous filter: default, no-tools, user-only, labeled-only, all. |
     | m / = | Mark a branch / compare it with the one at the cursor. |
+
+    Branches oh-my-pi archived are left out by every filter but ``all``.
     """
 
     HELP_TITLE = "Branch panel (b)"

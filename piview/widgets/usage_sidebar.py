@@ -104,15 +104,26 @@ def _tools_block(report: UsageReport) -> Content:
     )
     b, f = report.tools_path, report.tools_all
     if not f.count:
-        return Content("\n").join([head, Content.styled("no nested model usage", _MUTED)])
-    return Content("\n").join(
-        [
+        lines = [head, Content.styled("no nested model usage", _MUTED)]
+    else:
+        lines = [
             head,
             _pair("  tokens", fmt_tokens(b.tokens), fmt_tokens(f.tokens)),
             _pair("  cost", fmt_cost(b.cost), fmt_cost(f.cost), _COST),
             _pair("  calls", f"{b.count:,}", f"{f.count:,}"),
         ]
-    )
+    sb, sf = report.side_path, report.side_all
+    if sf.count:  # oh-my-pi's model_usage entries: their own kind, apart from the turns
+        lines += [
+            Content.assemble(
+                ("Other model work".ljust(_MODEL_LABEL), _HEAD),
+                *[(h.rjust(_MODEL_COL), _HEAD) for h in ("branch", "file")],
+            ),
+            _pair("  tokens", fmt_tokens(sb.tokens), fmt_tokens(sf.tokens)),
+            _pair("  cost", fmt_cost(sb.cost), fmt_cost(sf.cost), _COST),
+            _pair("  calls", f"{sb.count:,}", f"{sf.count:,}"),
+        ]
+    return Content("\n").join(lines)
 
 
 def _context_stats(sizes: list[float]) -> Content:

@@ -15,6 +15,7 @@ from tests.conftest import corpus_files, fixture
 KEYS = {
     "version",
     "session_id",
+    "title",
     "name",
     "cwd",
     "entries",
@@ -49,7 +50,7 @@ def test_info_json_has_exactly_the_contract_keys(name: str, capsys) -> None:
         "orphan_results",
         "errors",
     }
-    assert set(d["usage"]) == {"path", "all", "tools"}
+    assert set(d["usage"]) == {"path", "all", "tools", "model_usage"}
     for u in d["usage"].values():
         assert set(u) == U_KEYS
     assert d["entries"] == sum(d["entry_types"].values())

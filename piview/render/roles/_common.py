@@ -23,8 +23,11 @@ from piview.model.decode import SkEntry
 from piview.model.toolargs import count_lines
 from piview.model.tree import parse_iso_ms
 from piview.model.types import (
+    AnthropicServerToolContent,
     Entry,
+    FallbackContent,
     ImageContent,
+    RedactedThinkingContent,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -486,6 +489,9 @@ def blocks_renderables(
                     style=style("piview.unknown"),
                 )
             )
+        elif isinstance(b, OMP_BLOCKS):
+            flush()
+            out.append(Text(omp_block_line(b), style=style("piview.notice"), no_wrap=True))
         elif isinstance(b, ThinkingContent | ToolCall):
             continue  # drawn as their own items
     flush()
@@ -511,7 +517,22 @@ def blocks_plain(blocks: Iterable[Any]) -> str:
             parts.append(f"[image {image_label(image_info(b.data, b.mime_type))}]")
         elif isinstance(b, UnknownBlock):
             parts.append(f"[{sanitize_line(b.block_type)}]")
+        elif isinstance(b, OMP_BLOCKS):
+            parts.append(omp_block_line(b))
     return "\n".join(p for p in parts if p)
+
+
+OMP_BLOCKS = (RedactedThinkingContent, FallbackContent, AnthropicServerToolContent)
+"""oh-my-pi's blocks, each drawn as one quiet line."""
+
+
+def omp_block_line(b: Any) -> str:
+    """The line of an oh-my-pi block: redacted thinking, a model fallback, a server tool."""
+    if isinstance(b, RedactedThinkingContent):
+        return f"🔒 redacted thinking ({len(b.data):,} chars, encrypted by the provider)"
+    if isinstance(b, FallbackContent):
+        return f"↪ fallback from {sanitize_line(str(b.from_))} to {sanitize_line(str(b.to))}"
+    return f"⚙ server tool {sanitize_line(str(b.name or '?'))}"
 
 
 def count_images(blocks: Iterable[Any]) -> int:

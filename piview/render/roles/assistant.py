@@ -135,6 +135,9 @@ def render(ctx: Ctx) -> Rendered:
     cost = _cost(msg.usage)
     if cost:
         left.append(" " + fmt_cost(cost), style=style("piview.cost"))
+    took = msg.duration  # oh-my-pi records how long the response took
+    if isinstance(took, int | float) and not isinstance(took, bool) and took > 0:
+        left.append(f" {took / 1000:.1f}s", style=style("piview.dim"))
 
     body: list[RenderableType] = list(blocks_renderables(ctx, msg.content, key="a"))
     if stop == "error":

@@ -13,7 +13,7 @@ from typing import Any
 from rich.console import RenderableType
 from rich.text import Text
 
-from piview.model.types import CustomEntry, CustomMessage, CustomMessageEntry
+from piview.model.types import CustomEntry, CustomMessage, CustomMessageEntry, HookMessage
 from piview.render.roles._common import (
     Ctx,
     Rendered,
@@ -50,6 +50,8 @@ def render(ctx: Ctx) -> Rendered:
     if m is None:
         left.append("[custom]", style("piview.custom"))
         return header(left, ctx.time, ctx.width), None
+    if isinstance(m, HookMessage):  # oh-my-pi (version 3): a hook's message
+        left.append("hook ", style("piview.custom"))
     left.append(f"[{sanitize_line(m.custom_type) or '?'}]", style("piview.custom"))
     blocks = blocks_of(m.content)
     text_lines = sum(count_lines(sanitize(getattr(b, "text", ""))) for b in blocks)

@@ -19,18 +19,24 @@ from piview.render.roles._common import Ctx, Rendered
 from piview.render.sanitize import sanitize_line
 from piview.render.theme import style
 
-__all__ = ["divider_text", "plain", "render"]
+__all__ = ["divider_text", "plain", "render", "rule"]
 
 
 def divider_text(ctx: Ctx) -> str:
     """The divider's words, e.g. ``model → openai/gpt-5``."""
     e = ctx.entry
     if isinstance(e, ModelChangeEntry):
-        prov = sanitize_line(e.provider)
-        model = sanitize_line(e.model_id) or "?"
-        return f"model → {prov + '/' if prov else ''}{model}"
+        words = f"model → {sanitize_line(e.label()) or '?'}"
+        if e.role and e.role != "default":  # oh-my-pi's model roles (smol, slow, fallback)
+            words += f" ({sanitize_line(e.role)})"
+        if e.resolved_model_is_fallback:
+            words += " · fallback"
+        return words
     if isinstance(e, ThinkingLevelChangeEntry):
-        return f"thinking: {sanitize_line(e.thinking_level) or '?'}"
+        words = f"thinking: {sanitize_line(e.thinking_level) or '?'}"
+        if e.configured and e.configured != e.thinking_level:
+            words += f" ({sanitize_line(e.configured)})"  # oh-my-pi: the selector, e.g. auto
+        return words
     if isinstance(e, LabelEntry):
         target = sanitize_line(e.target_id) or "?"
         if e.label:
@@ -44,10 +50,14 @@ def divider_text(ctx: Ctx) -> str:
 
 def render(ctx: Ctx) -> Rendered:
     """``── words ─────── HH:MM:SS``, dim, exactly one line."""
-    width = max(20, ctx.width)
+    return rule(divider_text(ctx), ctx.time, ctx.width), None
+
+
+def rule(words: str, time: str, width: int) -> Text:
+    """``── words ─────── time`` in the divider style, exactly one line."""
+    width = max(20, width)
     # One line: a huge label (1 MB) would only cost time to measure before being cut.
-    words = divider_text(ctx)[: 2 * width]
-    time = ctx.time
+    words = words[: 2 * width]
     left = f"── {words} "
     right = f" {time}" if time else ""
     fill = width - len(left) - len(right)
@@ -57,7 +67,7 @@ def render(ctx: Ctx) -> Rendered:
         text = Text(left + "─" * fill + right, style=style("piview.divider"))
     text.no_wrap = True
     text.overflow = "ellipsis"
-    return text, None
+    return text
 
 
 def plain(ctx: Ctx) -> str:

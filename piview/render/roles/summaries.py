@@ -88,7 +88,12 @@ def render_compaction(ctx: Ctx) -> Rendered:
     left.append(f" · {fmt_tokens(tokens)} tokens before", style("piview.dim"))
     summary = sanitize(c.summary)
     if isinstance(c, CompactionEntry):
-        if c.from_hook:
+        after = c.tokens_after  # oh-my-pi: the estimate after the rewrite, and the method
+        if isinstance(after, int | float) and not isinstance(after, bool):
+            left.append(f" → {fmt_tokens(after)} after", style("piview.dim"))
+        if c.method:
+            left.append(f" · {sanitize_line(c.method)}", style("piview.dim"))
+        if c.from_hook or c.from_extension:
             left.append(" · by an extension", style("piview.dim"))
         kept = c.first_kept_entry_id
         left.append(

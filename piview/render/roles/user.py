@@ -105,6 +105,10 @@ def render(ctx: Ctx) -> Rendered:
     parts = split_wrappers(text_all)
     wrappers = [p for p in parts if isinstance(p, Wrapper)]
     details: list[str] = []
+    if msg is not None and msg.synthetic:  # oh-my-pi: written by the host, not typed
+        details.append("synthetic")
+    if msg is not None and msg.attribution == "agent":
+        details.append("sent by the agent")
     n_img = count_images(blocks)
     if n_img:
         details.append(f"{n_img} image" + ("s" if n_img > 1 else ""))
