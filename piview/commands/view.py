@@ -109,5 +109,14 @@ def _prerender(session: Session, leaf: int | None) -> Any:
 
 
 def looks_like_path(arg: str) -> bool:
-    """As Pi decides: a separator or a .jsonl suffix makes a path; so does an existing file."""
-    return "/" in arg or "\\" in arg or arg.endswith(".jsonl") or os.path.exists(arg)
+    """As Pi decides: a separator or a .jsonl suffix makes a path; so does an existing file,
+    and an OpenClaw database's ``DB.sqlite#ID``."""
+    from piview.model.source import parse_sqlite_ref
+
+    return (
+        "/" in arg
+        or "\\" in arg
+        or arg.endswith(".jsonl")
+        or os.path.exists(arg)
+        or parse_sqlite_ref(arg) is not None
+    )

@@ -21,6 +21,7 @@ from piview.model.fileindex import BOM, BadLine, FileIndex
 from piview.model.index_cache import CACHE_MIN_BYTES, IndexCache
 from piview.model.labels import resolve_labels, session_name
 from piview.model.pairing import Pairing, pair_tool_calls
+from piview.model.source import SqliteSession, SqliteSourceError, parse_sqlite_ref
 from piview.model.store import F_NO_ID, ROLE_NAMES, NodeStore
 from piview.model.tree import Tree, build_tree, build_tree_resolved
 from piview.model.types import CompactionEntry, Entry, SessionHeader, UnknownEntry
@@ -42,6 +43,9 @@ class Session:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.sqlite_ref = parse_sqlite_ref(path)
+        """For an OpenClaw database's ``DB#ID``: the database and the session in it."""
+        self._source: SqliteSession | None = None
         self.index = FileIndex()
         """The entries' skeletons and line positions, the header and the bad lines."""
         self.ids: list[str] = []
@@ -186,13 +190,29 @@ class Session:
     def _ensure_fd(self) -> int:
         with self._lock:
             if self._fd is None:
-                self._fd = _open_readonly(self.path)
+                if self.sqlite_ref is not None:
+                    # The rows are append-only: the stream read again has the same prefix.
+                    self._fd = self._open_source().fd
+                else:
+                    self._fd = _open_readonly(self.path)
             return self._fd
+
+    def _open_source(self) -> SqliteSession:
+        assert self.sqlite_ref is not None
+        try:
+            self._source = SqliteSession(self.sqlite_ref)
+        except SqliteSourceError as exc:
+            raise SessionOpenError(str(exc)) from None
+        return self._source
 
     def close(self) -> None:
         """Close the file descriptor (reopened on demand)."""
-        if self._fd is not None:
-            os.close(self._fd)
+        with self._lock:
+            if self._source is not None:
+                self._source.close()  # its descriptor is the stream's: closed with it
+                self._source = None
+            elif self._fd is not None:
+                os.close(self._fd)
             self._fd = None
 
     def __del__(self) -> None:
@@ -206,12 +226,19 @@ class Session:
     _legacy_ids = False
 
     def _load(self, cache: IndexCache | None = None) -> None:
-        fd = _open_readonly(self.path)
-        self._fd = fd
-        st = os.fstat(fd)
-        self._identity = (st.st_dev, st.st_ino)
-        if st.st_size < CACHE_MIN_BYTES:
-            cache = None  # a small file loads faster from scratch
+        if self.sqlite_ref is not None:
+            source = self._open_source()
+            self.path = Path(str(source.ref))  # the full session id, not the prefix given
+            self.sqlite_ref = source.ref
+            fd = self._fd = source.fd
+            cache = None  # rebuilt from the database in memory: nothing to save
+        else:
+            fd = _open_readonly(self.path)
+            self._fd = fd
+            st = os.fstat(fd)
+            self._identity = (st.st_dev, st.st_ino)
+            if st.st_size < CACHE_MIN_BYTES:
+                cache = None  # a small file loads faster from scratch
         was_enabled = gc.isenabled()
         gc.disable()  # many small objects: collections during the load only cost time
         try:
@@ -251,14 +278,25 @@ class Session:
         """Look for changes on disk: ``"none"``, ``"appended"`` (the new complete lines, or the
         header of a file that was empty, were indexed and the tree rebuilt) or ``"replaced"``
         (truncated or a different file: the caller should load it again). Never writes."""
-        try:
-            st = os.stat(self.path)
-        except OSError:
-            return "none"
         index = self.index
-        if (st.st_dev, st.st_ino) != self._identity or st.st_size < index.size:
-            return "replaced"
-        if st.st_size == index.seen:
+        if self.sqlite_ref is not None:
+            try:
+                self._ensure_fd()
+                assert self._source is not None
+                if self._source.refresh() < 0:
+                    return "replaced"
+            except OSError:
+                return "none"
+            size = self._source.size
+        else:
+            try:
+                st = os.stat(self.path)
+            except OSError:
+                return "none"
+            if (st.st_dev, st.st_ino) != self._identity or st.st_size < index.size:
+                return "replaced"
+            size = st.st_size
+        if size == index.seen:
             return "none"
         had_tail_entry = index.tail_entry
         had_header = index.header is not None
@@ -372,6 +410,8 @@ def load_tail(path: str | os.PathLike[str], max_bytes: int = 1024 * 1024) -> Ses
     Raises:
         SessionOpenError: the file does not exist or cannot be read.
     """
+    if parse_sqlite_ref(path) is not None:
+        return load_session(path)  # a database's session is rebuilt whole, in memory
     session = Session(Path(path))
     fd = _open_readonly(session.path)
     session._fd = fd
