@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from piview.commands.common import CliError, load, resolve_branch
@@ -57,13 +58,19 @@ def _view(args: argparse.Namespace) -> int:
                 )
             path = str(matches[0])
     else:
-        if not root.is_dir():
-            raise CliError(
-                f"no Pi session folder at {root} (set --sessions DIR, or try: piview --demo)"
-            )
+        from piview.catalog.hosts import host_roots
+
+        # Without --sessions: the folders of every host that has one (Pi, oh-my-pi, OpenClaw).
+        picked: Path | None = None
+        if args.sessions or not host_roots():
+            if not root.is_dir():
+                raise CliError(
+                    f"no Pi session folder at {root} (set --sessions DIR, or try: piview --demo)"
+                )
+            picked = root
         from piview.app import run_app
 
-        return run_app(None, sessions_root=root, theme=args.theme)
+        return run_app(None, sessions_root=picked, theme=args.theme)
     try:
         size = os.path.getsize(path)
     except OSError:
