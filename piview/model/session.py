@@ -20,6 +20,7 @@ from piview.model.decode import BadLineError, decode_entry, decode_json, decode_
 from piview.model.fileindex import BOM, BadLine, FileIndex
 from piview.model.index_cache import CACHE_MIN_BYTES, IndexCache
 from piview.model.labels import resolve_labels, session_name
+from piview.model.openclaw import active_leaf
 from piview.model.pairing import Pairing, pair_tool_calls
 from piview.model.source import SqliteSession, SqliteSourceError, parse_sqlite_ref
 from piview.model.store import F_NO_ID, ROLE_NAMES, NodeStore
@@ -349,16 +350,23 @@ class Session:
                 self.ids = ids
                 self.tree = build_tree(ids, refs, _Timestamps(store))
                 store.rebase(self.tree.id_index)
-                self._pairing = None
-                self._labels = None
-                self.derived.clear()
+                self._settle()
                 return
         self.ids = ids
         self.tree = build_tree_resolved(ids, preceding, forward, _Timestamps(store))
         store.rebase(self.tree.id_index)
+        self._settle()
+
+    def _settle(self) -> None:
+        """After a new tree: what is computed from it again, and the active leaf."""
         self._pairing = None
         self._labels = None
         self.derived.clear()
+        if len(self):
+            # OpenClaw's leaf entries and side notes: only the trailing lines are read.
+            self.tree.active = active_leaf(
+                len(self), self.nodes.etype, self.read_line, self.tree.id_index
+            )
 
 
 class _Timestamps:

@@ -22,6 +22,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
+from piview.model.openclaw import is_side_note
 from piview.model.store import F_ERROR, ROLE_NAMES, STOP_NAMES
 from piview.render.item import Item, ItemKind, ItemList
 from piview.render.roles import (
@@ -36,7 +37,7 @@ from piview.render.roles import (
     unknown,
     user,
 )
-from piview.render.roles._common import Ctx, Rendered
+from piview.render.roles._common import Ctx, Rendered, tag_header
 from piview.render.sanitize import sanitize_line
 from piview.render.theme import style
 
@@ -62,7 +63,12 @@ def _pack(*args: object) -> tuple[object, ...]:
     return args
 
 
-_DIVIDER_TYPES = frozenset({"model_change", "thinking_level_change", "label", "session_info"})
+_DIVIDER_TYPES = frozenset(
+    {"model_change", "thinking_level_change", "label", "session_info", "reset", "leaf"}
+)
+"""Entries drawn as one dim line (``reset`` and ``leaf`` are OpenClaw's)."""
+_DIVIDER_CUSTOM = frozenset({"model-snapshot", "openclaw:prompt-error"})
+"""OpenClaw's ``custom`` entries worth a line: the model in force, a prompt that failed."""
 _BAD_STOPS = frozenset({"error", "aborted"})
 
 # --------------------------------------------------------------------------- building
@@ -198,7 +204,10 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
             assert n is not None
             add(new("branch_summary", i, -1, False, bool(n.summary and n.summary.strip())))
         elif t == "custom":
-            if show_hidden:
+            assert n is not None
+            if n.custom_type in _DIVIDER_CUSTOM:
+                add(new("divider", i))
+            elif show_hidden:
                 add(new("custom", i, -1, True, True))
         else:
             add(new("unknown", i, -1, False, True))
@@ -274,7 +283,18 @@ class _Safe:
 def _parts(session: Session, item: Item, expanded: bool, width: int) -> Rendered:
     entry = _DISPATCH.get(item.kind, _DISPATCH["unknown"])
     ctx = Ctx(session, item, expanded or not item.collapsible, max(20, width))
-    return entry[0](ctx)
+    head, body = entry[0](ctx)
+    if item.part == -1 and item.kind != "divider" and _side_note(session, item.entry):
+        head = tag_header(head, "side note", max(20, width))
+    return head, body
+
+
+def _side_note(session: Session, i: int) -> bool:
+    """OpenClaw's ``appendMode: "side"`` on entry ``i`` (read once per entry)."""
+    cache = session.derived.get(_side_note)
+    if not isinstance(cache, dict):
+        cache = session.derived[_side_note] = {}
+    return is_side_note(session.read_line, i, cache)
 
 
 def render_item(session: Session, item: Item, *, expanded: bool, width: int) -> RenderableType:
