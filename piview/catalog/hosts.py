@@ -26,7 +26,16 @@ from pathlib import Path
 
 from piview.model.source import SqliteSourceError, list_sqlite_sessions
 
-__all__ = ["HOSTS", "Found", "Root", "discover", "host_roots", "root_for_folder"]
+__all__ = [
+    "HOSTS",
+    "Found",
+    "Root",
+    "discover",
+    "find_by_id",
+    "folder_name",
+    "host_roots",
+    "root_for_folder",
+]
 
 HOSTS = ("pi", "omp", "openclaw")
 """The hosts piview knows, in the order the picker cycles through them."""
@@ -131,6 +140,34 @@ def discover(roots: list[Root]) -> list[Found]:
         else:
             found += _buckets(root)
     return _order(found)
+
+
+def find_by_id(prefix: str, roots: list[Root]) -> list[str]:
+    """Sessions of ``roots`` whose id starts with ``prefix`` (a file's header id, read from
+    its first line; a database's session id)."""
+    from piview.catalog.discovery import HEAD_BYTES, read_json_line
+
+    out: list[str] = []
+    for f in discover(roots):
+        if "#" in f.path and f.path.rpartition("#")[2].startswith(prefix):
+            out.append(f.path)
+            continue
+        try:
+            with open(f.path, "rb") as fh:
+                first = fh.readline(HEAD_BYTES).removeprefix(b"\xef\xbb\xbf")
+        except OSError:
+            continue
+        obj = read_json_line(first.strip())
+        sid = obj.get("id") if isinstance(obj, dict) else None
+        if isinstance(sid, str) and sid.startswith(prefix):
+            out.append(f.path)
+    return out
+
+
+def folder_name(cwd: str) -> str:
+    """The last part of a folder, Windows or POSIX (``C:\\Users\\ana\\app`` → ``app``)."""
+    parts = [p for p in cwd.replace("\\", "/").split("/") if p]
+    return parts[-1] if parts else cwd
 
 
 def _order(found: list[Found]) -> list[Found]:

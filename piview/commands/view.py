@@ -46,17 +46,25 @@ def _view(args: argparse.Namespace) -> int:
     elif args.file:
         path = args.file
         if not looks_like_path(path):
-            matches = resolve_session_id(path, root)
+            from piview.catalog.hosts import find_by_id, host_roots
+
+            # Without --sessions: the sessions of every host (Pi, oh-my-pi, OpenClaw).
+            roots = [] if args.sessions else host_roots()
+            if roots:
+                matches = find_by_id(path, roots)
+            else:
+                matches = [str(m) for m in resolve_session_id(path, root)]
             if not matches:
+                where = ", ".join(str(r.path) for r in roots) or str(root)
                 raise CliError(
-                    f"no session file {path!r}, and no session id starting with it in {root}"
+                    f"no session file {path!r}, and no session id starting with it in {where}"
                 )
             if len(matches) > 1:
                 listing = "; ".join(str(m) for m in matches[:5])
                 raise CliError(
                     f"session id {path!r} is ambiguous ({len(matches)} sessions): {listing}"
                 )
-            path = str(matches[0])
+            path = matches[0]
     else:
         from piview.catalog.hosts import host_roots
 

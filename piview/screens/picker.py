@@ -27,7 +27,15 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 from textual.worker import get_current_worker
 
-from piview.catalog.hosts import HOSTS, Found, Root, discover, host_roots, root_for_folder
+from piview.catalog.hosts import (
+    HOSTS,
+    Found,
+    Root,
+    discover,
+    folder_name,
+    host_roots,
+    root_for_folder,
+)
 from piview.catalog.summaries import (
     SessionSummary,
     SummaryCache,
@@ -104,7 +112,7 @@ def _project_label(s: SessionSummary) -> str:
     """The project column's text: the agent of an OpenClaw session, else its folder's name."""
     if s.host == "openclaw":
         return sanitize_line(s.project)
-    return sanitize_line(Path(s.cwd).name) if s.cwd else ""
+    return sanitize_line(folder_name(s.cwd)) if s.cwd else ""
 
 
 class PickerScreen(Screen[None]):

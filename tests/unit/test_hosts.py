@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from piview.catalog.hosts import Root, discover, host_roots, root_for_folder
+from piview.catalog.hosts import (
+    Root,
+    discover,
+    find_by_id,
+    folder_name,
+    host_roots,
+    root_for_folder,
+)
 from piview.catalog.summaries import SummaryCache, summarize, summarize_full
 from tests.hosts import make_home, sqlite_lines, sqlite_session_id
 
@@ -120,3 +127,51 @@ def test_summaries_say_the_host_and_are_cached(home: Path, tmp_path: Path) -> No
     raw["version"] = 2
     (tmp_path / "c.json").write_text(json.dumps(raw))
     assert SummaryCache(tmp_path / "c.json").get(Path(db.path), db.size, db.mtime) is None
+
+
+def test_find_by_id_over_every_host(home: Path) -> None:
+    roots = host_roots({"HOME": str(home)})
+    sid = sqlite_session_id()
+    assert find_by_id(sid[:20], roots) == [
+        str(home / ".openclaw/agents/ops/agent/openclaw-agent.sqlite") + f"#{sid}"
+    ]
+    sub = next(f for f in discover(roots) if f.parent)
+    sub_id = json.loads(Path(sub.path).read_text().splitlines()[0])["id"]
+    assert find_by_id(sub_id, roots) == [sub.path]
+    assert find_by_id("zzzz", roots) == []
+
+
+def test_view_resolves_ids_of_other_hosts(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from piview.cli import main
+
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(home)
+    for var in ("PI_CODING_AGENT_DIR", "OMP_PROFILE", "PI_PROFILE", "OPENCLAW_STATE_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    opened: list[str] = []
+
+    def run_app(session, **_kw):  # type: ignore[no-untyped-def]
+        opened.append(str(session.path))
+        return 0
+
+    monkeypatch.setattr("piview.app.run_app", run_app)
+    monkeypatch.setattr("piview.commands.view._prerender", lambda *_a: None)
+    # Every fixture session was written within the same millisecond: one prefix names all,
+    # across the hosts.
+    prefix = sqlite_session_id()[:8]
+    assert main([prefix]) == 2
+    err = capsys.readouterr().err
+    assert "is ambiguous (7 sessions)" in err and ".omp" in err and ".pi" in err
+    assert main([sqlite_session_id()[:20]]) == 0  # the database's session opens
+    assert opened == [str(home / ".openclaw/agents/ops/agent/openclaw-agent.sqlite")
+                      + f"#{sqlite_session_id()}"]  # fmt: skip
+    assert main(["zzzz"]) == 2
+    assert ".openclaw" in capsys.readouterr().err
+
+
+def test_folder_name() -> None:
+    assert folder_name("C:\\Users\\ana\\app") == "app"
+    assert folder_name("/home/dev/src/alpha/") == "alpha"
+    assert folder_name("/") == "/"
