@@ -18,7 +18,7 @@ from typing import Any
 
 from piview.catalog.discovery import HEAD_BYTES, cache_dir, read_json_line
 from piview.catalog.hosts import Found
-from piview.model.source import SqliteSession, parse_sqlite_ref
+from piview.model.source import parse_sqlite_ref, peek_sqlite_session
 from piview.model.usage import sum_usage
 
 __all__ = [
@@ -112,23 +112,23 @@ def _user_text(obj: Any, role: str = "user") -> str | None:
 
 
 def _head_tail(path: Path) -> tuple[int, float, bytes, bytes]:
-    """Size, modification time, the first and the last 64 KB (none when the file is short)."""
+    """Size, modification time, the first and the last 64 KB (none when the file is short).
+
+    For a database's session: its first and last events (size and time come from discovery).
+    """
     ref = parse_sqlite_ref(path)
     if ref is not None:
-        src = SqliteSession(ref)
-        fd, size, mtime = src.fd, src.size, src.updated
-    else:
-        st = path.stat()
-        fd, size, mtime = os.open(path, os.O_RDONLY), st.st_size, st.st_mtime
+        head, tail = peek_sqlite_session(ref)
+        return len(head) + len(tail), 0.0, head, tail
+    st = path.stat()
+    fd = os.open(path, os.O_RDONLY)
     try:
         head = os.pread(fd, HEAD_BYTES, 0)
+        size = st.st_size
         tail = os.pread(fd, _TAIL, max(0, size - _TAIL)) if size > HEAD_BYTES else b""
     finally:
-        if ref is not None:
-            src.close()
-        else:
-            os.close(fd)
-    return size, mtime, head, tail
+        os.close(fd)
+    return size, st.st_mtime, head, tail
 
 
 def quick_summary(path: Path) -> SessionSummary:

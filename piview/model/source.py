@@ -27,7 +27,11 @@ __all__ = [
     "SqliteSourceError",
     "list_sqlite_sessions",
     "parse_sqlite_ref",
+    "peek_sqlite_session",
 ]
+
+_BATCH = 4096
+"""Rows read and written to the stream at a time."""
 
 SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 """A path ending so, then ``#`` and an id, names a session inside a database."""
@@ -124,6 +128,35 @@ def list_sqlite_sessions(db: Path) -> list[SqliteSessionInfo]:
     ]
 
 
+def peek_sqlite_session(
+    ref: SqliteRef, head_rows: int = 8, tail_rows: int = 32
+) -> tuple[bytes, bytes]:
+    """The first and the last events of a session as stream bytes (the tail empty when the
+    head holds them all): what a quick summary reads, without the whole transcript."""
+    con = _connect(ref.db)
+    try:
+        q = "SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq"
+        head = con.execute(f"{q} LIMIT ?", (ref.session_id, head_rows + 1)).fetchall()
+        tail = []
+        if len(head) > head_rows:
+            tail = con.execute(f"{q} DESC LIMIT ?", (ref.session_id, tail_rows)).fetchall()
+            tail.reverse()
+            head = head[:head_rows]
+    except sqlite3.Error as exc:
+        raise SqliteSourceError(f"cannot read {ref.db}: {exc}") from None
+    finally:
+        con.close()
+
+    def stream(found: list[tuple[object]]) -> bytes:
+        parts = [
+            (e if isinstance(e, bytes) else str(e).encode("utf-8", "replace")).replace(b"\n", b" ")
+            for (e,) in found
+        ]
+        return b"\n".join(parts) + b"\n" if parts else b""
+
+    return stream(head), stream(tail)
+
+
 class SqliteSession:
     """One session's transcript read from a database into an anonymous in-memory file.
 
@@ -141,6 +174,8 @@ class SqliteSession:
         self.fd = _anonymous_file()
         self.size = 0
         self.last_seq: int | None = None
+        self.events = 0
+        """How many events the stream holds."""
         self.updated = 0.0
         self.refresh()
 
@@ -176,33 +211,43 @@ class SqliteSession:
             self._con = _connect(self.db)
         after = -(2**63) if self.last_seq is None else self.last_seq
         try:
-            top = self._con.execute(
-                "SELECT max(seq) FROM transcript_events WHERE session_id = ?",
+            top, total = self._con.execute(
+                "SELECT max(seq), count(*) FROM transcript_events WHERE session_id = ?",
                 (self.session_id,),
             ).fetchone()
-            if self.last_seq is not None and (top is None or top[0] is None or top[0] < after):
+            if self.last_seq is not None and (top is None or top < after or total < self.events):
                 return -1
-            # fetchall: the read finishes here, no statement (and no lock) stays open.
-            rows = self._con.execute(
+            cur = self._con.execute(
                 "SELECT seq, event_json, created_at FROM transcript_events"
                 " WHERE session_id = ? AND seq > ? ORDER BY seq",
                 (self.session_id, after),
-            ).fetchall()
+            )
+            count = 0
+            try:
+                # In batches straight into the stream: never the whole transcript twice in
+                # memory. The cursor is closed at the end: no statement (no lock) stays open.
+                while rows := cur.fetchmany(_BATCH):
+                    parts = []
+                    for _seq, event, _at in rows:
+                        text = (
+                            event
+                            if isinstance(event, bytes)
+                            else str(event).encode("utf-8", "replace")
+                        )
+                        # One event is one line: a raw newline inside would split it.
+                        parts.append(text.replace(b"\n", b" "))
+                    data = b"\n".join(parts) + b"\n"
+                    os.pwrite(self.fd, data, self.size)
+                    self.size += len(data)
+                    self.last_seq = int(rows[-1][0])
+                    self.updated = max(self.updated, _seconds(rows[-1][2]))
+                    count += len(rows)
+                    self.events += len(rows)
+            finally:
+                cur.close()
         except sqlite3.Error as exc:
             raise SqliteSourceError(f"cannot read {self.db}: {exc}") from None
-        if not rows:
-            return 0
-        parts = []
-        for _seq, event, _at in rows:
-            text = event if isinstance(event, bytes) else str(event).encode("utf-8", "replace")
-            # One event is one line: a newline inside would split it (JSON never has one).
-            parts.append(text.replace(b"\n", b" "))
-        data = b"\n".join(parts) + b"\n"
-        os.pwrite(self.fd, data, self.size)
-        self.size += len(data)
-        self.last_seq = int(rows[-1][0])
-        self.updated = max(self.updated, _seconds(rows[-1][2]))
-        return len(rows)
+        return count
 
     def close(self) -> None:
         """Close the connection and drop the in-memory stream."""

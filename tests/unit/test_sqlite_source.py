@@ -50,6 +50,7 @@ def test_same_session_as_the_jsonl_lines(db: Path) -> None:
     assert s.entry(s.tree.leaf) == f.entry(f.tree.leaf)
     s.close()
     assert s.entry(1) == f.entry(1)  # reopened on demand
+    assert s.index_cache is None and not s.save_index()  # rebuilt from the database: no cache
 
 
 def test_unknown_and_ambiguous_ids(db: Path) -> None:
@@ -88,10 +89,17 @@ def test_follow_new_rows_and_replaced(db: Path) -> None:
     assert len(s) == n + 1 and s.ids[s.tree.leaf] == "f0110w01"
     assert s.poll() == "none"
     con = sqlite3.connect(db)
+    with con:  # an earlier row gone, the last one kept: the session was rewritten
+        con.execute("DELETE FROM transcript_events WHERE session_id = ? AND seq = 2", (sid,))
+    con.close()
+    assert s.poll() == "replaced"
+    t = load_session(f"{db}#{sid}")
+    assert t.poll() == "none" and len(t) == n  # the row gone and the one appended
+    con = sqlite3.connect(db)
     with con:
         con.execute("DELETE FROM transcript_events WHERE session_id = ? AND seq > 2", (sid,))
     con.close()
-    assert s.poll() == "replaced"
+    assert t.poll() == "replaced"
 
 
 def test_listing(db: Path) -> None:
