@@ -5,7 +5,7 @@
   written by a model (:func:`gateway_origin`).
 - A ``leaf`` entry (``targetId``) makes that entry the active leaf, not the last line; an entry
   with ``appendMode: "side"`` is a side note, which does not move the leaf either
-  (:func:`active_leaf`, :func:`is_side_note`).
+  (:func:`active_leaf`, :func:`side_line`; ``Session.is_side_note``).
 - A ``reset`` entry (``reason``, optional ``firstKeptEntryId``) starts the conversation afresh.
 
 Only the lines that need it are read back, so the cost stays linear in what is read.
@@ -23,7 +23,6 @@ __all__ = [
     "SIDE_KEY",
     "active_leaf",
     "gateway_origin",
-    "is_side_note",
     "side_line",
 ]
 
@@ -54,18 +53,6 @@ def side_line(line: bytes) -> bool:
     except msgspec.DecodeError:
         return False
     return isinstance(obj, dict) and obj.get("appendMode") == "side"
-
-
-def is_side_note(read_line: Callable[[int], bytes], i: int, cache: dict[int, bool]) -> bool:
-    """:func:`side_line` of entry ``i`` (``cache`` keeps the answers per session)."""
-    hit = cache.get(i)
-    if hit is None:
-        try:
-            hit = side_line(read_line(i))
-        except OSError:
-            hit = False
-        cache[i] = hit
-    return hit
 
 
 def active_leaf(

@@ -20,7 +20,7 @@ from piview.model.decode import BadLineError, decode_entry, decode_json, decode_
 from piview.model.fileindex import BOM, BadLine, FileIndex
 from piview.model.index_cache import CACHE_MIN_BYTES, IndexCache
 from piview.model.labels import resolve_labels, session_name
-from piview.model.openclaw import active_leaf
+from piview.model.openclaw import SIDE_KEY, active_leaf, side_line
 from piview.model.pairing import Pairing, pair_tool_calls
 from piview.model.source import SqliteSession, SqliteSourceError, parse_sqlite_ref
 from piview.model.store import F_NO_ID, ROLE_NAMES, NodeStore
@@ -47,6 +47,7 @@ class Session:
         self.sqlite_ref = parse_sqlite_ref(path)
         """For an OpenClaw database's ``DB#ID``: the database and the session in it."""
         self._source: SqliteSession | None = None
+        self._side_notes: set[int] = set()
         self.index = FileIndex()
         """The entries' skeletons and line positions, the header and the bad lines."""
         self.ids: list[str] = []
@@ -170,7 +171,10 @@ class Session:
                 self._cache.move_to_end(i)
                 return hit
         try:
-            value, notes = decode_entry(self.read_line(i), legacy=self.version < 3)
+            line = self.read_line(i)
+            value, notes = decode_entry(line, legacy=self.version < 3)
+            if SIDE_KEY in line and side_line(line):  # OpenClaw's appendMode: "side"
+                self._side_notes.add(i)
         except (BadLineError, RecursionError) as exc:
             # The line decoded when indexed; it can only fail now if the file was rewritten.
             value, notes = UnknownEntry(raw=None), [f"cannot decode: {exc}"]
@@ -187,6 +191,12 @@ class Session:
             if len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return entry
+
+    def is_side_note(self, i: int) -> bool:
+        """True when entry ``i`` is an OpenClaw side note (``appendMode: "side"``), not a new
+        branch (known once the entry was decoded: it is, here, when it was not)."""
+        self.entry(i)
+        return i in self._side_notes
 
     def _ensure_fd(self) -> int:
         with self._lock:

@@ -22,7 +22,6 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from piview.model.openclaw import is_side_note
 from piview.model.store import F_ERROR, ROLE_NAMES, STOP_NAMES
 from piview.render.item import Item, ItemKind, ItemList
 from piview.render.roles import (
@@ -284,17 +283,10 @@ def _parts(session: Session, item: Item, expanded: bool, width: int) -> Rendered
     entry = _DISPATCH.get(item.kind, _DISPATCH["unknown"])
     ctx = Ctx(session, item, expanded or not item.collapsible, max(20, width))
     head, body = entry[0](ctx)
-    if item.part == -1 and item.kind != "divider" and _side_note(session, item.entry):
+    # OpenClaw's side notes (appendMode: "side"): known from the entry the renderer decoded.
+    if item.part == -1 and item.kind != "divider" and session.is_side_note(item.entry):
         head = tag_header(head, "side note", max(20, width))
     return head, body
-
-
-def _side_note(session: Session, i: int) -> bool:
-    """OpenClaw's ``appendMode: "side"`` on entry ``i`` (read once per entry)."""
-    cache = session.derived.get(_side_note)
-    if not isinstance(cache, dict):
-        cache = session.derived[_side_note] = {}
-    return is_side_note(session.read_line, i, cache)
 
 
 def render_item(session: Session, item: Item, *, expanded: bool, width: int) -> RenderableType:

@@ -143,3 +143,14 @@ def test_export_marks_gateway_messages(tmp_path: Path) -> None:
 def test_header_only_file_has_no_leaf(write_session) -> None:
     s = load_session(write_session([json.dumps(HEADER)]))
     assert s.tree.leaf is None
+
+
+def test_branch_panel_rows() -> None:
+    from piview.model.treetext import row_text
+
+    s = load_session(FILE)
+    rows = {s.ids[i]: row_text(s, i) for i in range(len(s))}
+    assert rows["r1000001"] == "[reset: new]"
+    assert rows["l1000001"] == "[leaf → m1000003]"
+    assert rows["s1000001"] == "(side note) assistant: [note] forecast refreshed at 06:00"
+    assert rows["m1000003"] == "assistant: Sunny, 24°C."
