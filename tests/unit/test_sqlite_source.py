@@ -12,6 +12,7 @@ import pytest
 from piview.cli import main
 from piview.model import SessionOpenError, load_session
 from piview.model.source import list_sqlite_sessions, parse_sqlite_ref
+from tests.conftest import FIXTURES, corpus_files
 from tests.hosts import SQLITE_LINES, append_events, build_db, sqlite_lines, sqlite_session_id
 
 
@@ -139,3 +140,36 @@ def test_export_db_ref(db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[s
     # Never over the database itself.
     assert main(["export", f"{db}#{sqlite_session_id()[:8]}", "-o", str(db)]) == 2
     assert _digest(db) == before
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        *[pytest.param(p, id=p.name) for p in sorted(FIXTURES.glob("*.jsonl"))],
+        *[pytest.param(p, id=f"corpus/{p.parent.name}/{p.name}") for p in corpus_files()],
+    ],
+)
+@pytest.mark.parametrize("command", ["info", "tools", "context"])
+def test_a_file_put_in_a_database_reads_the_same(
+    path: Path, command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every fixture and corpus file, its lines put in a database as OpenClaw does: the same
+    ``--json`` answers as the same lines in a file (bad lines, versions, trees, pairing, usage
+    and context alike). One event is one line: blank lines are not events, and every event
+    ends, so the file compared holds the events one per line."""
+    events = [
+        ln.removesuffix("\r")
+        for ln in path.read_bytes().decode("utf-8", "replace").split("\n")
+        if ln.strip()
+    ]
+    db = build_db(tmp_path / "a.sqlite", {"s1": events})
+    same = tmp_path / "same.jsonl"
+    same.write_bytes("".join(ev + "\n" for ev in events).encode())
+    assert main([command, str(same), "--json"]) == 0
+    want = json.loads(capsys.readouterr().out)
+    assert main([command, f"{db}#s1", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    if isinstance(want, dict):
+        want.pop("file", None)
+        got.pop("file", None)
+    assert got == want
