@@ -124,6 +124,23 @@ class Session:
         """The session name from the latest ``session_info`` entry."""
         return session_name(self.nodes)
 
+    @property
+    def stem(self) -> str:
+        """A name for files made from this session (exports): the file's name without its
+        suffix; for a database's session, the database's and the session id."""
+        ref = self.sqlite_ref
+        return f"{ref.db.stem}-{ref.session_id}" if ref is not None else self.path.stem
+
+    def modified(self) -> float | None:
+        """When the session last changed: the file's modification time, or the time of a
+        database session's newest event; None when unknown."""
+        if self.sqlite_ref is not None:
+            return self._source.updated if self._source is not None else None
+        try:
+            return os.stat(self.path).st_mtime
+        except OSError:
+            return None
+
     def line_of(self, i: int) -> int:
         """The 1-based line number of entry ``i``."""
         return self.index.lines[i]

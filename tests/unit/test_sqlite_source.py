@@ -13,7 +13,14 @@ from piview.cli import main
 from piview.model import SessionOpenError, load_session
 from piview.model.source import list_sqlite_sessions, parse_sqlite_ref
 from tests.conftest import FIXTURES, corpus_files
-from tests.hosts import SQLITE_LINES, append_events, build_db, sqlite_lines, sqlite_session_id
+from tests.hosts import (
+    SQLITE_LINES,
+    T_MS,
+    append_events,
+    build_db,
+    sqlite_lines,
+    sqlite_session_id,
+)
 
 
 @pytest.fixture
@@ -173,3 +180,16 @@ def test_a_file_put_in_a_database_reads_the_same(
         want.pop("file", None)
         got.pop("file", None)
     assert got == want
+
+
+def test_name_and_time_of_a_db_session(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sid = sqlite_session_id()
+    s = load_session(f"{db}#{sid[:8]}")
+    assert s.stem == f"openclaw-agent-{sid}"  # two sessions of one database: two names
+    assert s.modified() == pytest.approx((T_MS + 1000 * (len(sqlite_lines()) - 1)) / 1000)
+    assert load_session(SQLITE_LINES).stem == "openclaw_sqlite"
+    monkeypatch.chdir(tmp_path)
+    assert main(["export", f"{db}#{sid[:8]}"]) == 0
+    assert capsys.readouterr().out.strip() == str(tmp_path / f"openclaw-agent-{sid}.html")
