@@ -206,10 +206,11 @@ class PickerScreen(Screen[None]):
         yield KeyBar()
 
     def _where(self) -> Text:
+        hosts = {"pi": "Pi", "omp": "oh-my-pi", "openclaw": "OpenClaw"}
         if self.root is not None:
-            text = f"Pi sessions in {self.root}"
+            host = self.roots[0].host if self.roots else "pi"
+            text = f"{hosts.get(host, 'Pi')} sessions in {self.root}"
         else:
-            hosts = {"pi": "Pi", "omp": "oh-my-pi", "openclaw": "OpenClaw"}
             seen = [hosts[h] for h in HOSTS if any(r.host == h for r in self.roots)]
             text = f"Sessions of {', '.join(seen) or 'Pi'} ({len(self.roots)} folders)"
         if self.host:

@@ -85,3 +85,18 @@ def test_hosts_picker_snapshot(snap_compare, home: Path, size: tuple[int, int]) 
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=size, run_before=indexed)
+
+
+async def test_sessions_folder_of_an_openclaw_agent(home: Path) -> None:
+    folder = home / ".openclaw" / "agents" / "main" / "sessions"
+    app = make_app(sessions_root=folder)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        assert f"OpenClaw sessions in {folder}" in str(picker.query_one("#where").render())
+        rows = _rows(picker)
+        assert sorted(s for _p, _h, s in rows) == ["Calendar", "Standup notes"]
+        assert {p for p, _h, _s in rows} == {"agent:main", ""}
+        assert "host" not in [str(c.key.value) for c in picker.query_one(DataTable).ordered_columns]
