@@ -92,10 +92,10 @@ class PiviewApp(App[None]):
                 )
             )
         else:
-            from piview.catalog.discovery import sessions_dir
             from piview.screens.picker import PickerScreen
 
-            self.push_screen(PickerScreen(self._root or sessions_dir()))
+            # No folder given: the folders of every host (Pi, oh-my-pi, OpenClaw).
+            self.push_screen(PickerScreen(self._root))
         if self._unknown_theme is not None:
             known = ", ".join(sorted(self.available_themes))
             self.notify(

@@ -52,13 +52,16 @@ class Link:
 
 
 def header_of(path: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """The file's first line when it is a session header, else None (never raises)."""
+    """The file's session header (its first line; the second after oh-my-pi's title slot),
+    else None (never raises)."""
     try:
         with open(path, "rb") as f:
             first = f.readline(HEAD_BYTES).removeprefix(b"\xef\xbb\xbf").strip()
+            obj = read_json_line(first)
+            if isinstance(obj, dict) and obj.get("type") == "title":
+                obj = read_json_line(f.readline(HEAD_BYTES).strip())
     except OSError:
         return None
-    obj = read_json_line(first)
     return obj if isinstance(obj, dict) and obj.get("type") == "session" else None
 
 

@@ -3,7 +3,9 @@
 A *quick* summary reads only the head and the tail of a file (the header, the first user
 message, a recent name); a *full* one indexes the file (entry count, cost, the exact name).
 Full summaries are cached under the user cache directory, keyed by path, size and modification
-time, so a second start is instant. Session files are only ever read.
+time, so a second start is instant. Each says which host wrote it (:mod:`piview.catalog.hosts`):
+an OpenClaw database's session (``DB#ID``) is summarised from its rows. Session files are only
+ever read.
 """
 
 from __future__ import annotations
@@ -15,12 +17,22 @@ from pathlib import Path
 from typing import Any
 
 from piview.catalog.discovery import HEAD_BYTES, cache_dir, read_json_line
+from piview.catalog.hosts import Found
+from piview.model.source import parse_sqlite_ref, peek_sqlite_session
 from piview.model.usage import sum_usage
 
-__all__ = ["SessionSummary", "SummaryCache", "full_summary", "quick_summary"]
+__all__ = [
+    "SessionSummary",
+    "SummaryCache",
+    "apply_found",
+    "full_summary",
+    "quick_summary",
+    "summarize",
+    "summarize_full",
+]
 
 _TAIL = 64 * 1024
-_VERSION = 3
+_VERSION = 4
 """Of the cache file; summaries of another version are indexed again."""
 
 
@@ -49,11 +61,33 @@ class SessionSummary:
     """True for a full summary (every line read)."""
     host_title: str | None = None
     """oh-my-pi's title: its title slot (line 1), else its header's ``title``."""
+    host: str = "pi"
+    """Which host wrote it: ``pi``, ``omp`` (oh-my-pi) or ``openclaw``."""
+    group: str | None = None
+    """The OpenClaw agent it belongs to (its cwd is the gateway's, not a project)."""
+    parent: str | None = None
+    """The session a subagent's transcript is nested under."""
+    profile: str | None = None
+    """oh-my-pi's profile."""
+    updated: float | None = None
+    """OpenClaw's record of the last activity (``sessions.json``), when it has one."""
 
     @property
     def title(self) -> str:
         """Name, else oh-my-pi's title, else first user message, else the file name."""
         return self.name or self.host_title or self.first_message or Path(self.path).name
+
+    @property
+    def activity(self) -> float:
+        """When the session was last active: the host's record, else the file's time."""
+        return self.updated or self.mtime
+
+    @property
+    def project(self) -> str:
+        """What the picker groups by: the agent of an OpenClaw session, else its folder."""
+        if self.host == "openclaw":
+            return f"agent:{self.group}" if self.group else "openclaw"
+        return self.cwd or ""
 
 
 def _lines(data: bytes) -> list[bytes]:
@@ -79,16 +113,30 @@ def _user_text(obj: Any, role: str = "user") -> str | None:
     return text[:200] or None
 
 
-def quick_summary(path: Path) -> SessionSummary:
-    """Summary from the first and last 64 KB of the file (no entry count or cost)."""
+def _head_tail(path: Path) -> tuple[int, float, bytes, bytes]:
+    """Size, modification time, the first and the last 64 KB (none when the file is short).
+
+    For a database's session: its first and last events (size and time come from discovery).
+    """
+    ref = parse_sqlite_ref(path)
+    if ref is not None:
+        head, tail = peek_sqlite_session(ref)
+        return len(head) + len(tail), 0.0, head, tail
     st = path.stat()
-    out = SessionSummary(str(path), st.st_size, st.st_mtime)
     fd = os.open(path, os.O_RDONLY)
     try:
         head = os.pread(fd, HEAD_BYTES, 0)
-        tail = os.pread(fd, _TAIL, max(0, st.st_size - _TAIL)) if st.st_size > HEAD_BYTES else b""
+        size = st.st_size
+        tail = os.pread(fd, _TAIL, max(0, size - _TAIL)) if size > HEAD_BYTES else b""
     finally:
         os.close(fd)
+    return size, st.st_mtime, head, tail
+
+
+def quick_summary(path: Path) -> SessionSummary:
+    """Summary from the first and last 64 KB of the file (no entry count or cost)."""
+    size, mtime, head, tail = _head_tail(path)
+    out = SessionSummary(str(path), size, mtime)
     head_lines = _lines(head.removeprefix(b"\xef\xbb\xbf"))
     if head_lines:
         first = read_json_line(head_lines[0])
@@ -170,6 +218,25 @@ def full_summary(path: Path) -> SessionSummary:
     finally:
         session.close()
     return out
+
+
+def apply_found(out: SessionSummary, found: Found) -> SessionSummary:
+    """``out`` with what discovery found: where, which host, its agent, parent and label."""
+    out.path, out.size, out.mtime = found.path, found.size, found.mtime
+    out.host, out.group, out.parent = found.host, found.group, found.parent
+    out.profile, out.updated = found.profile, found.updated
+    out.name = out.name or found.name  # the file's own name first, then the host's label
+    return out
+
+
+def summarize(found: Found) -> SessionSummary:
+    """:func:`quick_summary` of a session found on disk, with what its host says of it."""
+    return apply_found(quick_summary(Path(found.path)), found)
+
+
+def summarize_full(found: Found) -> SessionSummary:
+    """:func:`full_summary` of a session found on disk, with what its host says of it."""
+    return apply_found(full_summary(Path(found.path)), found)
 
 
 class SummaryCache:

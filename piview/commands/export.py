@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
         if fmt is None:  # HTML, as the viewer's x writes: it is what people share
             fmt = "md" if out is not None and out.suffix.lower() in (".md", ".markdown") else "html"
         if out is None or out.is_dir():
-            out = (out or Path()) / f"{Path(args.file).stem}.{fmt}"
+            out = (out or Path()) / f"{session.stem}.{fmt}"
         try:
             written = export_branch(
                 session, leaf, fmt=fmt, tools=args.tools, thinking=args.thinking, out=out

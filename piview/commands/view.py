@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from piview.commands.common import CliError, load, resolve_branch
@@ -45,25 +46,39 @@ def _view(args: argparse.Namespace) -> int:
     elif args.file:
         path = args.file
         if not looks_like_path(path):
-            matches = resolve_session_id(path, root)
+            from piview.catalog.hosts import find_by_id, host_roots
+
+            # Without --sessions: the sessions of every host (Pi, oh-my-pi, OpenClaw).
+            roots = [] if args.sessions else host_roots()
+            if roots:
+                matches = find_by_id(path, roots)
+            else:
+                matches = [str(m) for m in resolve_session_id(path, root)]
             if not matches:
+                where = ", ".join(str(r.path) for r in roots) or str(root)
                 raise CliError(
-                    f"no session file {path!r}, and no session id starting with it in {root}"
+                    f"no session file {path!r}, and no session id starting with it in {where}"
                 )
             if len(matches) > 1:
                 listing = "; ".join(str(m) for m in matches[:5])
                 raise CliError(
                     f"session id {path!r} is ambiguous ({len(matches)} sessions): {listing}"
                 )
-            path = str(matches[0])
+            path = matches[0]
     else:
-        if not root.is_dir():
-            raise CliError(
-                f"no Pi session folder at {root} (set --sessions DIR, or try: piview --demo)"
-            )
+        from piview.catalog.hosts import host_roots
+
+        # Without --sessions: the folders of every host that has one (Pi, oh-my-pi, OpenClaw).
+        picked: Path | None = None
+        if args.sessions or not host_roots():
+            if not root.is_dir():
+                raise CliError(
+                    f"no Pi session folder at {root} (set --sessions DIR, or try: piview --demo)"
+                )
+            picked = root
         from piview.app import run_app
 
-        return run_app(None, sessions_root=root, theme=args.theme)
+        return run_app(None, sessions_root=picked, theme=args.theme)
     try:
         size = os.path.getsize(path)
     except OSError:
@@ -109,5 +124,14 @@ def _prerender(session: Session, leaf: int | None) -> Any:
 
 
 def looks_like_path(arg: str) -> bool:
-    """As Pi decides: a separator or a .jsonl suffix makes a path; so does an existing file."""
-    return "/" in arg or "\\" in arg or arg.endswith(".jsonl") or os.path.exists(arg)
+    """As Pi decides: a separator or a .jsonl suffix makes a path; so does an existing file,
+    and an OpenClaw database's ``DB.sqlite#ID``."""
+    from piview.model.source import parse_sqlite_ref
+
+    return (
+        "/" in arg
+        or "\\" in arg
+        or arg.endswith(".jsonl")
+        or os.path.exists(arg)
+        or parse_sqlite_ref(arg) is not None
+    )

@@ -53,7 +53,8 @@ def export_branch(
     if fmt not in ("md", "html") or tools not in ("full", "preview", "none"):
         raise ValueError(f"unknown format or tools mode: {fmt!r}, {tools!r}")
     out = Path(out)
-    src = Path(session.path)
+    # An OpenClaw database's session (DB#ID): protect the database itself.
+    src = session.sqlite_ref.db if session.sqlite_ref is not None else Path(session.path)
     if out.exists() and src.exists() and out.samefile(src):
         raise ValueError(f"refusing to overwrite the session file {src}")
     from piview.export.build import build_doc

@@ -31,6 +31,7 @@ from piview.export.doc import (
 )
 from piview.export.omp import omp_section
 from piview.model.context import build_context
+from piview.model.openclaw import gateway_origin
 from piview.model.session import Session
 from piview.model.summary import split_summary
 from piview.model.tools import ToolRow, tool_rows
@@ -207,6 +208,9 @@ class DocBuilder:
     def assistant(self, i: int, msg: AssistantMessage, sec: Section) -> None:
         """Text, thinking (when asked for), tool calls in their original order, stop reason."""
         sec.kind, sec.title = "assistant", f"Assistant · {sanitize_line(msg.model) or '?'}"
+        origin = gateway_origin(msg.provider, msg.model)
+        if origin is not None:  # OpenClaw's gateway wrote it, not a model
+            sec.title = f"Assistant · {origin}"
         u = msg.usage
         if u is not None:
             parts = (u.input, u.output, u.cache_read, u.cache_write)

@@ -21,7 +21,9 @@ from piview.model.decode import BadLineError, decode_entry, decode_json, decode_
 from piview.model.fileindex import BOM, BadLine, FileIndex
 from piview.model.index_cache import CACHE_MIN_BYTES, IndexCache
 from piview.model.labels import resolve_labels, session_name
+from piview.model.openclaw import SIDE_KEY, active_leaf, side_line
 from piview.model.pairing import Pairing, pair_tool_calls
+from piview.model.source import SqliteSession, SqliteSourceError, parse_sqlite_ref
 from piview.model.store import F_NO_ID, ROLE_NAMES, NodeStore
 from piview.model.tree import Tree, build_tree, build_tree_resolved
 from piview.model.types import CompactionEntry, Entry, SessionHeader, UnknownEntry
@@ -43,6 +45,10 @@ class Session:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.sqlite_ref = parse_sqlite_ref(path)
+        """For an OpenClaw database's ``DB#ID``: the database and the session in it."""
+        self._source: SqliteSession | None = None
+        self._side_notes: set[int] = set()
         self.index = FileIndex()
         """The entries' skeletons and line positions, the header and the bad lines."""
         self.ids: list[str] = []
@@ -138,6 +144,22 @@ class Session:
                 return value.strip()
         return None
 
+    def stem(self) -> str:
+        """A name for files made from this session (exports): the file's name without its
+        suffix; for a database's session, the database's and the session id."""
+        ref = self.sqlite_ref
+        return f"{ref.db.stem}-{ref.session_id}" if ref is not None else self.path.stem
+
+    def modified(self) -> float | None:
+        """When the session last changed: the file's modification time, or the time of a
+        database session's newest event; None when unknown."""
+        if self.sqlite_ref is not None:
+            return self._source.updated if self._source is not None else None
+        try:
+            return os.stat(self.path).st_mtime
+        except OSError:
+            return None
+
     def line_of(self, i: int) -> int:
         """The 1-based line number of entry ``i``."""
         return self.index.lines[i]
@@ -185,7 +207,10 @@ class Session:
                 self._cache.move_to_end(i)
                 return hit
         try:
-            value, notes = decode_entry(self.read_line(i), legacy=self.version < 3)
+            line = self.read_line(i)
+            value, notes = decode_entry(line, legacy=self.version < 3)
+            if SIDE_KEY in line and side_line(line):  # OpenClaw's appendMode: "side"
+                self._side_notes.add(i)
         except (BadLineError, RecursionError) as exc:
             # The line decoded when indexed; it can only fail now if the file was rewritten.
             value, notes = UnknownEntry(raw=None), [f"cannot decode: {exc}"]
@@ -204,16 +229,38 @@ class Session:
                 self._cache.popitem(last=False)
         return entry
 
+    def is_side_note(self, i: int) -> bool:
+        """True when entry ``i`` is an OpenClaw side note (``appendMode: "side"``), not a new
+        branch (known once the entry was decoded: it is, here, when it was not)."""
+        self.entry(i)
+        return i in self._side_notes
+
     def _ensure_fd(self) -> int:
         with self._lock:
             if self._fd is None:
-                self._fd = _open_readonly(self.path)
+                if self.sqlite_ref is not None:
+                    # The rows are append-only: the stream read again has the same prefix.
+                    self._fd = self._open_source().fd
+                else:
+                    self._fd = _open_readonly(self.path)
             return self._fd
+
+    def _open_source(self) -> SqliteSession:
+        assert self.sqlite_ref is not None
+        try:
+            self._source = SqliteSession(self.sqlite_ref)
+        except SqliteSourceError as exc:
+            raise SessionOpenError(str(exc)) from None
+        return self._source
 
     def close(self) -> None:
         """Close the file descriptor (reopened on demand)."""
-        if self._fd is not None:
-            os.close(self._fd)
+        with self._lock:
+            if self._source is not None:
+                self._source.close()  # its descriptor is the stream's: closed with it
+                self._source = None
+            elif self._fd is not None:
+                os.close(self._fd)
             self._fd = None
 
     def __del__(self) -> None:
@@ -227,12 +274,19 @@ class Session:
     _legacy_ids = False
 
     def _load(self, cache: IndexCache | None = None) -> None:
-        fd = _open_readonly(self.path)
-        self._fd = fd
-        st = os.fstat(fd)
-        self._identity = (st.st_dev, st.st_ino)
-        if st.st_size < CACHE_MIN_BYTES:
-            cache = None  # a small file loads faster from scratch
+        if self.sqlite_ref is not None:
+            source = self._open_source()
+            self.path = Path(str(source.ref))  # the full session id, not the prefix given
+            self.sqlite_ref = source.ref
+            fd = self._fd = source.fd
+            cache = None  # rebuilt from the database in memory: nothing to save
+        else:
+            fd = _open_readonly(self.path)
+            self._fd = fd
+            st = os.fstat(fd)
+            self._identity = (st.st_dev, st.st_ino)
+            if st.st_size < CACHE_MIN_BYTES:
+                cache = None  # a small file loads faster from scratch
         was_enabled = gc.isenabled()
         gc.disable()  # many small objects: collections during the load only cost time
         try:
@@ -276,17 +330,29 @@ class Session:
         header of a file that was empty, were indexed and the tree rebuilt), ``"title"`` (only
         oh-my-pi's title slot was rewritten in place) or ``"replaced"`` (truncated or a
         different file: the caller should load it again). Never writes."""
-        try:
-            st = os.stat(self.path)
-        except OSError:
-            return "none"
         index = self.index
-        if (st.st_dev, st.st_ino) != self._identity or st.st_size < index.size:
-            return "replaced"
-        # oh-my-pi rewrites its title slot in place (same size): a new title, not damage.
-        # Read on every poll (256 bytes): a coarse mtime would miss a quick second rewrite.
-        retitled = index.slot_bytes > 0 and index.read_title_slot(self._ensure_fd())
-        if st.st_size == index.seen:
+        retitled = False
+        if self.sqlite_ref is not None:
+            try:
+                self._ensure_fd()
+                assert self._source is not None
+                if self._source.refresh() < 0:
+                    return "replaced"
+            except OSError:
+                return "none"
+            size = self._source.size
+        else:
+            try:
+                st = os.stat(self.path)
+            except OSError:
+                return "none"
+            if (st.st_dev, st.st_ino) != self._identity or st.st_size < index.size:
+                return "replaced"
+            size = st.st_size
+            # oh-my-pi rewrites its title slot in place (same size): a new title, not damage.
+            # Read on every poll (256 bytes): a coarse mtime would miss a quick second rewrite.
+            retitled = index.slot_bytes > 0 and index.read_title_slot(self._ensure_fd())
+        if size == index.seen:
             return "title" if retitled else "none"
         had_tail_entry = index.tail_entry
         had_header = index.header is not None
@@ -341,16 +407,23 @@ class Session:
                 self.ids = ids
                 self.tree = build_tree(ids, refs, _Timestamps(store))
                 store.rebase(self.tree.id_index)
-                self._pairing = None
-                self._labels = None
-                self.derived.clear()
+                self._settle()
                 return
         self.ids = ids
         self.tree = build_tree_resolved(ids, preceding, forward, _Timestamps(store))
         store.rebase(self.tree.id_index)
+        self._settle()
+
+    def _settle(self) -> None:
+        """After a new tree: what is computed from it again, and the active leaf."""
         self._pairing = None
         self._labels = None
         self.derived.clear()
+        if len(self):
+            # OpenClaw's leaf entries and side notes: only the trailing lines are read.
+            self.tree.active = active_leaf(
+                len(self), self.nodes.etype, self.read_line, self.tree.id_index
+            )
 
 
 class _Timestamps:
@@ -402,6 +475,8 @@ def load_tail(path: str | os.PathLike[str], max_bytes: int = 1024 * 1024) -> Ses
     Raises:
         SessionOpenError: the file does not exist or cannot be read.
     """
+    if parse_sqlite_ref(path) is not None:
+        return load_session(path)  # a database's session is rebuilt whole, in memory
     session = Session(Path(path))
     fd = _open_readonly(session.path)
     session._fd = fd

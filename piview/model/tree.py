@@ -77,13 +77,19 @@ class Tree:
     """Ids used by more than one entry, with every entry using them."""
     _leaves: list[int] | None = None
     _last_path: tuple[int, array[int]] | None = None
+    active: int | None = None
+    """The active leaf when the file says which it is (OpenClaw's ``leaf`` entries, side
+    notes after it); None: the last entry is."""
 
     def __len__(self) -> int:
         return len(self.parents)
 
     @property
     def leaf(self) -> int | None:
-        """The current leaf: the last entry in file order (as Pi decides it)."""
+        """The current leaf: the last entry in file order (as Pi decides it), unless the file
+        names another (:attr:`active`)."""
+        if self.active is not None and 0 <= self.active < len(self.parents):
+            return self.active
         return len(self.parents) - 1 if self.parents else None
 
     def leaves(self) -> list[int]:

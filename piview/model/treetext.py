@@ -175,11 +175,20 @@ def row_text(session: Session, i: int) -> str:
     if t == "session_info":
         name = node.name.strip() if isinstance(node.name, str) else ""
         return _one_line(f"[title: {name or 'empty'}]")
+    if t in ("reset", "leaf"):  # OpenClaw's: rare, read from the file
+        raw = session.raw(i)
+        raw = raw if isinstance(raw, dict) else {}
+        if t == "leaf":
+            return _one_line(f"[leaf → {raw.get('targetId') or '?'}]")
+        return _one_line(f"[reset: {raw.get('reason') or 'new conversation'}]")
     if t not in ("message", "custom_message"):
         return _one_line(f"[{t}]")
     entry = session.entry(i)
     if isinstance(entry, MessageEntry):
-        return _one_line(_message_text(session, i, entry))
+        text = _message_text(session, i, entry)
+        if session.is_side_note(i):  # decoded just above: no second read
+            text = "(side note) " + text
+        return _one_line(text)
     if isinstance(entry, CustomMessageEntry):
         return _one_line(f"[{entry.custom_type or 'custom'}]: {_blocks_text(entry.content)}")
     return _one_line(f"[{t}]")

@@ -37,7 +37,7 @@ from piview.render.roles import (
     unknown,
     user,
 )
-from piview.render.roles._common import Ctx, Rendered
+from piview.render.roles._common import Ctx, Rendered, tag_header
 from piview.render.sanitize import sanitize_line
 from piview.render.theme import style
 
@@ -63,7 +63,12 @@ def _pack(*args: object) -> tuple[object, ...]:
     return args
 
 
-_DIVIDER_TYPES = frozenset({"model_change", "thinking_level_change", "label", "session_info"})
+_DIVIDER_TYPES = frozenset(
+    {"model_change", "thinking_level_change", "label", "session_info", "reset", "leaf"}
+)
+"""Entries drawn as one dim line (``reset`` and ``leaf`` are OpenClaw's)."""
+_DIVIDER_CUSTOM = frozenset({"model-snapshot", "openclaw:prompt-error"})
+"""OpenClaw's ``custom`` entries worth a line: the model in force, a prompt that failed."""
 _OMP_DIVIDER_TYPES = frozenset(
     {
         "title_change",
@@ -225,8 +230,10 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
             assert n is not None
             add(new("branch_summary", i, -1, False, bool(n.summary and n.summary.strip())))
         elif t == "custom":
-            if show_hidden:
-                assert n is not None
+            assert n is not None
+            if n.custom_type in _DIVIDER_CUSTOM:
+                add(new("divider", i))
+            elif show_hidden:
                 if n.custom_type in omp.QUIET_CUSTOM_TYPES:  # oh-my-pi's run markers
                     add(new("omp_divider", i, -1, True))
                 else:
@@ -310,7 +317,11 @@ class _Safe:
 def _parts(session: Session, item: Item, expanded: bool, width: int) -> Rendered:
     entry = _DISPATCH.get(item.kind, _DISPATCH["unknown"])
     ctx = Ctx(session, item, expanded or not item.collapsible, max(20, width))
-    return entry[0](ctx)
+    head, body = entry[0](ctx)
+    # OpenClaw's side notes (appendMode: "side"): known from the entry the renderer decoded.
+    if item.part == -1 and item.kind != "divider" and session.is_side_note(item.entry):
+        head = tag_header(head, "side note", max(20, width))
+    return head, body
 
 
 def render_item(session: Session, item: Item, *, expanded: bool, width: int) -> RenderableType:

@@ -1,4 +1,8 @@
-"""Provides :class:`PickerScreen`: every Pi session on this machine, newest first.
+"""Provides :class:`PickerScreen`: every session of the Pi family on this machine, newest first.
+
+Sessions of Pi, oh-my-pi (its profiles too) and OpenClaw (JSONL files and its SQLite
+database) are listed together, each with its host in a column when there is more than one,
+grouped by project (by agent for OpenClaw), a subagent's transcript under its parent.
 
 Rows appear at once from quick summaries (header and tail of each file); a thread worker then
 indexes each file for its entry count, exact name and cost, taking unchanged files from the
@@ -23,9 +27,23 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 from textual.worker import get_current_worker
 
-from piview.catalog.discovery import find_session_files
+from piview.catalog.hosts import (
+    HOSTS,
+    Found,
+    Root,
+    discover,
+    folder_name,
+    host_roots,
+    root_for_folder,
+)
 from piview.catalog.lineage import Link, link_files, subagent_files, thread_order
-from piview.catalog.summaries import SessionSummary, SummaryCache, full_summary, quick_summary
+from piview.catalog.summaries import (
+    SessionSummary,
+    SummaryCache,
+    apply_found,
+    summarize,
+    summarize_full,
+)
 from piview.render.format import fmt_bytes, fmt_cost, fmt_cost_short
 from piview.render.sanitize import sanitize_line
 from piview.widgets.keybar import KeyBar
@@ -61,19 +79,27 @@ def _day(iso: str | None) -> str:
         return ""
 
 
-def _preview(s: SessionSummary) -> Text:
+def _preview(s: SessionSummary, show_host: bool = False) -> Text:
     """The picker's preview of one session."""
     out = Text()
     out.append(sanitize_line(s.title)[:200] + "\n", style="bold")
+    folder = sanitize_line(s.cwd) if s.cwd else "?"
     facts = [
-        ("project", sanitize_line(s.cwd) if s.cwd else "?"),
+        ("host" if show_host else "", s.host + (f" (profile {s.profile})" if s.profile else "")),
+        # An OpenClaw session's folder is the gateway's: its agent says more.
+        ("agent", _project_label(s)) if s.host == "openclaw" else ("project", folder),
+        ("folder" if s.host == "openclaw" else "", folder),
         ("started", _day(s.created)),
         ("entries", f"{s.entries:,}" if s.entries is not None else "…"),
         ("branches", f"{s.leaves:,}" if s.leaves is not None else "…"),
         ("cost", fmt_cost(s.cost) if s.cost is not None else "…"),
         ("models", ", ".join(sanitize_line(m) for m in s.models) or "?"),
     ]
+    if s.parent:
+        facts.insert(2, ("subagent", f"of {Path(s.parent).name}"))
     for key, value in facts:
+        if not key:
+            continue
         out.append(f"\n{key:<9}", style="dim")
         out.append(value)
     for title, text in (("first prompt", s.first_message), ("last answer", s.last_message)):
@@ -83,15 +109,23 @@ def _preview(s: SessionSummary) -> Text:
     return out
 
 
+def _project_label(s: SessionSummary) -> str:
+    """The project column's text: the agent of an OpenClaw session, else its folder's name."""
+    if s.host == "openclaw":
+        return sanitize_line(s.project)
+    return sanitize_line(folder_name(s.cwd)) if s.cwd else ""
+
+
 class PickerScreen(Screen[None]):
     """Pick a session to open. Type to filter; Enter opens; Escape clears, then quits.
 
     | Key(s) | Description |
     | :- | :- |
-    | (type) | Filter by name, project folder or first message |
+    | (type) | Filter by name, project folder or first message; `host:omp` keeps one host |
     | ↑ ↓ | Move |
     | enter | Open the session |
     | ctrl+s | Sort by last activity, start, size, cost or name |
+    | ctrl+o | Show one host only (Pi, oh-my-pi, OpenClaw), or all |
     | ctrl+t | Threaded: forks under their parent, subagents under their session |
     | escape | Clear the filter; on an empty filter, quit |
     | ctrl+c, ctrl+q | Quit |
@@ -106,6 +140,7 @@ class PickerScreen(Screen[None]):
         Binding("pagedown", "move(10)", "Page down", show=False),
         Binding("pageup", "move(-10)", "Page up", show=False),
         Binding("ctrl+s", "cycle_sort", "Sort"),
+        Binding("ctrl+o", "cycle_host", "Host"),
         Binding(
             "ctrl+t",
             "toggle_threads",
@@ -144,10 +179,23 @@ class PickerScreen(Screen[None]):
     }
     """
 
-    def __init__(self, root: Path, *, cache: SummaryCache | None = None) -> None:
+    def __init__(
+        self,
+        root: Path | None = None,
+        *,
+        cache: SummaryCache | None = None,
+        roots: list[Root] | None = None,
+    ) -> None:
         super().__init__()
         self.root = root
+        """The ``--sessions`` folder; None: every host's folders (:attr:`roots`)."""
+        if roots is None:
+            roots = [root_for_folder(root)] if root is not None else host_roots()
+        self.roots = roots
         self.cache = cache or SummaryCache()
+        self.found: dict[str, Found] = {}
+        self.host = ""
+        """The host shown (ctrl+o); empty: every host."""
         self.summaries: dict[str, SessionSummary] = {}
         self.order: list[str] = []
         self.sort = self.SORTS[0]
@@ -163,7 +211,7 @@ class PickerScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         """Where we looked, the filter, the list."""
-        yield Static(Text(f"Pi sessions in {self.root}", style="bold"), id="where")
+        yield Static(self._where(), id="where")
         yield Input(placeholder="type to filter by name, project or first message", id="filter")
         yield Static(id="empty")
         with Horizontal(id="body"):
@@ -171,38 +219,68 @@ class PickerScreen(Screen[None]):
             yield Static(id="preview")
         yield KeyBar()
 
+    def _where(self) -> Text:
+        hosts = {"pi": "Pi", "omp": "oh-my-pi", "openclaw": "OpenClaw"}
+        if self.root is not None:
+            host = self.roots[0].host if self.roots else "pi"
+            text = f"{hosts.get(host, 'Pi')} sessions in {self.root}"
+        else:
+            seen = [hosts[h] for h in HOSTS if any(r.host == h for r in self.roots)]
+            text = f"Sessions of {', '.join(seen) or 'Pi'} ({len(self.roots)} folders)"
+        if self.host:
+            text += f"  ·  host: {self.host} only (ctrl+o)"
+        return Text(text, style="bold", overflow="ellipsis", no_wrap=True)
+
+    @property
+    def hosts(self) -> list[str]:
+        """The hosts of the sessions listed, in :data:`HOSTS` order."""
+        present = {s.host for s in self.summaries.values()}
+        return [h for h in HOSTS if h in present]
+
     def on_mount(self) -> None:
         """Show quick rows now; index the rest in a worker."""
-        for path in find_session_files(self.root):
-            st = path.stat()
-            summary = self.cache.get(path, st.st_size, st.st_mtime)
-            if summary is None:
+        for found in discover(self.roots):
+            summary = self.cache.get(Path(found.path), found.size, found.mtime)
+            if summary is not None:
+                summary = apply_found(summary, found)
+            else:
                 try:
-                    summary = quick_summary(path)
+                    summary = summarize(found)
                 except OSError:
                     continue
-            self.summaries[str(path)] = summary
-            self.order.append(str(path))
+            self.found[found.path] = found
+            self.summaries[found.path] = summary
+            self.order.append(found.path)
         self._sort()
         self._refill()
+        self.refresh_bindings()  # ctrl+o: only with more than one host
         self.query_one("#filter", Input).focus()
         self._index_all()
 
     def _sort(self) -> None:
         summaries = self.summaries
+        # Subagents are not sorted on their own: each follows its parent.
+        children: dict[str, list[str]] = {}
+        top: list[str] = []
+        for p in self.order:
+            parent = summaries[p].parent
+            if parent is not None and parent in summaries:
+                children.setdefault(parent, []).append(p)
+            else:
+                top.append(p)
+        self.order = top
         if self.sort == "last activity":
-            # Grouped by project, the project with the newest session first; newest first
-            # inside a project.
+            # Grouped by project (by agent for OpenClaw), the project with the newest session
+            # first; newest first inside a project.
             newest: dict[str, float] = {}
             for p in self.order:
                 s = summaries[p]
-                key = s.cwd or ""
-                newest[key] = max(newest.get(key, 0.0), s.mtime)
+                newest[s.project] = max(newest.get(s.project, 0.0), s.activity)
             self.order.sort(
                 key=lambda p: (
-                    -newest[summaries[p].cwd or ""],
-                    summaries[p].cwd or "",
-                    -summaries[p].mtime,
+                    -newest[summaries[p].project],
+                    summaries[p].project,
+                    -summaries[p].activity,
                 )
             )
         elif self.sort == "started":
@@ -213,17 +291,39 @@ class PickerScreen(Screen[None]):
             self.order.sort(key=lambda p: -(summaries[p].cost or 0.0))
         else:
             self.order.sort(key=lambda p: summaries[p].title.lower())
+        if children:
+            out: list[str] = []
+
+            def add(p: str) -> None:
+                out.append(p)
+                for c in sorted(children.get(p, ()), key=lambda c: -summaries[c].activity):
+                    add(c)
+
+            for p in self.order:
+                add(p)
+            self.order = out
 
     def _matches(self, s: SessionSummary, needle: str) -> bool:
+        if self.host and s.host != self.host:
+            return False
         if not needle:
             return True
-        hay = " ".join(x for x in (s.name, s.cwd, s.first_message, s.session_id) if x).lower()
-        return all(tok in hay for tok in needle.lower().split())
+        hay = " ".join(
+            x for x in (s.name, s.cwd, s.group, s.first_message, s.session_id) if x
+        ).lower()
+        for tok in needle.lower().split():
+            # host:omp (a prefix is enough: host:o, host:claw does not) keeps one host.
+            if tok.startswith("host:"):
+                if not s.host.startswith(tok[5:]):
+                    return False
+            elif tok not in hay:
+                return False
+        return True
 
     def _columns(self, width: int) -> list[tuple[str, int]]:
         """``(column, width)`` for ``width`` cells: the session's title takes what is free,
         numbers are never cut, and the least needed columns go first when it is narrow."""
-        projects = [Path(s.cwd).name for s in self.summaries.values() if s.cwd]
+        projects = [_project_label(s) for s in self.summaries.values()]
         cols = [
             ("project", min(20, max([7, *map(len, projects)]))),
             ("session", 0),
@@ -233,12 +333,18 @@ class PickerScreen(Screen[None]):
             ("modified", 24),
             ("cost", 8),
         ]
+        if len(self.hosts) > 1:  # one host: no column saying it on every row
+            cols.insert(1, ("host", 8))
         # While the title would get less than 30 cells: drop or shorten, least needed first.
-        for step in ("started", "size", "age only", "entries", "project"):
+        steps = ("started", "size", "age only", "entries", "narrow project", "host", "project")
+        for step in steps:
             if width - sum(w + 2 for _n, w in cols) >= 30:
                 break
             if step == "age only":
                 cols = [(n, 8) if n == "modified" else (n, w) for n, w in cols]
+            elif step == "narrow project":
+                if any(n == "host" for n, _w in cols):
+                    cols = [(n, min(w, 12)) if n == "project" else (n, w) for n, w in cols]
             else:
                 cols = [c for c in cols if c[0] != step]
         free = width - sum(w + 2 for _n, w in cols)
@@ -248,33 +354,42 @@ class PickerScreen(Screen[None]):
         self, s: SessionSummary, cols: list[tuple[str, int]], show_project: bool, now: float
     ) -> list[Text | str]:
         widths = dict(cols)
+        sub = s.parent is not None and s.parent in self.summaries
         out: dict[str, Text | str] = {
             "project": Text(
-                (Path(s.cwd).name if s.cwd else "?") if show_project else "",
+                (_project_label(s) or "?") if show_project and not sub else "",
                 style="bold cyan",
                 overflow="ellipsis",
                 no_wrap=True,
             ),
-            "session": self._title_cell(s),
+            "host": Text(
+                f"{s.host}:{s.profile}" if s.profile else s.host,
+                style="dim" if s.host == "pi" else "",
+                overflow="ellipsis",
+                no_wrap=True,
+            ),
+            "session": self._title_cell(s, sub),
             "entries": Text(f"{s.entries:,}" if s.entries is not None else "…", justify="right"),
             "size": Text(fmt_bytes(s.size), justify="right"),
             "started": Text(_day(s.created)),
             "modified": Text(
-                f"{datetime.fromtimestamp(s.mtime):%Y-%m-%d %H:%M}  {_age(s.mtime, now)}"
+                f"{datetime.fromtimestamp(s.activity):%Y-%m-%d %H:%M}  {_age(s.activity, now)}"
                 if widths.get("modified", 0) >= 24
-                else _age(s.mtime, now)
+                else _age(s.activity, now)
             ),
             "cost": Text(fmt_cost_short(s.cost) if s.cost is not None else "…", justify="right"),
         }
         return [out[n] for n, _w in cols]
 
-    def _title_cell(self, s: SessionSummary) -> Text:
+    def _title_cell(self, s: SessionSummary, sub: bool) -> Text:
         out = Text(overflow="ellipsis", no_wrap=True)
         depth = self._depth.get(s.path, 0) if self.threaded else 0
         if depth:
             link = self._links.get(s.path) if self._links else None
             mark = "⤷ " if link is not None and link.kind == "subagent" else "└ "
             out.append("  " * (depth - 1) + mark, style="dim")
+        elif sub:
+            out.append("↳ ")
         out.append(sanitize_line(s.title)[:500], style="bold" if s.name else "")
         return out
 
@@ -309,16 +424,20 @@ class PickerScreen(Screen[None]):
         grouped = self.sort == "last activity"
         for p in self._shown:
             s = self.summaries[p]
-            show = not grouped or s.cwd != last_project or self.threaded
+            if s.parent is not None and s.parent in self.summaries:
+                table.add_row(*self._cells(s, self._cols, False, now), key=p)
+                continue
+            show = not grouped or s.project != last_project or self.threaded
             table.add_row(*self._cells(s, self._cols, show, now), key=p)
-            last_project = s.cwd
+            last_project = s.project
         empty = self.query_one("#empty", Static)
         if not self._shown and self.order:
             empty.update(
                 Text(f"No session matches {needle!r} (of {len(self.order)}). Escape clears it.")
             )
         elif not self.order:
-            empty.update(Text(f"No session files in {self.root}."))
+            where = self.root or ", ".join(str(r.path) for r in self.roots) or "any host's folder"
+            empty.update(Text(f"No session files in {where}."))
         empty.display = not self._shown
         self._update_preview()
 
@@ -340,7 +459,7 @@ class PickerScreen(Screen[None]):
             preview.update("")
             return
         s = self.summaries[self._shown[min(table.cursor_row, len(self._shown) - 1)]]
-        preview.update(_preview(s))
+        preview.update(_preview(s, show_host=len(self.hosts) > 1))
 
     @work(thread=True, exclusive=True, group="index", description="Indexing sessions")
     def _index_all(self) -> None:
@@ -352,7 +471,7 @@ class PickerScreen(Screen[None]):
             if s.complete:
                 continue
             try:
-                full = full_summary(Path(p))
+                full = summarize_full(self.found[p])
             except OSError:
                 continue
             self.cache.put(full)
@@ -366,8 +485,8 @@ class PickerScreen(Screen[None]):
             return
         k = self._shown.index(path)
         grouped = self.sort == "last activity"
-        prev = self.summaries[self._shown[k - 1]].cwd if k else False
-        show = not grouped or summary.cwd != prev or self.threaded
+        prev = self._group_above(k)
+        show = not grouped or summary.project != prev or self.threaded
         cells = self._cells(summary, self._cols, show, time.time())
         try:
             for (name, _w), cell in zip(self._cols, cells, strict=True):
@@ -377,6 +496,14 @@ class PickerScreen(Screen[None]):
             pass
         if table.cursor_row == k:
             self._update_preview()
+
+    def _group_above(self, k: int) -> str | None:
+        """The project of the nearest top-level row above row ``k`` (None at the top)."""
+        for j in range(k - 1, -1, -1):
+            s = self.summaries[self._shown[j]]
+            if s.parent is None or s.parent not in self.summaries:
+                return s.project
+        return None
 
     @on(Input.Changed, "#filter")
     def _on_filter(self, event: Input.Changed) -> None:
@@ -398,7 +525,10 @@ class PickerScreen(Screen[None]):
             table.move_cursor(row=max(0, min(table.cursor_row + delta, table.row_count - 1)))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Escape clears a filter, and quits when there is none."""
+        """Escape clears a filter, and quits when there is none; ctrl+o is there only when
+        sessions of more than one host are listed."""
+        if action == "cycle_host":
+            return len(self.hosts) > 1 or bool(self.host)
         if action in ("clear", "app.quit") and self.is_mounted:
             has_filter = bool(self.query_one("#filter", Input).value)
             if action == "clear":
@@ -417,6 +547,14 @@ class PickerScreen(Screen[None]):
         self._refill()
         self.notify(f"Sorted by {self.sort}", timeout=2)
 
+    def action_cycle_host(self) -> None:
+        """Every host → Pi → oh-my-pi → OpenClaw (those listed) → every host."""
+        cycle = ["", *self.hosts]
+        self.host = cycle[(cycle.index(self.host) + 1) % len(cycle)] if self.host in cycle else ""
+        self.query_one("#where", Static).update(self._where())
+        self._refill()
+        self.notify(f"Host: {self.host or 'all'}", timeout=2)
+
     def action_toggle_threads(self) -> None:
         """Threaded rows (forks under their parent) or the plain list."""
         self.threaded = not self.threaded
@@ -433,8 +571,8 @@ class PickerScreen(Screen[None]):
         """Every file's header line and each session's own folder (subagents), off the UI
         thread: a few thousand sessions take a moment."""
         worker = get_current_worker()
-        known = list(self.order)
-        subs: list[tuple[str, SessionSummary]] = []
+        known = [p for p in self.order if "#" not in p]  # database sessions have no header file
+        subs: list[tuple[Found, SessionSummary]] = []
         for p in known:
             if worker.is_cancelled:
                 return
@@ -443,26 +581,31 @@ class PickerScreen(Screen[None]):
                     continue
                 try:
                     st = sub.stat()
-                    summary = self.cache.get(sub, st.st_size, st.st_mtime) or quick_summary(sub)
+                    found = Found(
+                        str(sub), self.found[p].host, st.st_size, st.st_mtime, parent=None
+                    )
+                    summary = self.cache.get(sub, st.st_size, st.st_mtime) or summarize(found)
                 except OSError:
                     continue
-                subs.append((str(sub), summary))
-        links = link_files([*known, *(k for k, _s in subs)])
+                subs.append((found, apply_found(summary, found)))
+        links = link_files([*known, *(f.path for f, _s in subs)])
         if not worker.is_cancelled:
             self.app.call_from_thread(self._lineage_found, subs, links)
 
     def _lineage_found(
-        self, subs: list[tuple[str, SessionSummary]], links: dict[str, Link]
+        self, subs: list[tuple[Found, SessionSummary]], links: dict[str, Link]
     ) -> None:
-        for key, summary in subs:
+        for found, summary in subs:
+            key = found.path
             if key not in self.summaries:
+                self.found[key] = found
                 self.summaries[key] = summary
                 self.order.append(key)
                 self._nested.add(key)
         self._links = links
         self._sort()
         self._refill()
-        if any(not s.complete for _k, s in subs):
+        if any(not s.complete for _f, s in subs):
             self._index_all()
 
     def _open_current(self) -> None:

@@ -10,7 +10,6 @@ a key; and it caches a big file's index for the next start.
 from __future__ import annotations
 
 import gc
-import os
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -149,10 +148,8 @@ class SessionFollow(_Screen):
     def _start_following(self) -> None:
         """Start (or resume) polling the file, and the status line's clock."""
         if self.last_entry_at is None:
-            try:
-                self.last_entry_at = os.stat(self.session.path).st_mtime
-            except OSError:
-                self.last_entry_at = _now()
+            # The file's time, or a database session's newest event's.
+            self.last_entry_at = self.session.modified() or _now()
         if self.session.partial:
             return  # the whole file's screen follows it, once loaded
         if self._follow_timer is None:

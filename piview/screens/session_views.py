@@ -128,7 +128,7 @@ class SessionViews(_Screen):
         leaf = self.leaf
         session = self.session
         tag = session.ids[leaf][:8] if leaf is not None else "empty"
-        out = Path.cwd() / f"{session.path.stem}-{tag}.html"
+        out = Path.cwd() / f"{session.stem}-{tag}.html"
 
         def compute() -> Path | str:
             worker = get_current_worker()  # cancelled when the app closes: q quits at once

@@ -885,7 +885,7 @@ async def test_picker_indexes_in_a_worker_and_caches_the_summaries(
         def no_indexing(path: Path) -> object:
             raise AssertionError(f"indexed {path} again")
 
-        monkeypatch.setattr("piview.screens.picker.full_summary", no_indexing)
+        monkeypatch.setattr("piview.screens.picker.summarize_full", no_indexing)
         second = PickerScreen(root)
         await app.push_screen(second)
         await pilot.pause()

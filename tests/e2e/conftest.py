@@ -49,10 +49,14 @@ class Tmux:
         return proc.stdout
 
     def start(
-        self, *piview_args: str, cwd: Path | None = None, size: tuple[int, int] = (COLS, ROWS)
+        self,
+        *piview_args: str,
+        cwd: Path | None = None,
+        size: tuple[int, int] = (COLS, ROWS),
+        env: dict[str, str] | None = None,
     ) -> None:
         """Start ``python -m piview ARGS`` in a new session of ``size`` (120×40 unless told),
-        with TERM=xterm-256color.
+        with TERM=xterm-256color (and ``env`` besides, e.g. another HOME).
 
         When piview exits, the pane prints ``EXIT=<status>`` and stays open a few seconds,
         so that the exit status and what is left on the screen can be read.
@@ -73,6 +77,7 @@ class Tmux:
             "COLORTERM": "truecolor",
             "LANG": "C.UTF-8",
             "PYTHONPATH": str(ROOT),
+            **(env or {}),
         }
         env_args = [x for k, v in env.items() for x in ("-e", f"{k}={v}")]
         self.tmux(

@@ -61,6 +61,7 @@ __all__ = [
     "head_lines",
     "preview_lines",
     "header",
+    "tag_header",
     "indent",
     "markdown",
     "marker",
@@ -153,6 +154,27 @@ def header(left: Text, right: str, width: int, keep: Text | None = None) -> Text
     left.overflow = "ellipsis"
     left.end = "\n"
     return left
+
+
+def tag_header(head: Text, tag: str, width: int) -> Text:
+    """``head`` (a :func:`header` line) with ``tag`` after its first word, dim, taking the
+    room from the padding before the time (the title is cut when there is none)."""
+    words = Text(f" · {tag}", style=style("piview.dim"))
+    n = words.cell_len
+    plain = head.plain
+    cut = plain.find("  ", plain.find(" ") + 1)  # after the marker and the kind
+    at = cut if cut > 0 else len(plain.rstrip())
+    out = head[:at]
+    out.append_text(words)
+    rest = head[at:]
+    gap = rest.plain.rfind(" " * (n + 1))
+    if gap >= 0:  # take the tag's width from the run of spaces before the time
+        rest = rest[:gap] + rest[gap + n :]
+    out.append_text(rest)
+    if out.cell_len > width:
+        out.truncate(width, overflow="ellipsis")
+    out.no_wrap, out.overflow, out.end = True, "ellipsis", head.end
+    return out
 
 
 class Indent:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from rich.console import RenderableType
 from rich.text import Text
 
+from piview.model.openclaw import gateway_origin
 from piview.model.types import AssistantMessage, DeferredHandle, Usage, number
 from piview.render.format import fmt_cost, fmt_duration_ms, fmt_time_of_day, fmt_tokens
 from piview.render.roles._common import (
@@ -50,7 +51,8 @@ def previous_model(ctx: Ctx) -> tuple[str, str] | None:
     steps = 0
     while p >= 0 and steps < _MAX_WALK:
         m = nodes[p].message
-        if m is not None and m.role == "assistant":
+        # A message OpenClaw's gateway wrote is not a turn of the model: passed over.
+        if m is not None and m.role == "assistant" and not gateway_origin(m.provider, m.model):
             return (str(m.provider or ""), str(m.model or ""))
         p = parents[p]
         steps += 1
@@ -120,7 +122,12 @@ def render(ctx: Ctx) -> Rendered:
     if msg is None:
         return header(left, ctx.time, ctx.width), None
     here = (str(msg.provider or ""), str(msg.model or ""))
-    if previous_model(ctx) != here:
+    origin = gateway_origin(msg.provider, msg.model)
+    if origin is not None:
+        # OpenClaw's gateway wrote it (a delivery, a mirror, an injection): not model output.
+        left.stylize(style("piview.dim"))
+        left.append("  " + origin, style=style("piview.dim"))
+    elif previous_model(ctx) != here:
         left.append("  " + _model_label(msg), style=style("piview.model"))
     if msg.response_model and msg.response_model != msg.model:
         left.append(f" → {sanitize_line(msg.response_model)}", style=style("piview.model"))
@@ -176,7 +183,8 @@ def plain(ctx: Ctx) -> str:
     msg = message_as(ctx, AssistantMessage)
     if msg is None:
         return "assistant"
-    lines = [f"assistant {_model_label(msg)}", blocks_plain(msg.content)]
+    origin = gateway_origin(msg.provider, msg.model)
+    lines = [f"assistant {origin or _model_label(msg)}", blocks_plain(msg.content)]
     if msg.error_message:
         lines.append(sanitize(msg.error_message))
     if msg.stop_reason == "deferred":

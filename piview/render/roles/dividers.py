@@ -2,7 +2,9 @@
 
 ``model_change``, ``thinking_level_change``, ``label`` and ``session_info`` change how the
 session runs or is named; they are not conversation. Each becomes a rule-like line:
-``── model → anthropic/claude-sonnet-4-5 ──``.
+``── model → anthropic/claude-sonnet-4-5 ──``. So do OpenClaw's ``reset`` (the conversation
+starts afresh), ``leaf`` (the active leaf moved) and its ``custom`` entries ``model-snapshot``
+(the model in force) and ``openclaw:prompt-error``.
 """
 
 from __future__ import annotations
@@ -10,10 +12,12 @@ from __future__ import annotations
 from rich.text import Text
 
 from piview.model.types import (
+    CustomEntry,
     LabelEntry,
     ModelChangeEntry,
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
+    UnknownEntry,
 )
 from piview.render.roles._common import Ctx, Rendered
 from piview.render.sanitize import sanitize_line
@@ -45,7 +49,39 @@ def divider_text(ctx: Ctx) -> str:
     if isinstance(e, SessionInfoEntry):
         name = sanitize_line(e.name).strip() if e.name else ""
         return f'name: "{name}"' if name else "name cleared"
+    if isinstance(e, CustomEntry):
+        return _openclaw_custom(e)
+    if isinstance(e, UnknownEntry) and isinstance(e.raw, dict):
+        return _openclaw_entry(e.raw) or sanitize_line(e.entry_type)
     return sanitize_line(ctx.node.type) or "?"
+
+
+def _text(v: object) -> str:
+    return sanitize_line(v) if isinstance(v, str) else ""
+
+
+def _openclaw_custom(e: CustomEntry) -> str:
+    data = e.data if isinstance(e.data, dict) else {}
+    if e.custom_type == "model-snapshot":
+        prov = _text(data.get("provider"))
+        model = _text(data.get("modelId") or data.get("model")) or "?"
+        return f"model in force: {prov + '/' if prov else ''}{model}"
+    if e.custom_type == "openclaw:prompt-error":
+        why = _text(data.get("error") or data.get("message") or data.get("reason"))
+        return f"prompt error: {why}" if why else "prompt error"
+    return _text(e.custom_type) or "custom"
+
+
+def _openclaw_entry(raw: dict[str, object]) -> str | None:
+    kind = raw.get("type")
+    if kind == "reset":
+        reason = _text(raw.get("reason"))
+        kept = _text(raw.get("firstKeptEntryId"))
+        words = "reset: the conversation starts afresh" + (f" ({reason})" if reason else "")
+        return words + (f", kept from {kept}" if kept else "")
+    if kind == "leaf":
+        return f"active leaf → {_text(raw.get('targetId')) or '?'}"
+    return None
 
 
 def render(ctx: Ctx) -> Rendered:
