@@ -144,6 +144,7 @@ class Session:
                 return value.strip()
         return None
 
+    @property
     def stem(self) -> str:
         """A name for files made from this session (exports): the file's name without its
         suffix; for a database's session, the database's and the session id."""

@@ -47,14 +47,15 @@ async def test_ctrl_t_threads_forks_and_subagents_under_their_parent(
         picker = app.screen
         assert isinstance(picker, PickerScreen)
         flat = _names(picker)
-        assert SUB not in flat and len(flat) == 5  # subagents live in a session's folder
+        # A subagent's file (in its session's own folder) is listed right under its parent.
+        assert len(flat) == 6 and flat.index(SUB) == flat.index(ORIGINAL) + 1
         await pilot.press("ctrl+t")
         await app.workers.wait_for_complete()  # the headers are read in a worker
         await pilot.pause()
         assert picker.threaded
         names = _names(picker)
         depth = {Path(p).name: d for p, d in picker._depth.items()}  # noqa: SLF001
-        assert sorted(names) == sorted([*flat, SUB])
+        assert sorted(names) == sorted(flat)
         for child, parent in ((FORK1, ORIGINAL), (FORK2, FORK1), (OTHER, ORIGINAL)):
             assert names.index(parent) < names.index(child)
             assert depth[child] == depth[parent] + 1
