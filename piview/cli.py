@@ -114,13 +114,33 @@ def _export_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _search_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="piview search",
+        description="Search the text of every session (the index is updated first: only new "
+        'and changed files are read). FTS5 syntax: words, "phrases", prefix*, OR, NOT.',
+    )
+    p.add_argument("query", help="what to look for")
+    p.add_argument(
+        "--sessions",
+        metavar="DIR",
+        help="Pi's session folder (default: $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions)",
+    )
+    p.add_argument("--tools", action="store_true", help="search tool calls and tool output too")
+    p.add_argument("--since", metavar="DATE", help="only entries from this date (ISO) on")
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (20)")
+    p.add_argument("--json", action="store_true", help="print a JSON list (for scripts)")
+    return p
+
+
 def _view_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="piview",
         description="A terminal viewer for Pi coding-agent session files.",
         epilog=(
             "subcommands: piview info FILE [--json] | piview print FILE | "
-            "piview tools FILE | piview export FILE | piview context FILE  (each has --help)"
+            "piview tools FILE | piview export FILE | piview context FILE | piview search QUERY "
+            "(each has --help)"
         ),
     )
     p.add_argument(
@@ -154,6 +174,7 @@ _PARSERS: dict[str, Callable[[], argparse.ArgumentParser]] = {
     "tools": _tools_parser,
     "export": _export_parser,
     "context": _context_parser,
+    "search": _search_parser,
 }
 SUBCOMMANDS = tuple(_PARSERS)
 """The subcommands; anything else on the command line is the viewer's (a file, a flag)."""

@@ -69,6 +69,8 @@ class Hit:
     """bm25: lower is better."""
     column: str
     """``text`` or ``tools``: where the snippet comes from."""
+    offset: int = -1
+    """The entry's byte offset in its file (an entry of a v1 file has no id)."""
 
 
 @dataclass(slots=True)
@@ -391,7 +393,7 @@ class SearchIndex:
         for path, sid, entry_id, role, ts, off, length, rank in rows:
             text, column = self._snippet_text(path, off, length, pattern) if snippets else ("", "")
             line, spans = snippet(text, pattern) if snippets else ("", [])
-            out.append(Hit(path, sid, entry_id, role, ts, line, tuple(spans), rank, column))
+            out.append(Hit(path, sid, entry_id, role, ts, line, tuple(spans), rank, column, off))
         return out
 
     def _rows(

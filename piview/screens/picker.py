@@ -27,10 +27,13 @@ from piview.catalog.discovery import find_session_files
 from piview.catalog.summaries import SessionSummary, SummaryCache, full_summary, quick_summary
 from piview.render.format import fmt_bytes, fmt_cost, fmt_cost_short
 from piview.render.sanitize import sanitize_line
+from piview.screens.picker_search import PickerTextSearch, hit_query
 from piview.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
+    from piview.catalog.fts import Hit
     from piview.model import Session
+    from piview.model.query import Query
 
 __all__ = ["PickerScreen"]
 
@@ -60,8 +63,8 @@ def _day(iso: str | None) -> str:
         return ""
 
 
-def _preview(s: SessionSummary) -> Text:
-    """The picker's preview of one session."""
+def _preview(s: SessionSummary, hit: Hit | None = None) -> Text:
+    """The picker's preview of one session (and of the full-text hit chosen in it)."""
     out = Text()
     out.append(sanitize_line(s.title)[:200] + "\n", style="bold")
     facts = [
@@ -75,6 +78,9 @@ def _preview(s: SessionSummary) -> Text:
     for key, value in facts:
         out.append(f"\n{key:<9}", style="dim")
         out.append(value)
+    if hit is not None:
+        out.append(f"\n\nmatch ({hit.role})\n", style="bold")
+        out.append(sanitize_line(hit.snippet)[:400])
     for title, text in (("first prompt", s.first_message), ("last answer", s.last_message)):
         if text:
             out.append(f"\n\n{title}\n", style="bold")
@@ -82,12 +88,12 @@ def _preview(s: SessionSummary) -> Text:
     return out
 
 
-class PickerScreen(Screen[None]):
+class PickerScreen(PickerTextSearch, Screen[None]):
     """Pick a session to open. Type to filter; Enter opens; Escape clears, then quits.
 
     | Key(s) | Description |
     | :- | :- |
-    | (type) | Filter by name, project folder or first message |
+    | (type) | Filter by name, project folder or first message, and search every session's text |
     | ↑ ↓ | Move |
     | enter | Open the session |
     | ctrl+s | Sort by last activity, start, size, cost or name |
@@ -120,10 +126,16 @@ class PickerScreen(Screen[None]):
     class SessionChosen(Message):
         """A session was chosen and loaded: the app shows it above the picker."""
 
-        def __init__(self, session: Session) -> None:
+        def __init__(
+            self, session: Session, *, entry: int | None = None, search: Query | None = None
+        ) -> None:
             super().__init__()
             self.session = session
             """The session, open (the screen that shows it closes it)."""
+            self.entry = entry
+            """The entry of a full-text hit: shown on its branch, in view."""
+            self.search = search
+            """The words of a full-text hit, highlighted in the transcript."""
 
     DEFAULT_CSS = """
     PickerScreen #where { height: 1; background: $panel; padding: 0 1; }
@@ -136,8 +148,11 @@ class PickerScreen(Screen[None]):
     }
     """
 
-    def __init__(self, root: Path, *, cache: SummaryCache | None = None) -> None:
+    def __init__(
+        self, root: Path, *, cache: SummaryCache | None = None, search_db: Path | None = None
+    ) -> None:
         super().__init__()
+        self.search_db = search_db
         self.root = root
         self.cache = cache or SummaryCache()
         self.summaries: dict[str, SessionSummary] = {}
@@ -150,7 +165,10 @@ class PickerScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         """Where we looked, the filter, the list."""
         yield Static(Text(f"Pi sessions in {self.root}", style="bold"), id="where")
-        yield Input(placeholder="type to filter by name, project or first message", id="filter")
+        yield Input(
+            placeholder="type to search names, projects and text (tools: for tool output too)",
+            id="filter",
+        )
         yield Static(id="empty")
         with Horizontal(id="body"):
             yield DataTable(cursor_type="row", zebra_stripes=True)
@@ -173,6 +191,7 @@ class PickerScreen(Screen[None]):
         self._refill()
         self.query_one("#filter", Input).focus()
         self._index_all()
+        self._fts_start()
 
     def _sort(self) -> None:
         summaries = self.summaries
@@ -281,6 +300,7 @@ class PickerScreen(Screen[None]):
             show = not grouped or s.cwd != last_project
             table.add_row(*self._cells(s, self._cols, show, now), key=p)
             last_project = s.cwd
+        self._add_hit_rows(table, now)
         empty = self.query_one("#empty", Static)
         if not self._shown and self.order:
             empty.update(
@@ -288,7 +308,7 @@ class PickerScreen(Screen[None]):
             )
         elif not self.order:
             empty.update(Text(f"No session files in {self.root}."))
-        empty.display = not self._shown
+        empty.display = not self._shown and not self.hits
         self._update_preview()
 
     def on_resize(self) -> None:
@@ -305,6 +325,10 @@ class PickerScreen(Screen[None]):
         if not preview.display:
             return
         table = self.query_one(DataTable)
+        hit = self.hit_at(table.cursor_row)
+        if hit is not None:
+            preview.update(_preview(self.summaries[hit.session_path], hit))
+            return
         if not self._shown or table.cursor_row < 0:
             preview.update("")
             return
@@ -348,6 +372,7 @@ class PickerScreen(Screen[None]):
 
     @on(Input.Changed, "#filter")
     def _on_filter(self, event: Input.Changed) -> None:
+        self._fts_schedule()
         self._refill()
         self.refresh_bindings()  # escape: clear or quit
 
@@ -387,9 +412,13 @@ class PickerScreen(Screen[None]):
 
     def _open_current(self) -> None:
         table = self.query_one(DataTable)
-        if not self._shown or table.cursor_row < 0:
+        hit = self.hit_at(table.cursor_row)
+        if hit is not None:
+            path = hit.session_path
+        elif not self._shown or table.cursor_row < 0:
             return
-        path = self._shown[min(table.cursor_row, len(self._shown) - 1)]
+        else:
+            path = self._shown[min(table.cursor_row, len(self._shown) - 1)]
         from piview.model import SessionOpenError, load_session
 
         try:
@@ -398,4 +427,9 @@ class PickerScreen(Screen[None]):
             self.notify(str(exc), severity="error", markup=False)
             return
         # The app opens it: the picker knows nothing of the session screen.
-        self.post_message(self.SessionChosen(session))
+        if hit is None:
+            self.post_message(self.SessionChosen(session))
+            return
+        entry = self._hit_entry(session, hit)
+        search = hit_query(self._hits_for) if entry is not None else None
+        self.post_message(self.SessionChosen(session, entry=entry, search=search))
