@@ -279,14 +279,7 @@ class SearchIndex:
 
     def _write(self, path: str, st: os.stat_result, fid: int | None, found: Extract) -> None:
         db = self.db
-        try:
-            fd = os.open(path, os.O_RDONLY)
-            try:
-                sig = signature(fd, found.end)
-            finally:
-                os.close(fd)
-        except OSError:
-            return
+        sig = found.sig
         with db:
             if fid is None:
                 cur = db.execute(

@@ -95,6 +95,8 @@ class Extract:
     """The session's last name seen (``session_info``); ``""`` when it was cleared."""
     bytes_read: int = 0
     bad_lines: int = 0
+    sig: int = 0
+    """:func:`signature` at :attr:`end`, from the bytes read (none read again for it)."""
 
 
 def _str(v: Any) -> str | None:
@@ -204,6 +206,10 @@ def extract_file(path: str, start: int = 0) -> Extract:
     update) in one pass: each byte is read once, in blocks of :data:`BLOCK`."""
     out = Extract(start, start)
     with open(path, "rb", buffering=0) as f:
+        # The bytes just before the end, for the signature: an append starts with those
+        # before ``start`` (at most _SIG bytes read twice).
+        tail = os.pread(f.fileno(), min(start, _SIG), start - min(start, _SIG))
+        out.bytes_read += len(tail)
         f.seek(start)
         carry = b""
         pos = start  # the file offset of carry[0]
@@ -215,8 +221,11 @@ def extract_file(path: str, start: int = 0) -> Extract:
             data = carry + block if carry else block
             cut = data.rfind(b"\n") + 1
             _lines(data, cut, pos, out)
+            if cut:
+                tail = (tail + data[max(0, cut - _SIG) : cut])[-_SIG:]
             carry, pos = data[cut:], pos + cut
         out.end = pos
+    out.sig = zlib.crc32(tail)
     return out
 
 
