@@ -21,11 +21,14 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
+from typing import IO
 
 from piview.catalog.discovery import cache_dir
 from piview.catalog.fts_extract import Extract, extract_file, line_texts, signature
@@ -268,10 +271,13 @@ class SearchIndex:
             for job in jobs:
                 yield job, _safe_extract(job[0], job[1])
             return
-        # Spawned, not forked: the caller may be a threaded Textual app.
-        pool: Executor = ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
-        try:
+        # Spawned, not forked: the caller may be a threaded Textual app. Its sys.stderr has
+        # no file descriptor, which multiprocessing hands to its helper process: give it
+        # /dev/null meanwhile.
+        with open(os.devnull, "w") as null, _real_stderr(null):
+            pool: Executor = ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
             futures = [pool.submit(_safe_extract, path, start) for path, start, _ in jobs]
+        try:
             for job, fut in zip(jobs, futures, strict=True):
                 yield job, fut.result()
         finally:
@@ -440,6 +446,23 @@ class SearchIndex:
         files = self.db.execute("SELECT count(*) FROM files").fetchone()[0]
         entries = self.db.execute("SELECT count(*) FROM entries").fetchone()[0]
         return {"files": int(files), "entries": int(entries)}
+
+
+@contextmanager
+def _real_stderr(null: IO[str]) -> Iterator[None]:
+    """``sys.stderr`` is ``null`` meanwhile, unless it has a file descriptor."""
+    try:
+        ok = sys.stderr is not None and sys.stderr.fileno() >= 0
+    except (AttributeError, OSError, ValueError):
+        ok = False
+    if ok:
+        yield
+        return
+    saved, sys.stderr = sys.stderr, null
+    try:
+        yield
+    finally:
+        sys.stderr = saved
 
 
 def _safe_extract(path: str, start: int) -> Extract | None:

@@ -55,14 +55,23 @@ def hit_query(text: str) -> Query:
     return parse_query(" ".join(words))
 
 
-def hit_text(hit: Hit) -> Text:
-    """A hit's snippet, its matched words highlighted, as the session column shows it."""
+def hit_text(hit: Hit, width: int = 0) -> Text:
+    """A hit's snippet, its matched words highlighted, as the session column shows it:
+    in ``width`` cells (0: any), cut so that the first match shows."""
     line = sanitize_line(hit.snippet)
+    spans = list(hit.spans) if len(line) == len(hit.snippet) else []
+    room = width - 2
+    if room > 0 and spans and spans[0][1] > room:
+        # Cut the lead: the first match a fifth of the way in, from a word's start.
+        cut = max(0, spans[0][0] - room // 5)
+        space = line.rfind(" ", 0, cut + 1)
+        cut = space + 1 if space >= 0 and cut - space < 12 else cut
+        line = "…" + line[cut:]
+        spans = [(a - cut + 1, b - cut + 1) for a, b in spans if a >= cut]
     out = Text("» ", style="dim", overflow="ellipsis", no_wrap=True)
     out.append(line)
-    if len(line) == len(hit.snippet):  # the spans still point at the right characters
-        for a, b in hit.spans:
-            out.stylize("bold reverse", a + 2, b + 2)
+    for a, b in spans:
+        out.stylize("bold reverse", a + 2, b + 2)
     return out
 
 
@@ -191,7 +200,8 @@ class PickerTextSearch(_Screen):
             cells = self._cells(self.summaries[hit.session_path], self._cols, True, now)
             names = [n for n, _w in self._cols]
             if "session" in names:
-                cells[names.index("session")] = hit_text(hit)
+                k_col = names.index("session")
+                cells[k_col] = hit_text(hit, self._cols[k_col][1])
             table.add_row(*cells, key=f"hit:{k}")
 
     def hit_at(self, row: int) -> Hit | None:

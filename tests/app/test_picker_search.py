@@ -119,3 +119,18 @@ async def test_the_picker_indexes_only_what_changed(
     index.update([files["tools"], files["tree"]])
     assert index.bytes_read == before and index.stats()["files"] == 2
     index.close()
+
+
+def test_a_narrow_session_column_still_shows_the_match() -> None:
+    from piview.catalog.fts import Hit
+    from piview.screens.picker_search import hit_text
+
+    snippet = "…" + "lead words " * 6 + "the needle here and more after it"
+    at = snippet.index("needle")
+    hit = Hit("p", None, "e", "user", None, snippet, ((at, at + 6),), -1.0, "text")
+    wide = hit_text(hit)
+    assert wide.plain == "» " + snippet
+    narrow = hit_text(hit, 30)
+    marked = [narrow.plain[s.start : s.end] for s in narrow.spans if "reverse" in str(s.style)]
+    assert marked == ["needle"]
+    assert narrow.plain.index("needle") < 28 and narrow.plain.startswith("» …")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -318,3 +320,34 @@ def test_query_parsing() -> None:
     assert pattern is not None
     line, spans = snippet("x a  b y cde", pattern)
     assert [line[s:e] for s, e in spans] == ["a b", "cde"]
+
+
+def test_the_pool_starts_under_a_stderr_without_a_descriptor(tmp_path: Path) -> None:
+    """Textual's sys.stderr has fileno() -1, which multiprocessing passed on to its helper
+    process ("bad value(s) in fds_to_keep"): the picker's index build failed at once.
+    In a fresh interpreter: no helper process may be running already."""
+    files = [_session(tmp_path / "s" / f"{k}.jsonl", "puffin", sid=str(k)) for k in range(3)]
+    script = f"""
+import sys
+from piview.catalog import fts
+
+class Capture:
+    def write(self, text): return len(text)
+    def flush(self): pass
+    def fileno(self): return -1
+
+if __name__ == "__main__":
+    fts._POOL_MIN_BYTES = 0
+    real, sys.stderr = sys.stderr, Capture()
+    ix = fts.SearchIndex({str(tmp_path / "p.db")!r})
+    ix.update({[str(f) for f in files]!r}, workers=2)
+    sys.stderr = real
+    print(len(ix.search("puffin")))
+"""
+    (tmp_path / "run.py").write_text(script)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run(
+        [sys.executable, str(tmp_path / "run.py")], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "3"
