@@ -303,9 +303,7 @@ class PickerScreen(PickerTextSearch, Screen[None]):
         self._add_hit_rows(table, now)
         empty = self.query_one("#empty", Static)
         if not self._shown and self.order:
-            empty.update(
-                Text(f"No session matches {needle!r} (of {len(self.order)}). Escape clears it.")
-            )
+            empty.update(Text(self._no_match_text(needle)))
         elif not self.order:
             empty.update(Text(f"No session files in {self.root}."))
         empty.display = not self._shown and not self.hits

@@ -140,6 +140,8 @@ class PickerTextSearch(_Screen):
         pct = 100 * p.bytes_done // p.bytes_total if p.bytes_total else 100
         self._fts_status = f"indexing text {p.files_done}/{p.files_total} ({pct}%)"
         self._show_where()
+        if self._needle() and p.files_done:
+            self._fts_search(self._needle())  # what is indexed so far
 
     def _fts_done(self, status: str) -> None:
         self.fts_ready = not status
@@ -188,9 +190,19 @@ class PickerTextSearch(_Screen):
     def _fts_found(self, needle: str, hits: list[Hit]) -> None:
         if needle != self._needle():
             return  # typed on meanwhile: a newer search comes
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        was = self.hit_at(row)
         self.hits = [h for h in hits if h.session_path in self.summaries]
         self._hits_for = needle
         self._refill()
+        # The row under the cursor stays under it (the hits come again as the index grows).
+        if was is not None:
+            same = [(h.session_path, h.offset) for h in self.hits]
+            key = (was.session_path, was.offset)
+            row = len(self._shown) + same.index(key) if key in same else 0
+        if 0 < row < table.row_count:
+            table.move_cursor(row=row)
 
     def _add_hit_rows(self, table: DataTable[Text | str], now: float) -> None:
         """The hits of the current filter, after the rows matched by name or folder."""
@@ -203,6 +215,13 @@ class PickerTextSearch(_Screen):
                 k_col = names.index("session")
                 cells[k_col] = hit_text(hit, self._cols[k_col][1])
             table.add_row(*cells, key=f"hit:{k}")
+
+    def _no_match_text(self, needle: str) -> str:
+        """What the picker says when neither a name nor (yet) the text matches."""
+        text = f"No session matches {needle!r} (of {len(self.order)}). Escape clears it."
+        if not self.fts_ready and not self._fts_status.startswith("no text"):
+            text += " The text is still being indexed: matches appear as it is."
+        return text
 
     def hit_at(self, row: int) -> Hit | None:
         """The hit in table row ``row``, None for a row matched by name."""

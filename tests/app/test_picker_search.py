@@ -134,3 +134,26 @@ def test_a_narrow_session_column_still_shows_the_match() -> None:
     marked = [narrow.plain[s.start : s.end] for s in narrow.spans if "reverse" in str(s.style)]
     assert marked == ["needle"]
     assert narrow.plain.index("needle") < 28 and narrow.plain.startswith("» …")
+
+
+async def test_hits_found_again_keep_the_cursor_on_its_hit(
+    sessions: tuple[Path, dict[str, Path]],
+) -> None:
+    root, _files = sessions
+    app = make_app(sessions_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        await app.workers.wait_for_complete()
+        await _type(pilot, "and")
+        assert len(picker.hits) >= 2
+        table = picker.query_one(DataTable)
+        last = table.row_count - 1
+        await pilot.press(*["down"] * last)
+        chosen = picker.hit_at(table.cursor_row)
+        assert chosen is not None and table.cursor_row == last
+        # The index grew: the same hits come again, in another order.
+        picker._fts_found("and", list(reversed(picker.hits)))  # noqa: SLF001
+        await pilot.pause()
+        assert picker.hit_at(table.cursor_row) == chosen
+        assert table.cursor_row == len(picker._shown)  # noqa: SLF001 - now the first hit
