@@ -126,6 +126,16 @@ class SearchIndex:
             self.db = sqlite3.connect(uri, uri=True, timeout=5.0, check_same_thread=False)
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._open()
+        except sqlite3.DatabaseError:
+            # Not a database (or a damaged one): it is only a cache, start it again.
+            self.db.close()
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+            self._open()
+
+    def _open(self) -> None:
         self.db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")

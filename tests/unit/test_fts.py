@@ -351,3 +351,18 @@ if __name__ == "__main__":
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "3"
+
+
+def test_a_damaged_or_older_index_is_built_again(tmp_path: Path) -> None:
+    db = tmp_path / "search.db"
+    db.write_bytes(b"this is not an sqlite database at all" * 200)
+    a = _session(tmp_path / "s" / "a.jsonl", "pangolin")
+    ix = SearchIndex(db)
+    ix.update([a])
+    assert _ids(ix.search("pangolin")) == [("a.jsonl", "e0")]
+    ix.db.execute("UPDATE meta SET value=0 WHERE key='version'")
+    ix.db.commit()
+    ix.close()
+    again = SearchIndex(db)
+    assert again.stats() == {"files": 0, "entries": 0}
+    again.close()
