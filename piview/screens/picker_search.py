@@ -39,10 +39,13 @@ if TYPE_CHECKING:
 else:
     _Screen = object  # a plain mixin: Textual sees only the screen class itself
 
-__all__ = ["HIT_LIMIT", "PickerTextSearch", "hit_query", "hit_text"]
+__all__ = ["FIRST_CANDIDATES", "HIT_LIMIT", "PickerTextSearch", "hit_query", "hit_text"]
 
 HIT_LIMIT = 50
 """Sessions listed for a full-text search (the best hit of each)."""
+
+FIRST_CANDIDATES = 2000
+"""The first results rank only the newest this many matching entries (then all of them)."""
 
 _DEBOUNCE = 0.2
 """Seconds of no typing before the text is searched."""
@@ -176,16 +179,24 @@ class PickerTextSearch(_Screen):
         query = parse_fts_query(needle, prefix_last=True)
         if query.blank:
             return
+        worker = get_current_worker()
         try:
             index = SearchIndex(self._db_path(), readonly=True)
             try:
-                hits = index.search(query, limit=HIT_LIMIT, per_session=1)
+                # First the best of the newest matches (quick for a common word), then the
+                # whole ranking, which replaces them.
+                for candidates in (FIRST_CANDIDATES, None):
+                    hits = index.search(
+                        query, limit=HIT_LIMIT, per_session=1, candidates=candidates
+                    )
+                    if worker.is_cancelled:
+                        return
+                    self.app.call_from_thread(self._fts_found, needle, hits)
             finally:
                 index.close()
         except Exception:  # noqa: BLE001 - an unreadable index: no text hits
-            hits = []
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._fts_found, needle, hits)
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._fts_found, needle, [])
 
     def _fts_found(self, needle: str, hits: list[Hit]) -> None:
         if needle != self._needle():

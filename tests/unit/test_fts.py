@@ -366,3 +366,19 @@ def test_a_damaged_or_older_index_is_built_again(tmp_path: Path) -> None:
     again = SearchIndex(db)
     assert again.stats() == {"files": 0, "entries": 0}
     again.close()
+
+
+def test_candidates_rank_only_the_newest_matches(index: SearchIndex, tmp_path: Path) -> None:
+    files = []
+    for k, name in enumerate(("new", "old", "mid")):
+        f = _session(tmp_path / "s" / f"{name}.jsonl", "osprey " * (k + 1), sid=name)
+        files.append(f)
+    for f, when in zip(files, (3000, 1000, 2000), strict=True):
+        os.utime(f, (when, when))
+    index.update(files)  # oldest first, whatever order they are given in
+    assert _ids(index.search("osprey", candidates=1)) == [("new.jsonl", "e0")]
+    assert sorted(_ids(index.search("osprey", candidates=2))) == [
+        ("mid.jsonl", "e0"),
+        ("new.jsonl", "e0"),
+    ]
+    assert len(index.search("osprey")) == 3
