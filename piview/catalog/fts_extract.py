@@ -104,15 +104,17 @@ def _str(v: Any) -> str | None:
 
 
 def _strings(value: Any, out: list[str]) -> None:
-    """Every string inside a JSON value (tool-call arguments), keys left out."""
-    if isinstance(value, str):
-        out.append(value)
-    elif isinstance(value, dict):
-        for v in value.values():
-            _strings(v, out)
-    elif isinstance(value, list):
-        for v in value:
-            _strings(v, out)
+    """Every string inside a JSON value (tool-call arguments), keys left out; no recursion,
+    so that any depth is fine."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, dict):
+            stack.extend(reversed(list(v.values())))
+        elif isinstance(v, list):
+            stack.extend(reversed(v))
 
 
 def _content(content: Any, text: list[str], tools: list[str]) -> None:
@@ -185,11 +187,11 @@ def line_texts(line: bytes) -> tuple[str | None, str, str | None, str, str] | No
     except msgspec.ValidationError:
         try:
             entry = _DECODE_ANY(line)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):
             return None
         if not isinstance(entry, dict):
             return None
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # not JSON, or nested past any sense
         return None
     role, text, tools = _texts(entry)
     return _str(_get(entry, "id")), role, _str(_get(entry, "timestamp")), text, tools

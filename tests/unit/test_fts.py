@@ -382,3 +382,19 @@ def test_candidates_rank_only_the_newest_matches(index: SearchIndex, tmp_path: P
         ("new.jsonl", "e0"),
     ]
     assert len(index.search("osprey")) == 3
+
+
+def test_deeply_nested_arguments_are_indexed_without_recursion(tmp_path: Path) -> None:
+    n = 450  # 900 levels: msgspec reads them, a recursive walk in Python would not
+    deep = '{"k":[' * n + '"bottomword"' + "]}" * n
+    line = (
+        '{"type":"message","id":"a1","message":{"role":"assistant","content":'
+        '[{"type":"toolCall","id":"t","name":"x","arguments":' + deep + "}]}}"
+    )
+    path = _write(tmp_path / "deep.jsonl", [_header(), line])
+    ex = extract_file(str(path))
+    assert ex.docs[-1].entry_id == "a1" and ex.docs[-1].tools == "x\nbottomword"
+    too_deep = line.replace(deep, '{"k":[' * 5000 + "1" + "]}" * 5000)
+    path = _write(tmp_path / "deeper.jsonl", [_header(), too_deep])
+    ex = extract_file(str(path))  # too deep even for msgspec: a bad line, no crash
+    assert [d.entry_id for d in ex.docs] == ["s1"] and ex.bad_lines == 1
