@@ -188,9 +188,12 @@ class SearchIndex:
         progress: Callable[[Progress], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
         workers: int = 2,
+        roots: Iterable[Path | str] | None = None,
     ) -> Progress:
-        """Bring the index up to date with ``paths`` (every session file known: a file the
-        index has that is not among them is dropped). Returns the last progress.
+        """Bring the index up to date with ``paths``, every session file in ``roots`` (the
+        folders they were found in): a file the index has that is not among them is dropped
+        when it is in one of ``roots`` (any, without ``roots``) or gone from the disk, so
+        that folders searched one at a time share the index. Returns the last progress.
 
         ``cancelled`` is asked between files: what is indexed so far is kept.
         """
@@ -225,7 +228,13 @@ class SearchIndex:
                 if old is not None:
                     self._drop_file(old.id)
                 jobs.append((path, 0, None))
-        gone = [f for path, f in known.items() if path not in wanted]
+        prefixes = None if roots is None else tuple(_prefix(r) for r in roots)
+        gone = [
+            f
+            for path, f in known.items()
+            if path not in wanted
+            and (prefixes is None or path.startswith(prefixes) or not os.path.exists(path))
+        ]
         for f in gone:
             self._drop_file(f.id)
         self.db.commit()
@@ -388,10 +397,12 @@ class SearchIndex:
         per_session: int | None = None,
         snippets: bool = True,
         candidates: int | None = None,
+        under: Path | str | None = None,
     ) -> list[Hit]:
         """The entries matching ``query`` (FTS5 syntax, see :mod:`piview.catalog.fts_query`),
         best first (bm25); ``since`` an ISO date or time (entries from then on);
-        ``per_session`` keeps at most that many hits of one session.
+        ``per_session`` keeps at most that many hits of one session; ``under`` only the
+        sessions in that folder.
 
         ``candidates`` ranks only the newest that many matching entries (the last indexed):
         quick first results for a common word, which a search without it then completes
@@ -401,10 +412,10 @@ class SearchIndex:
         if q.blank or limit <= 0:
             return []
         try:
-            rows = self._rows(q.match, since, limit, per_session, candidates)
+            rows = self._rows(q.match, since, limit, per_session, candidates, under)
         except sqlite3.OperationalError:
             try:
-                rows = self._rows(q.fallback, since, limit, per_session, candidates)
+                rows = self._rows(q.fallback, since, limit, per_session, candidates, under)
             except sqlite3.OperationalError:
                 return []
         pattern = q.pattern()
@@ -422,8 +433,11 @@ class SearchIndex:
         limit: int,
         per_session: int | None,
         candidates: int | None = None,
+        under: Path | str | None = None,
     ) -> list[tuple[str, str | None, str | None, str, str | None, int, int, float]]:
         where = " AND e.ts >= ?" if since else ""
+        if under is not None:
+            where += " AND substr(f.path, 1, ?) = ?"
         args: list[object] = [match]
         inner = "SELECT rowid, bm25(docs) AS r FROM docs WHERE docs MATCH ?"
         if candidates is not None:
@@ -431,6 +445,9 @@ class SearchIndex:
             args.append(candidates)
         if since:
             args.append(since)
+        if under is not None:
+            prefix = _prefix(under)
+            args += [len(prefix), prefix]
         sql = (
             "SELECT f.path, f.session_id, e.entry_id, e.role, e.ts, e.off, e.len, d.r"
             f" FROM ({inner}) AS d"
@@ -475,6 +492,11 @@ class SearchIndex:
         files = self.db.execute("SELECT count(*) FROM files").fetchone()[0]
         entries = self.db.execute("SELECT count(*) FROM entries").fetchone()[0]
         return {"files": int(files), "entries": int(entries)}
+
+
+def _prefix(root: Path | str) -> str:
+    """``root`` as the start of the paths of the files in it."""
+    return str(root).rstrip(os.sep) + os.sep
 
 
 @contextmanager

@@ -55,10 +55,10 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.flush()
 
     try:
-        state = index.update(find_session_files(root), progress=progress)
+        state = index.update(find_session_files(root), progress=progress, roots=[root])
         if tty and state.files_total:
             sys.stderr.write("\r\x1b[K")
-        hits = index.search(args.query, tools=args.tools, since=since, limit=args.limit)
+        hits = index.search(args.query, tools=args.tools, since=since, limit=args.limit, under=root)
     finally:
         index.close()
     if args.json:

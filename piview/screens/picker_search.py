@@ -130,7 +130,12 @@ class PickerTextSearch(_Screen):
         try:
             index = SearchIndex(self._db_path())
             try:
-                index.update(paths, progress=progress, cancelled=lambda: worker.is_cancelled)
+                index.update(
+                    paths,
+                    progress=progress,
+                    cancelled=lambda: worker.is_cancelled,
+                    roots=[self.root],
+                )
             finally:
                 index.close()
         except Exception as exc:  # noqa: BLE001 - the index is optional: say so, go on

@@ -398,3 +398,18 @@ def test_deeply_nested_arguments_are_indexed_without_recursion(tmp_path: Path) -
     path = _write(tmp_path / "deeper.jsonl", [_header(), too_deep])
     ex = extract_file(str(path))  # too deep even for msgspec: a bad line, no crash
     assert [d.entry_id for d in ex.docs] == ["s1"] and ex.bad_lines == 1
+
+
+def test_folders_indexed_one_at_a_time_share_the_index(index: SearchIndex, tmp_path: Path) -> None:
+    one = _session(tmp_path / "one" / "a.jsonl", "gecko", sid="a")
+    two = _session(tmp_path / "two" / "b.jsonl", "gecko", sid="b")
+    index.update([one], roots=[tmp_path / "one"])
+    index.update([two], roots=[tmp_path / "two"])
+    assert index.stats()["files"] == 2  # the first folder's file is kept
+    assert _ids(index.search("gecko", under=tmp_path / "one")) == [("a.jsonl", "e0")]
+    assert _ids(index.search("gecko", under=tmp_path / "tw")) == []  # a folder, not a prefix
+    one.unlink()
+    index.update([two], roots=[tmp_path / "two"])  # gone from the disk: dropped anyway
+    assert _ids(index.search("gecko")) == [("b.jsonl", "e0")]
+    index.update([], roots=[tmp_path / "two"])
+    assert index.stats()["files"] == 0

@@ -103,3 +103,20 @@ def test_the_real_corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
     rc, hits = search(capsys, "session", "--sessions", str(root), "--tools", "--limit", "50")
     assert rc == 0 and len(hits) == 50
     assert all(set(h) == KEYS for h in hits)
+
+
+def test_two_folders_share_the_index_and_results_stay_in_their_folder(
+    root: Path, tmp_path: Path, capsys
+) -> None:
+    other = tmp_path / "other" / "proj"
+    other.mkdir(parents=True)
+    shutil.copy(fixture("tree_branches.jsonl"), other / "copy.jsonl")
+    _rc, here = search(capsys, "decorrelated", "--sessions", str(root))
+    _rc, there = search(capsys, "decorrelated", "--sessions", str(tmp_path / "other"))
+    assert here and all(h["session_path"].startswith(str(root)) for h in here)
+    assert there and all(h["session_path"].endswith("copy.jsonl") for h in there)
+    from piview.catalog.fts import SearchIndex
+
+    index = SearchIndex()
+    assert index.stats()["files"] == 5  # both folders' files
+    index.close()
