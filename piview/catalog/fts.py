@@ -22,6 +22,8 @@ import os
 import re
 import sqlite3
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -298,7 +300,12 @@ class SearchIndex:
         # no file descriptor, which multiprocessing hands to its helper process: give it
         # /dev/null meanwhile.
         with open(os.devnull, "w") as null, _real_stderr(null):
-            pool: Executor = ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
+            pool: Executor = ProcessPoolExecutor(
+                workers,
+                mp_context=get_context("spawn"),
+                initializer=_exit_with_parent,
+                initargs=(os.getpid(),),
+            )
             futures = [pool.submit(_safe_extract, path, start) for path, start, _ in jobs]
         try:
             for job, fut in zip(jobs, futures, strict=True):
@@ -492,6 +499,19 @@ class SearchIndex:
         files = self.db.execute("SELECT count(*) FROM files").fetchone()[0]
         entries = self.db.execute("SELECT count(*) FROM entries").fetchone()[0]
         return {"files": int(files), "entries": int(entries)}
+
+
+def _exit_with_parent(parent: int) -> None:
+    """In a pool worker: end when the parent ends. The viewer quits at once (``os._exit``),
+    and a worker waiting for its next file would never see its queue close (each worker
+    holds both ends)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True, name="exit-with-parent").start()
 
 
 def _prefix(root: Path | str) -> str:

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -329,6 +330,7 @@ def test_the_pool_starts_under_a_stderr_without_a_descriptor(tmp_path: Path) -> 
     files = [_session(tmp_path / "s" / f"{k}.jsonl", "puffin", sid=str(k)) for k in range(3)]
     script = f"""
 import sys
+import time
 from piview.catalog import fts
 
 class Capture:
@@ -413,3 +415,49 @@ def test_folders_indexed_one_at_a_time_share_the_index(index: SearchIndex, tmp_p
     assert _ids(index.search("gecko")) == [("b.jsonl", "e0")]
     index.update([], roots=[tmp_path / "two"])
     assert index.stats()["files"] == 0
+
+
+def test_pool_workers_end_when_the_parent_quits_at_once(tmp_path: Path) -> None:
+    """The viewer ends with os._exit while a cold build runs: its workers, waiting on a
+    queue they hold both ends of, slept on forever."""
+    files = [_session(tmp_path / "s" / f"{k}.jsonl", "wren " * 50, sid=str(k)) for k in range(8)]
+    script = f"""
+import multiprocessing, os, sys
+from piview.catalog import fts
+
+def progress(p):
+    if p.files_done:
+        print(" ".join(str(c.pid) for c in multiprocessing.active_children()), flush=True)
+        os._exit(0)
+
+if __name__ == "__main__":
+    fts._POOL_MIN_BYTES = 0
+    ix = fts.SearchIndex({str(tmp_path / "p.db")!r})
+    ix.update({[str(f) for f in files]!r}, workers=2, progress=progress)
+"""
+    (tmp_path / "run.py").write_text(script)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    # Output to files, not pipes: workers left behind would hold a pipe open.
+    out, err = tmp_path / "out.txt", tmp_path / "err.txt"
+    with open(out, "w") as o, open(err, "w") as e:
+        done = subprocess.run(
+            [sys.executable, str(tmp_path / "run.py")], stdout=o, stderr=e, env=env, timeout=120
+        )
+    assert done.returncode == 0, err.read_text()[-2000:]
+    pids = [int(p) for p in out.read_text().split()]
+    assert pids
+
+    def alive(pid: int) -> bool:
+        try:
+            state = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            return False
+        return "\\nState:\\tZ" not in state
+
+    deadline = time.monotonic() + 5
+    while any(map(alive, pids)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [p for p in pids if alive(p)]
+    for pid in left:  # do not leave them behind if the check fails
+        os.kill(pid, 9)
+    assert not left
