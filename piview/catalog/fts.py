@@ -21,18 +21,14 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-import sys
-import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
-from typing import IO
 
 from piview.catalog.discovery import cache_dir
+from piview.catalog.fts_build import exit_with_parent, real_stderr
 from piview.catalog.fts_extract import Extract, extract_file, line_texts, signature
 from piview.catalog.fts_query import FtsQuery, parse_fts_query, snippet
 
@@ -299,11 +295,11 @@ class SearchIndex:
         # Spawned, not forked: the caller may be a threaded Textual app. Its sys.stderr has
         # no file descriptor, which multiprocessing hands to its helper process: give it
         # /dev/null meanwhile.
-        with open(os.devnull, "w") as null, _real_stderr(null):
+        with open(os.devnull, "w") as null, real_stderr(null):
             pool: Executor = ProcessPoolExecutor(
                 workers,
                 mp_context=get_context("spawn"),
-                initializer=_exit_with_parent,
+                initializer=exit_with_parent,
                 initargs=(os.getpid(),),
             )
             futures = [pool.submit(_safe_extract, path, start) for path, start, _ in jobs]
@@ -501,39 +497,9 @@ class SearchIndex:
         return {"files": int(files), "entries": int(entries)}
 
 
-def _exit_with_parent(parent: int) -> None:
-    """In a pool worker: end when the parent ends. The viewer quits at once (``os._exit``),
-    and a worker waiting for its next file would never see its queue close (each worker
-    holds both ends)."""
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.2)
-        os._exit(0)
-
-    threading.Thread(target=watch, daemon=True, name="exit-with-parent").start()
-
-
 def _prefix(root: Path | str) -> str:
     """``root`` as the start of the paths of the files in it."""
     return str(root).rstrip(os.sep) + os.sep
-
-
-@contextmanager
-def _real_stderr(null: IO[str]) -> Iterator[None]:
-    """``sys.stderr`` is ``null`` meanwhile, unless it has a file descriptor."""
-    try:
-        ok = sys.stderr is not None and sys.stderr.fileno() >= 0
-    except (AttributeError, OSError, ValueError):
-        ok = False
-    if ok:
-        yield
-        return
-    saved, sys.stderr = sys.stderr, null
-    try:
-        yield
-    finally:
-        sys.stderr = saved
 
 
 def _safe_extract(path: str, start: int) -> Extract | None:

@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Input, Static
 from textual.worker import get_current_worker
 
 from piview.catalog.fts import Hit, Progress, SearchIndex, index_path
+from piview.catalog.fts_build import update_in_process
 from piview.catalog.fts_query import parse_fts_query
 from piview.model.query import parse_query
 from piview.render.sanitize import sanitize_line
@@ -121,28 +122,26 @@ class PickerTextSearch(_Screen):
         worker = get_current_worker()
         last = [0.0]
 
-        def progress(p: Progress) -> None:
+        def progress(value: tuple[int, int, int, int]) -> None:
+            p = Progress(*value)
             now = time.monotonic()
             if p.files_total and (now - last[0] > 0.25 or p.files_done == p.files_total):
                 last[0] = now
                 self.app.call_from_thread(self._fts_progress, p)
 
+        # In a process of its own: the writer would take the interpreter lock from the UI.
         try:
-            index = SearchIndex(self._db_path())
-            try:
-                index.update(
-                    paths,
-                    progress=progress,
-                    cancelled=lambda: worker.is_cancelled,
-                    roots=[self.root],
-                )
-            finally:
-                index.close()
+            why = update_in_process(
+                self._db_path(),
+                paths,
+                roots=[self.root],
+                progress=progress,
+                cancelled=lambda: worker.is_cancelled,
+            )
         except Exception as exc:  # noqa: BLE001 - the index is optional: say so, go on
-            self.app.call_from_thread(self._fts_done, f"no text search ({exc})")
-            return
+            why = str(exc)
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._fts_done, "")
+            self.app.call_from_thread(self._fts_done, f"no text search ({why})" if why else "")
 
     def _fts_progress(self, p: Progress) -> None:
         pct = 100 * p.bytes_done // p.bytes_total if p.bytes_total else 100

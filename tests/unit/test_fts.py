@@ -461,3 +461,21 @@ if __name__ == "__main__":
     for pid in left:  # do not leave them behind if the check fails
         os.kill(pid, 9)
     assert not left
+
+
+def test_update_in_a_process_of_its_own(tmp_path: Path) -> None:
+    from piview.catalog.fts_build import update_in_process
+
+    files = [_session(tmp_path / "s" / f"{k}.jsonl", "tern", sid=str(k)) for k in range(3)]
+    seen: list[tuple[int, int, int, int]] = []
+    db = tmp_path / "p.db"
+    assert update_in_process(db, files, roots=[tmp_path / "s"], progress=seen.append) is None
+    assert seen[-1][:2] == (3, 3)
+    ix = SearchIndex(db, readonly=True)
+    assert len(ix.search("tern")) == 3
+    ix.close()
+    more = _session(tmp_path / "s" / "9.jsonl", "tern", sid="9")
+    why = update_in_process(db, [*files, more], roots=[tmp_path / "s"], cancelled=lambda: True)
+    assert why == "cancelled"
+    bad = update_in_process(tmp_path / "no" / "such" / "\0.db", files, roots=[tmp_path])
+    assert bad  # said, not raised
