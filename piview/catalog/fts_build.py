@@ -60,6 +60,10 @@ def _build_main(
 ) -> None:
     """The builder process: update the index, report progress and the end on ``conn``."""
     exit_with_parent(parent)
+    try:
+        os.nice(10)  # background work: the UI (and its pool readers, who inherit it) first
+    except OSError:
+        pass
     from piview.catalog.fts import Progress, SearchIndex
 
     def progress(p: Progress) -> None:

@@ -89,6 +89,7 @@ class PickerTextSearch(_Screen):
     if TYPE_CHECKING:
 
         def _refill(self) -> None: ...
+        def _update_preview(self) -> None: ...
         def _cells(
             self, s: SessionSummary, cols: list[tuple[str, int]], show_project: bool, now: float
         ) -> list[Text | str]: ...
@@ -102,6 +103,8 @@ class PickerTextSearch(_Screen):
     """The full-text hits listed, after the sessions matched by name or folder."""
     _hits_for = ""
     _fts_timer: Timer | None = None
+    _researched = 0.0
+    """When the text was last searched again because the index grew."""
     _fts_status = ""
     fts_ready = False
     """True once the index has every session file."""
@@ -147,7 +150,9 @@ class PickerTextSearch(_Screen):
         pct = 100 * p.bytes_done // p.bytes_total if p.bytes_total else 100
         self._fts_status = f"indexing text {p.files_done}/{p.files_total} ({pct}%)"
         self._show_where()
-        if self._needle() and p.files_done:
+        now = time.monotonic()
+        if self._needle() and p.files_done and (not self.hits or now - self._researched > 3):
+            self._researched = now
             self._fts_search(self._needle())  # what is indexed so far
 
     def _fts_done(self, status: str) -> None:
@@ -208,9 +213,20 @@ class PickerTextSearch(_Screen):
         table = self.query_one(DataTable)
         row = table.cursor_row
         was = self.hit_at(row)
-        self.hits = [h for h in hits if h.session_path in self.summaries]
-        self._hits_for = needle
-        self._refill()
+        new = [h for h in hits if h.session_path in self.summaries]
+        if new == self.hits and needle == self._hits_for:
+            return
+        # Only the hit rows change: the rows matched by name stay (rebuilding a table of
+        # hundreds of rows on every result would make typing lag).
+        for k in range(self._hit_rows):
+            table.remove_row(f"hit:{k}")
+        self._hit_rows = 0
+        self.hits, self._hits_for = new, needle
+        self._add_hit_rows(table, time.time())
+        empty = self.query_one("#empty", Static)
+        if not self._shown and self.order and not self.hits:
+            empty.update(Text(self._no_match_text(needle)))
+        empty.display = not self._shown and not self.hits
         # The row under the cursor stays under it (the hits come again as the index grows).
         if was is not None:
             same = [(h.session_path, h.offset) for h in self.hits]
@@ -218,11 +234,17 @@ class PickerTextSearch(_Screen):
             row = len(self._shown) + same.index(key) if key in same else 0
         if 0 < row < table.row_count:
             table.move_cursor(row=row)
+        self._update_preview()
+
+    _hit_rows = 0
+    """How many hit rows the table has (after the rows matched by name)."""
 
     def _add_hit_rows(self, table: DataTable[Text | str], now: float) -> None:
-        """The hits of the current filter, after the rows matched by name or folder."""
+        """The hits of the current filter, after the rows matched by name or folder (the
+        table has none: it was cleared, or they were removed)."""
         if self._hits_for != self._needle():
             self.hits, self._hits_for = [], ""
+        self._hit_rows = len(self.hits)
         for k, hit in enumerate(self.hits):
             cells = self._cells(self.summaries[hit.session_path], self._cols, True, now)
             names = [n for n, _w in self._cols]
