@@ -108,8 +108,14 @@ class PiviewApp(App[None]):
         self.call_after_refresh(gc.enable)
 
     def on_picker_screen_session_chosen(self, message: PickerScreen.SessionChosen) -> None:
-        """Show the session chosen in the picker, above it (escape there goes back to it)."""
-        self.push_screen(SessionScreen(message.session, from_picker=True))
+        """Show the session chosen in the picker, above it (escape there goes back to it):
+        for a full-text hit, on the branch of its entry, with the entry in view and the
+        match highlighted."""
+        self.push_screen(
+            SessionScreen(
+                message.session, leaf=message.entry, search=message.search, from_picker=True
+            )
+        )
 
     def action_help(self) -> None:
         """Show every key."""

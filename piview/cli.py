@@ -156,6 +156,25 @@ def _export_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _search_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="piview search",
+        description="Search the text of every session (the index is updated first: only new "
+        'and changed files are read). FTS5 syntax: words, "phrases", prefix*, OR, NOT.',
+    )
+    p.add_argument("query", help="what to look for")
+    p.add_argument(
+        "--sessions",
+        metavar="DIR",
+        help="Pi's session folder (default: $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions)",
+    )
+    p.add_argument("--tools", action="store_true", help="search tool calls and tool output too")
+    p.add_argument("--since", metavar="DATE", help="only entries from this date (ISO) on")
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (20)")
+    p.add_argument("--json", action="store_true", help="print a JSON list (for scripts)")
+    return p
+
+
 def _view_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="piview",
@@ -163,7 +182,7 @@ def _view_parser() -> argparse.ArgumentParser:
         epilog=(
             "subcommands: piview info FILE [--json] | piview print FILE | "
             "piview tools FILE | piview export FILE | piview context FILE | "
-            "piview diff FILE A B | piview stats  (each has --help)"
+            "piview diff FILE A B | piview stats | piview search QUERY  (each has --help)"
         ),
     )
     p.add_argument(
@@ -199,6 +218,7 @@ _PARSERS: dict[str, Callable[[], argparse.ArgumentParser]] = {
     "context": _context_parser,
     "diff": _diff_parser,
     "stats": _stats_parser,
+    "search": _search_parser,
 }
 SUBCOMMANDS = tuple(_PARSERS)
 """The subcommands; anything else on the command line is the viewer's (a file, a flag)."""

@@ -46,10 +46,13 @@ from piview.catalog.summaries import (
 )
 from piview.render.format import fmt_bytes, fmt_cost, fmt_cost_short
 from piview.render.sanitize import sanitize_line
+from piview.screens.picker_search import PickerTextSearch, hit_query
 from piview.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
+    from piview.catalog.fts import Hit
     from piview.model import Session
+    from piview.model.query import Query
 
 __all__ = ["PickerScreen"]
 
@@ -79,8 +82,8 @@ def _day(iso: str | None) -> str:
         return ""
 
 
-def _preview(s: SessionSummary, show_host: bool = False) -> Text:
-    """The picker's preview of one session."""
+def _preview(s: SessionSummary, show_host: bool = False, hit: Hit | None = None) -> Text:
+    """The picker's preview of one session (and of the full-text hit chosen in it)."""
     out = Text()
     out.append(sanitize_line(s.title)[:200] + "\n", style="bold")
     folder = sanitize_line(s.cwd) if s.cwd else "?"
@@ -102,6 +105,9 @@ def _preview(s: SessionSummary, show_host: bool = False) -> Text:
             continue
         out.append(f"\n{key:<9}", style="dim")
         out.append(value)
+    if hit is not None:
+        out.append(f"\n\nmatch ({hit.role})\n", style="bold")
+        out.append(sanitize_line(hit.snippet)[:400])
     for title, text in (("first prompt", s.first_message), ("last answer", s.last_message)):
         if text:
             out.append(f"\n\n{title}\n", style="bold")
@@ -116,12 +122,12 @@ def _project_label(s: SessionSummary) -> str:
     return sanitize_line(folder_name(s.cwd)) if s.cwd else ""
 
 
-class PickerScreen(Screen[None]):
+class PickerScreen(PickerTextSearch, Screen[None]):
     """Pick a session to open. Type to filter; Enter opens; Escape clears, then quits.
 
     | Key(s) | Description |
     | :- | :- |
-    | (type) | Filter by name, project folder or first message; `host:omp` keeps one host |
+    | (type) | Filter by name, folder, first message or any text; `host:omp`: one host |
     | ↑ ↓ | Move |
     | enter | Open the session |
     | ctrl+s | Sort by last activity, start, size, cost or name |
@@ -163,10 +169,16 @@ class PickerScreen(Screen[None]):
     class SessionChosen(Message):
         """A session was chosen and loaded: the app shows it above the picker."""
 
-        def __init__(self, session: Session) -> None:
+        def __init__(
+            self, session: Session, *, entry: int | None = None, search: Query | None = None
+        ) -> None:
             super().__init__()
             self.session = session
             """The session, open (the screen that shows it closes it)."""
+            self.entry = entry
+            """The entry of a full-text hit: shown on its branch, in view."""
+            self.search = search
+            """The words of a full-text hit, highlighted in the transcript."""
 
     DEFAULT_CSS = """
     PickerScreen #where { height: 1; background: $panel; padding: 0 1; }
@@ -185,8 +197,10 @@ class PickerScreen(Screen[None]):
         *,
         cache: SummaryCache | None = None,
         roots: list[Root] | None = None,
+        search_db: Path | None = None,
     ) -> None:
         super().__init__()
+        self.search_db = search_db
         self.root = root
         """The ``--sessions`` folder; None: every host's folders (:attr:`roots`)."""
         if roots is None:
@@ -212,7 +226,10 @@ class PickerScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         """Where we looked, the filter, the list."""
         yield Static(self._where(), id="where")
-        yield Input(placeholder="type to filter by name, project or first message", id="filter")
+        yield Input(
+            placeholder="type to search names, projects and text (tools: for tool output too)",
+            id="filter",
+        )
         yield Static(id="empty")
         with Horizontal(id="body"):
             yield DataTable(cursor_type="row", zebra_stripes=True)
@@ -256,6 +273,7 @@ class PickerScreen(Screen[None]):
         self.refresh_bindings()  # ctrl+o: only with more than one host
         self.query_one("#filter", Input).focus()
         self._index_all()
+        self._fts_start()
 
     def _sort(self) -> None:
         summaries = self.summaries
@@ -430,15 +448,14 @@ class PickerScreen(Screen[None]):
             show = not grouped or s.project != last_project or self.threaded
             table.add_row(*self._cells(s, self._cols, show, now), key=p)
             last_project = s.project
+        self._add_hit_rows(table, now)
         empty = self.query_one("#empty", Static)
         if not self._shown and self.order:
-            empty.update(
-                Text(f"No session matches {needle!r} (of {len(self.order)}). Escape clears it.")
-            )
+            empty.update(Text(self._no_match_text(needle)))
         elif not self.order:
             where = self.root or ", ".join(str(r.path) for r in self.roots) or "any host's folder"
             empty.update(Text(f"No session files in {where}."))
-        empty.display = not self._shown
+        empty.display = not self._shown and not self.hits
         self._update_preview()
 
     def on_resize(self) -> None:
@@ -455,6 +472,10 @@ class PickerScreen(Screen[None]):
         if not preview.display:
             return
         table = self.query_one(DataTable)
+        hit = self.hit_at(table.cursor_row)
+        if hit is not None:
+            preview.update(_preview(self.summaries[hit.session_path], len(self.hosts) > 1, hit))
+            return
         if not self._shown or table.cursor_row < 0:
             preview.update("")
             return
@@ -507,6 +528,7 @@ class PickerScreen(Screen[None]):
 
     @on(Input.Changed, "#filter")
     def _on_filter(self, event: Input.Changed) -> None:
+        self._fts_schedule()
         self._refill()
         self.refresh_bindings()  # escape: clear or quit
 
@@ -551,7 +573,7 @@ class PickerScreen(Screen[None]):
         """Every host → Pi → oh-my-pi → OpenClaw (those listed) → every host."""
         cycle = ["", *self.hosts]
         self.host = cycle[(cycle.index(self.host) + 1) % len(cycle)] if self.host in cycle else ""
-        self.query_one("#where", Static).update(self._where())
+        self._show_where()
         self._refill()
         self.notify(f"Host: {self.host or 'all'}", timeout=2)
 
@@ -610,9 +632,13 @@ class PickerScreen(Screen[None]):
 
     def _open_current(self) -> None:
         table = self.query_one(DataTable)
-        if not self._shown or table.cursor_row < 0:
+        hit = self.hit_at(table.cursor_row)
+        if hit is not None:
+            path = hit.session_path
+        elif not self._shown or table.cursor_row < 0:
             return
-        path = self._shown[min(table.cursor_row, len(self._shown) - 1)]
+        else:
+            path = self._shown[min(table.cursor_row, len(self._shown) - 1)]
         from piview.model import SessionOpenError, load_session
 
         try:
@@ -621,4 +647,9 @@ class PickerScreen(Screen[None]):
             self.notify(str(exc), severity="error", markup=False)
             return
         # The app opens it: the picker knows nothing of the session screen.
-        self.post_message(self.SessionChosen(session))
+        if hit is None:
+            self.post_message(self.SessionChosen(session))
+            return
+        entry = self._hit_entry(session, hit)
+        search = hit_query(self._hits_for) if entry is not None else None
+        self.post_message(self.SessionChosen(session, entry=entry, search=search))

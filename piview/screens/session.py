@@ -38,6 +38,7 @@ from piview.widgets.usage_sidebar import UsageSidebar
 
 if TYPE_CHECKING:
     from piview.model import Session
+    from piview.model.query import Query
     from piview.render.prerender import Prerender
 
 __all__ = ["SessionScreen"]
@@ -222,9 +223,12 @@ class SessionScreen(
         prerender: Prerender | None = None,
         show_hidden: bool = False,
         panels: tuple[str, ...] = (),
+        search: Query | None = None,
     ) -> None:
         super().__init__()
         self.session = session
+        self._initial_search = search
+        """Run on the first branch shown, focusing ``leaf``'s match (a picker search hit)."""
         self._show_hidden = show_hidden
         self._panels = panels
         """Ids of the side panels to open at once (kept when the whole file replaces its tail)."""
@@ -292,6 +296,9 @@ class SessionScreen(
         if self.follow:
             self._start_following()
         self.query_one(Transcript).show_hidden = self._show_hidden
+        if self._initial_search is not None and self._focus_entry is not None:
+            target = (self._focus_entry, -1)  # the entry's first matching block
+            self.query_one(Transcript).search_next_path(self._initial_search, target)
         self.show_branch(self.leaf, focus_entry=self._focus_entry)
         for panel in self._panels:
             self.query_one(f"#{panel}").add_class("-visible")

@@ -70,7 +70,8 @@ class TranscriptSearch(_Widget):
         in a worker.
 
         Matches appear as they are found (the first one after the cursor is focused, or
-        the block ``target`` = ``(entry, part)`` if it matches); ``SearchUpdated`` reports
+        the block ``target`` = ``(entry, part)`` if it matches, the first matching block of
+        the entry for a part of -1); ``SearchUpdated`` reports
         progress. A new search, or :meth:`clear_search`, cancels the one running.
         """
         self._cancel_search()
@@ -146,7 +147,7 @@ class TranscriptSearch(_Widget):
         if done:
             s.running = False
         if s.target is not None:
-            k = next((k for k in found if self._item_key(k) == s.target), None)
+            k = next((k for k in found if self._is_target(k, s.target)), None)
             if k is not None:
                 s.target = None
                 s.current = len(s.matches) - len(found) + found.index(k)
@@ -161,6 +162,11 @@ class TranscriptSearch(_Widget):
             self.notify(f"No match for {s.query.text!r} on this branch", timeout=3, markup=False)
         self.refresh()
         self._post_search_updated()
+
+    def _is_target(self, k: int, target: tuple[int, int]) -> bool:
+        """Block ``k`` is ``target`` = ``(entry, part)``; a part of -1 is any of the entry's."""
+        entry, part = self._item_key(k)
+        return entry == target[0] and (part == target[1] or target[1] == -1)
 
     def _item_key(self, k: int) -> tuple[int, int]:
         item = self.items[k]
