@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from array import array
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
@@ -37,6 +37,7 @@ __all__ = [
     "Figures",
     "LeafPart",
     "SubtreeSums",
+    "cached_sums",
     "compute_sums",
     "next_figure",
     "subtree_sums",
@@ -112,86 +113,75 @@ class LeafPart:
     """Figures from the root down to the leaf."""
 
 
+_Columns = tuple["array[float]", "array[float]", "array[int]", "array[float]", "array[float]"]
+"""Cost, tokens, turns, first and last timestamp, one value per entry."""
+
+
 class SubtreeSums:
     """The figures of every subtree and leaf of one tree (see the module docstring)."""
 
-    __slots__ = (
-        "tree",
-        "store",
-        "_cost",
-        "_tokens",
-        "_turns",
-        "_first",
-        "_last",
-        "leaves",
-        "_leaf_arrays",
-        "summaries",
-    )
+    __slots__ = ("tree", "_sub", "_path", "leaves", "_forks", "_starts", "_span", "summaries")
 
     def __init__(
         self,
-        store: NodeStore,
         tree: Tree,
-        subtree: tuple[array[float], array[float], array[int], array[float], array[float]],
+        subtree: _Columns,
+        path: _Columns,
         leaves: list[int],
-        leaf_arrays: tuple[array[float], ...],
-        leaf_links: tuple[array[int], array[int]],
+        leaf_links: tuple[array[int], array[int], array[float], array[float]],
         summaries: UsageTotals,
     ) -> None:
-        self.store = store
         self.tree = tree
         """The tree summed (a newer tree needs new sums)."""
-        self._cost, self._tokens, self._turns, self._first, self._last = subtree
+        self._sub = subtree
+        self._path = path
         self.leaves = leaves
         """Every leaf, in file order."""
-        self._leaf_arrays = (leaf_arrays, leaf_links)
+        self._forks, self._starts, *span = leaf_links
+        self._span = span
         self.summaries = summaries
         """Usage recorded by compaction and branch summary entries."""
 
     def subtree(self, i: int) -> Figures:
         """Figures of entry ``i`` and all its descendants."""
+        c, t, n, f, last = self._sub
+        return Figures(c[i], t[i], n[i], f[i], last[i])
+
+    def path(self, i: int) -> Figures:
+        """Figures of the entries from the root down to ``i``, inclusive."""
+        c, t, n, f, last = self._path
+        return Figures(c[i], t[i], n[i], f[i], last[i])
+
+    def through(self, i: int) -> Figures:
+        """Figures of the branch through ``i``: the path down to it and all under it (for a
+        leaf, its path)."""
+        sub = self.subtree(i)
+        p = self.tree.parents[i]
+        if p < 0:
+            return sub
+        up = self.path(p)
         return Figures(
-            self._cost[i], self._tokens[i], self._turns[i], self._first[i], self._last[i]
+            up.cost + sub.cost,
+            up.tokens + sub.tokens,
+            up.turns + sub.turns,
+            min(up.first_ms, sub.first_ms),
+            max(up.last_ms, sub.last_ms),
         )
 
     def total(self) -> Figures:
         """Figures of the whole file."""
         return _merge([self.subtree(r) for r in self.tree.roots])
 
-    def _slot(self, leaf: int) -> int | None:
-        k = bisect_left(self.leaves, leaf)
-        return k if k < len(self.leaves) and self.leaves[k] == leaf else None
-
     def leaf_part(self, leaf: int) -> LeafPart | None:
         """The figures of ``leaf``'s branch (``None`` when ``leaf`` is not a leaf)."""
-        k = self._slot(leaf)
-        if k is None:
+        k = bisect_left(self.leaves, leaf)
+        if k >= len(self.leaves) or self.leaves[k] != leaf:
             return None
-        (pc, pt, pn, pf, pl, sc, st, sn, sf, sl), (forks, starts) = self._leaf_arrays
-        return LeafPart(
-            leaf,
-            forks[k],
-            starts[k],
-            Figures(sc[k], st[k], int(sn[k]), sf[k], sl[k]),
-            Figures(pc[k], pt[k], int(pn[k]), pf[k], pl[k]),
-        )
-
-    def path(self, i: int) -> Figures:
-        """Figures from the root down to ``i`` (stored for a leaf, summed along the path
-        for an inner entry)."""
-        part = self.leaf_part(i)
-        if part is not None:
-            return part.path
-        cost = tokens = 0.0
-        turns = 0
-        first, last = _INF, -_INF
-        for j in self.tree.path(i):
-            c, t, turn = _own_one(self.store, j)
-            cost, tokens, turns = cost + c, tokens + t, turns + turn
-            ms = parse_iso_ms(self.store.timestamp(j))
-            if ms is not None:
-                first, last = min(first, ms), max(last, ms)
-        return Figures(cost, tokens, turns, first, last)
+        fork = self._forks[k]
+        path = self.path(leaf)
+        above = self.path(fork) if fork >= 0 else Figures()
+        part = replace(path - above, first_ms=self._span[0][k], last_ms=self._span[1][k])
+        return LeafPart(leaf, fork, self._starts[k], part, path)
 
     def parts(self) -> list[LeafPart]:
         """Every leaf's part, the most expensive first (then most tokens, then file order)."""
@@ -210,14 +200,22 @@ def _merge(parts: list[Figures]) -> Figures:
     )
 
 
+_KEY = ("subtree-sums",)
+
+
+def cached_sums(session: Session) -> SubtreeSums | None:
+    """The sums of ``session``'s current tree if they are computed already, else ``None``."""
+    sums = session.derived.get(_KEY)
+    return sums if isinstance(sums, SubtreeSums) and sums.tree is session.tree else None
+
+
 def subtree_sums(session: Session) -> SubtreeSums:
     """The sums of ``session``'s current tree, computed once (kept with the session's other
     derived data, which a reload or an append clears)."""
-    key = ("subtree-sums",)
-    sums = session.derived.get(key)
-    if not isinstance(sums, SubtreeSums) or sums.tree is not session.tree:
+    sums = cached_sums(session)
+    if sums is None:
         sums = compute_sums(session.nodes, session.tree)
-        session.derived[key] = sums
+        session.derived[_KEY] = sums
     return sums
 
 
@@ -229,23 +227,6 @@ def _usage_figures(usage: Usage) -> tuple[float, float]:
         + number(usage.cache_write)
     )
     return (usage.cost.total_cost() if usage.cost is not None else 0.0), tokens
-
-
-def _own_one(store: NodeStore, i: int) -> tuple[float, float, int]:
-    """The own cost, tokens and turn of entry ``i`` (as :func:`_own_usage` counts them)."""
-    role = store.role(i)
-    turn = 1 if role == "assistant" else 0
-    usage: Usage | None = None
-    if role in ("assistant", "toolResult"):
-        usage = store.message_usage(i)
-    else:
-        sk = store.whole.get(i)
-        if sk is not None and sk.type in _SUMMARY_TYPES:
-            usage = sk.usage
-    if usage is None:
-        return 0.0, 0.0, turn
-    cost, tokens = _usage_figures(usage)
-    return cost, tokens, turn
 
 
 def _own_usage(
@@ -314,18 +295,23 @@ def compute_sums(store: NodeStore, tree: Tree) -> SubtreeSums:
     start, items = tree.children.start, tree.children.items
     leaves = tree.leaves()
     nl = len(leaves)
-    leaf_arrays = tuple(array("d", [0.0]) * nl for _ in range(10))
-    pc, pt, pn, pf, pl, sc, st, sn, sf, sl = leaf_arrays
     forks = array("q", [-1]) * nl
     starts = array("q", [-1]) * nl
+    seg_firsts = array("d", [0.0]) * nl
+    seg_lasts = array("d", [0.0]) * nl
     slot = 0  # leaves are met in tree order, not file order: find each one's slot
+    path_cost = array("d", own_cost)
+    path_tokens = array("d", own_tokens)
+    path_turns = array("q", iter(own_turns))  # from the bytes' values, not their memory
+    path_first = array("d", own_first)
+    path_last = array("d", own_last)
     order = array("q")
     push = order.append
 
     # 1. Down: the figures of the path so far live in locals; a fork pushes one frame that
     # hands its children out one at a time (a fan of a million costs one frame).
-    root_state = (0.0, 0.0, 0, _INF, -_INF, -1, -1, 0.0, 0.0, 0, _INF, -_INF)
-    frames: list[tuple[array[int] | list[int], list[int], tuple[float | int, ...]]] = [
+    root_state = (0.0, 0.0, 0, _INF, -_INF, -1, _INF, -_INF)
+    frames: list[tuple[array[int] | list[int], list[int], tuple[float, ...]]] = [
         (tree.roots, [0, len(tree.roots)], root_state)
     ]
     while frames:
@@ -335,24 +321,8 @@ def compute_sums(store: NodeStore, tree: Tree) -> SubtreeSums:
             continue
         i = seq[span[0]]
         span[0] += 1
-        cost, tokens, turns, first, last, fork, seg_start = (
-            float(state[0]),
-            float(state[1]),
-            int(state[2]),
-            float(state[3]),
-            float(state[4]),
-            int(state[5]),
-            int(state[6]),
-        )
-        f_cost, f_tokens, f_turns, s_first, s_last = (
-            float(state[7]),
-            float(state[8]),
-            int(state[9]),
-            float(state[10]),
-            float(state[11]),
-        )
-        if seg_start < 0:
-            seg_start = i
+        cost, tokens, turns_f, first, last, fork_f, s_first, s_last = state
+        turns, fork, seg_start = int(turns_f), int(fork_f), i
         while True:  # down a single-child chain without a frame
             push(i)
             cost += own_cost[i]
@@ -368,6 +338,8 @@ def compute_sums(store: NodeStore, tree: Tree) -> SubtreeSums:
                 last = v
             if v > s_last:
                 s_last = v
+            path_cost[i], path_tokens[i], path_turns[i] = cost, tokens, turns
+            path_first[i], path_last[i] = first, last
             a, b = start[i], start[i + 1]
             if b - a == 1:
                 i = items[a]
@@ -376,31 +348,15 @@ def compute_sums(store: NodeStore, tree: Tree) -> SubtreeSums:
         if a == b:
             k = slot if slot < nl and leaves[slot] == i else bisect_left(leaves, i)
             slot = k + 1
-            pc[k], pt[k], pn[k], pf[k], pl[k] = cost, tokens, turns, first, last
-            sc[k], st[k], sn[k] = cost - f_cost, tokens - f_tokens, turns - f_turns
-            sf[k], sl[k] = s_first, s_last
-            forks[k], starts[k] = fork, seg_start
+            forks[k], starts[k], seg_firsts[k], seg_lasts[k] = fork, seg_start, s_first, s_last
         else:
-            child_state = (
-                cost,
-                tokens,
-                turns,
-                first,
-                last,
-                i,
-                -1,
-                cost,
-                tokens,
-                turns,
-                _INF,
-                -_INF,
-            )
-            frames.append((items, [a, b], child_state))
+            child = (cost, tokens, float(turns), first, last, float(i), _INF, -_INF)
+            frames.append((items, [a, b], child))
 
     # 2. Up: in reverse of the down pass's order every child comes before its parent.
-    sub_cost = array("d", own_cost)
-    sub_tokens = array("d", own_tokens)
-    sub_turns = array("q", iter(own_turns))  # from the bytes' values, not their memory
+    sub_cost = own_cost
+    sub_tokens = own_tokens
+    sub_turns = array("q", iter(own_turns))
     sub_first, sub_last = own_first, own_last
     parents = tree.parents
     for i in reversed(order):
@@ -416,11 +372,10 @@ def compute_sums(store: NodeStore, tree: Tree) -> SubtreeSums:
             if v > sub_last[p]:
                 sub_last[p] = v
     return SubtreeSums(
-        store,
         tree,
         (sub_cost, sub_tokens, sub_turns, sub_first, sub_last),
+        (path_cost, path_tokens, path_turns, path_first, path_last),
         leaves,
-        leaf_arrays,
-        (forks, starts),
+        (forks, starts, seg_firsts, seg_lasts),
         summaries,
     )

@@ -3,8 +3,10 @@
 
 A row shows the cursor mark, the tree art with its fold markers, the active path's ``•``, the
 ``[label]``, the entry's one-line text (cut to fit, its role coloured) and, at the end, the
-folded count and the leaf marker; each styled by one of the panel's component classes. The
-last line of the panel is a footer: ``(i/n) [filter]`` and the state of the search.
+folded count and the leaf marker, and right-aligned the row's usage figure (see
+:mod:`piview.widgets.branch_figures`); each styled by one of the panel's component classes.
+The last line of the panel is a footer: ``(i/n) [filter]``, the figure shown and the state of
+the search.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from textual.scroll_view import ScrollView as _Widget
 
     from piview.model.session import Session
+    from piview.model.subtree import Figure, SubtreeSums
 else:
     _Widget = object  # a plain mixin: Textual sees only the widget class itself
 
@@ -46,6 +49,7 @@ class BranchRows(_Widget):
     _query: str
     _matches: list[int]
     _match_at: int
+    figure: Figure
 
     if TYPE_CHECKING:
 
@@ -54,6 +58,9 @@ class BranchRows(_Widget):
         @property
         def filter_mode(self) -> FilterMode: ...
         def row_text(self, entry: int) -> str: ...
+        def figure_text(self, row: Row) -> str: ...
+        @property
+        def sums(self) -> SubtreeSums | None: ...
 
     def render_line(self, y: int) -> Strip:
         """Draw one line of the viewport: a row, or the footer on the last line."""
@@ -74,6 +81,8 @@ class BranchRows(_Widget):
     def _footer(self, width: int, base: Style) -> Strip:
         n = len(self.rows)
         text = f"  ({self.cursor + 1 if n else 0}/{n}) [{self.filter_mode}]"
+        if self.sums is not None:
+            text += f" {self.figure}"
         if self.building:
             text += "  building the tree…"
         if self.searching:
@@ -97,6 +106,7 @@ class BranchRows(_Widget):
             base=base,
             style_of=lambda name: cstyle(name, partial=True),
             cursor=cstyle("branch-panel--cursor") if is_cursor else None,
+            figure=self.figure_text(row),
         )
 
 
@@ -109,11 +119,14 @@ def row_strip(
     base: Style,
     style_of: StyleOf,
     cursor: Style | None,
+    figure: str = "",
 ) -> Strip:
     """Draw ``row`` on ``width`` cells over ``base``.
 
     ``text``: the one-line text of the row's entry, whose :func:`~piview.model.treeview.row_kind`
-    is ``kind``; ``cursor``: the cursor's style when the row is under the cursor, else None.
+    is ``kind``; ``cursor``: the cursor's style when the row is under the cursor, else None;
+    ``figure``: the row's short usage figure, drawn right-aligned (the active path's in their
+    own style), or ``""``.
     """
     path_style = style_of("branch-panel--path")
     head: list[Segment] = [Segment("› " if cursor is not None else "  ", path_style)]
@@ -151,10 +164,19 @@ def row_strip(
         tail.append(Segment(f" +{row.hidden}", style_of("branch-panel--count")))
     if row.is_leaf:
         tail.append(Segment(" ◀ leaf", style_of("branch-panel--leaf")))
-    room = width - sum(s.cell_length for s in head) - sum(s.cell_length for s in tail)
-    body = _body_segments(text, kind, max(0, room), style_of)
+    if figure:
+        name = "branch-panel--figure-path" if row.on_path else "branch-panel--figure"
+        end = [Segment(" " + figure, style_of(name))]
+    else:
+        end = []
+    used = sum(s.cell_length for s in (*head, *tail, *end))
+    body = _body_segments(text, kind, max(0, width - used), style_of)
+    if end:
+        # Right-aligned: the figures of all rows make one column.
+        gap = width - used - sum(s.cell_length for s in body)
+        body.append(Segment(" " * max(0, gap)))
     # Padding is unstyled so that the cursor background covers the whole line.
-    strip = Strip([*head, *body, *tail]).crop_extend(0, width, None)
+    strip = Strip([*head, *body, *tail, *end]).crop_extend(0, width, None)
     return strip.apply_style(base + cursor if cursor is not None else base)
 
 

@@ -80,6 +80,7 @@ def test_sums_equal_a_brute_force_sum_on_every_fixture(path: Path) -> None:
         _same(part.part, _brute(s, route[cut:]))
     for i in range(len(s)):
         _same(sums.path(i), _brute(s, tree.path(i)))
+        _same(sums.through(i), _brute(s, tree.path(i)[:-1] + tree.subtree(i)))
     _same(sums.total(), _brute(s, list(range(len(s)))))
     costs = [p.part.cost for p in sums.parts()]
     assert costs == sorted(costs, reverse=True)
