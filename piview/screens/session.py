@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from piview.model import usage_report
+from piview.model.branchcost import branch_costs
 from piview.render.format import fmt_iso_short, header_line, plural
 from piview.render.items import ItemList, build_items
 from piview.render.sanitize import sanitize_line
@@ -377,16 +378,18 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, SessionLayout, S
         self._usage_stale = False
         path = self.session.tree.path(self.leaf) if self.leaf is not None else []
         if len(self.session) < _USAGE_IN_WORKER:
-            side.show(usage_report(self.session.nodes, path))
+            costs = branch_costs(self.session, self.leaf)
+            side.show(usage_report(self.session.nodes, path), branches=costs)
         else:
             # A big file takes seconds to sum: keep the keys alive meanwhile.
             side.show(None, waiting=True)
-            self._usage_worker(path)
+            self._usage_worker(path, self.leaf)
 
     @work(thread=True, exclusive=True, group="usage", exit_on_error=False, description="Usage")
-    def _usage_worker(self, path: list[int]) -> None:
+    def _usage_worker(self, path: list[int], leaf: int | None) -> None:
         report = usage_report(self.session.nodes, path)
-        self.app.call_from_thread(self.query_one(UsageSidebar).show, report)
+        costs = branch_costs(self.session, leaf)
+        self.app.call_from_thread(self.query_one(UsageSidebar).show, report, branches=costs)
 
     _usage_stale = True
 

@@ -45,7 +45,7 @@ class BranchPanel(BranchRows, BranchFigures, TreeSearch, ScrollView, can_focus=T
     ``⊞`` folded, with the number of hidden entries), ``•`` on the active path, the entry's
     ``[label]``, its one-line text, and ``◀ leaf`` on the active leaf; branch points and
     folded rows end with their subtree's usage figure, leaves with their branch's from the
-    root. The last line reads ``(i/n) [filter] figure``. Segments off the active path start
+    root. The last line reads ``(i/n) [filter]``. Segments off the active path start
     folded.
 
     | Key | Description |

@@ -5,8 +5,7 @@ A row shows the cursor mark, the tree art with its fold markers, the active path
 ``[label]``, the entry's one-line text (cut to fit, its role coloured) and, at the end, the
 folded count and the leaf marker, and right-aligned the row's usage figure (see
 :mod:`piview.widgets.branch_figures`); each styled by one of the panel's component classes.
-The last line of the panel is a footer: ``(i/n) [filter]``, the figure shown and the state of
-the search.
+The last line of the panel is a footer: ``(i/n) [filter]`` and the state of the search.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ if TYPE_CHECKING:
     from textual.scroll_view import ScrollView as _Widget
 
     from piview.model.session import Session
-    from piview.model.subtree import Figure, SubtreeSums
+    from piview.model.subtree import Figure
 else:
     _Widget = object  # a plain mixin: Textual sees only the widget class itself
 
@@ -59,8 +58,6 @@ class BranchRows(_Widget):
         def filter_mode(self) -> FilterMode: ...
         def row_text(self, entry: int) -> str: ...
         def figure_text(self, row: Row) -> str: ...
-        @property
-        def sums(self) -> SubtreeSums | None: ...
 
     def render_line(self, y: int) -> Strip:
         """Draw one line of the viewport: a row, or the footer on the last line."""
@@ -81,8 +78,6 @@ class BranchRows(_Widget):
     def _footer(self, width: int, base: Style) -> Strip:
         n = len(self.rows)
         text = f"  ({self.cursor + 1 if n else 0}/{n}) [{self.filter_mode}]"
-        if self.sums is not None:
-            text += f" {self.figure}"
         if self.building:
             text += "  building the tree…"
         if self.searching:
@@ -174,7 +169,7 @@ def row_strip(
     if end:
         # Right-aligned: the figures of all rows make one column.
         gap = width - used - sum(s.cell_length for s in body)
-        body.append(Segment(" " * max(0, gap)))
+        end.insert(0, Segment(" " * max(0, gap)))
     # Padding is unstyled so that the cursor background covers the whole line.
     strip = Strip([*head, *body, *tail, *end]).crop_extend(0, width, None)
     return strip.apply_style(base + cursor if cursor is not None else base)
