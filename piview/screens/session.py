@@ -102,6 +102,7 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, SessionLayout, S
     | :- | :- |
     | b | Toggle the branch panel |
     | u | Toggle the usage sidebar |
+    | $ | Next figure the branch panel shows: cost, tokens, turns, duration |
     | H | Show or hide hidden entries |
     | / | Search the transcript |
     | i | Inspect the focused tool call |
@@ -120,6 +121,13 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, SessionLayout, S
             "b", "toggle_branches", "Branches", tooltip="branch panel: every entry of the tree"
         ),
         Binding("u", "toggle_usage", "Usage", tooltip="usage sidebar: tokens and cost"),
+        Binding(
+            "dollar_sign",
+            "cycle_figure",
+            "Figure",
+            show=False,
+            tooltip="branch panel figures: cost, tokens, turns or duration of each branch",
+        ),
         Binding("H", "toggle_hidden", "Hidden", tooltip="show or hide hidden entries"),
         Binding(
             "slash",
@@ -473,6 +481,12 @@ class SessionScreen(SessionFollow, SessionSearch, SessionViews, SessionLayout, S
             panel.focus()
         else:
             self.query_one(Transcript).focus()
+
+    def action_cycle_figure(self) -> None:
+        """Show the next figure in the branch panel (cost, tokens, turns, duration)."""
+        panel = self.query_one(BranchPanel)
+        panel.action_cycle_figure()
+        self.notify(f"Branch figures: {panel.figure}", timeout=2)
 
     def action_toggle_usage(self) -> None:
         """Show or hide the usage sidebar."""

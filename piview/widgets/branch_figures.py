@@ -4,7 +4,8 @@ of :class:`piview.widgets.branch_panel.BranchPanel`.
 Branch points and folded rows show their subtree's figure (the entry and everything under
 it), leaves their branch's figure from the root (a row with nothing shown under it counts
 what the filter hides under it too); one of cost, tokens, assistant turns or
-wall time, cycled with ``$``. The sums come from :func:`piview.model.subtree.subtree_sums`,
+wall time, cycled with ``$`` (a key of the session screen, so that it works from the
+transcript too). The sums come from :func:`piview.model.subtree.subtree_sums`,
 computed once per tree (in the flatten worker for a big tree), so a row costs a lookup.
 """
 

@@ -59,7 +59,6 @@ class BranchPanel(BranchRows, BranchFigures, TreeSearch, ScrollView, can_focus=T
     | left, h | Fold the segment, or jump to the start of the enclosing one. |
     | right, l | Unfold the segment, or jump to the next branch start. |
     | f / F | Next / previous filter: default, no-tools, user-only, labeled-only, all. |
-    | $ | Next figure: cost, tokens, turns, duration. |
     """
 
     HELP_TITLE = "Branch panel (b)"
@@ -102,13 +101,6 @@ class BranchPanel(BranchRows, BranchFigures, TreeSearch, ScrollView, can_focus=T
             tooltip="next filter: default, no-tools, user-only, labeled-only, all",
         ),
         Binding("F", "cycle_filter(-1)", "Filter back", show=False, tooltip="previous filter"),
-        Binding(
-            "dollar_sign",
-            "cycle_figure(1)",
-            "Figure",
-            show=False,
-            tooltip="figure beside branch points and leaves: cost, tokens, turns, duration",
-        ),
         Binding(
             "apostrophe",
             "label(1)",

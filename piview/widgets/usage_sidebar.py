@@ -17,6 +17,7 @@ from textual.widgets import Sparkline, Static
 
 from piview.model.branchcost import BranchCosts
 from piview.model.usage import UsageReport, UsageTotals
+from piview.render.figures import fmt_cost_tiny
 from piview.render.format import fmt_cost_short as fmt_cost
 from piview.render.format import fmt_tokens
 
@@ -130,7 +131,7 @@ def _branch_line(
     return Content.assemble(
         (label, style),
         (mark.ljust(_BRANCH_LABEL - len(label)), "bold $text-accent"),
-        (fmt_cost(cost).rjust(_BRANCH_COL), _COST),
+        ((fmt_cost_tiny(cost) if cost else "$0").rjust(_BRANCH_COL), _COST),
         fmt_tokens(tokens).rjust(_BRANCH_COL),
     )
 

@@ -72,7 +72,8 @@ async def test_the_figure_key_cycles_cost_tokens_turns_duration() -> None:
             assert panel.figure == expected
             assert panel.figure_text(bp) == fmt_figure(expected, sums.subtree(bp.entry))
             seen.append(panel.figure_text(bp))
-            await pilot.press("dollar_sign")
+            panel.action_cycle_figure()
+            await pilot.pause()
         assert seen[1].endswith("k") and seen[2].endswith("t") and seen[3][-1] in "smhd"
 
 
@@ -91,7 +92,8 @@ async def test_the_corpus_file_shows_tokens_when_it_records_no_cost() -> None:
         assert shown[3] == "41k" and shown[7] == "15k"
         # The active leaf's row (a hidden entry ends the branch: its row is the title's).
         assert shown[panel.cursor_entry] == "11k"  # type: ignore[index]
-        await pilot.press("dollar_sign")
+        panel.action_cycle_figure()
+        await pilot.pause()
         assert panel.figure == "turns" and _figures(panel)[3] == "11t"
 
 
@@ -150,5 +152,11 @@ def test_snapshot_figures_on_the_corpus_branches(snap_compare) -> None:
 
 
 def test_snapshot_turns_on_the_fixture(snap_compare) -> None:
+    async def turns(pilot) -> None:
+        panel = pilot.app.query_one(BranchPanel)
+        panel.action_cycle_figure()
+        panel.action_cycle_figure()
+        await pilot.pause()
+
     s = load_session(fixture("tree_branches.jsonl"))
-    assert snap_compare(Host(s), terminal_size=(60, 16), press=["dollar_sign", "dollar_sign"])
+    assert snap_compare(Host(s), terminal_size=(60, 16), run_before=turns)

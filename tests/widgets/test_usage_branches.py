@@ -12,7 +12,7 @@ from piview.model import load_session, usage_report
 from piview.model.branchcost import BranchCosts, branch_costs
 from piview.model.session import Session
 from piview.model.subtree import subtree_sums
-from piview.render.format import fmt_cost_short as fmt_cost
+from piview.render.figures import fmt_cost_tiny as fmt_cost
 from piview.widgets import UsageSidebar
 from tests.conftest import fixture
 
