@@ -192,3 +192,19 @@ def test_a_deep_chain_and_a_wide_fan(shape: str, write_session) -> None:
         assert parts[0].path.turns == n + 1 and parts[0].fork == -1
     else:
         assert all(p.fork == 0 and p.part.turns == 1 and p.path.turns == 2 for p in parts)
+
+
+def test_absurd_numbers_read_as_zero_as_everywhere(write_session) -> None:
+    usage = '{"input":true,"output":1e300,"cacheRead":5,"cacheWrite":"7","cost":{"total":1e200}}'
+    line = (
+        '{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z",'
+        '"message":{"role":"assistant","content":[],"stopReason":"stop","usage":' + usage + "}}"
+    )
+    s = load_session(write_session([line]))
+    root = subtree_sums(s).subtree(0)
+    from piview.model.usage import sum_usage
+
+    expected = sum_usage(s.nodes, range(len(s)))
+    assert root.tokens == expected.tokens
+    assert root.cost == expected.cost == 0
+    assert root.turns == 1
