@@ -36,6 +36,8 @@ StyleOf = Callable[[str], Style]
 """The style of a component class (``"branch-panel--guide"``, …), as the panel resolves it."""
 
 _ROLE_PREFIXES = ("user: ", "assistant: ")
+_TEXT_KEPT = 6
+"""Cells of row text a figure never takes (it is left out instead)."""
 
 
 class BranchRows(_Widget):
@@ -165,6 +167,11 @@ def row_strip(
     else:
         end = []
     used = sum(s.cell_length for s in (*head, *tail, *end))
+    if end and width - used < min(cell_len(text), _TEXT_KEPT):
+        # Too narrow (deep in the tree, at 80 columns): the figure gives way whole rather
+        # than squeeze the text out or show cut (wrong) digits.
+        used -= end[0].cell_length
+        end = []
     body = _body_segments(text, kind, max(0, width - used), style_of)
     if end:
         # Right-aligned: the figures of all rows make one column.

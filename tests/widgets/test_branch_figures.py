@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import pytest
+from rich.style import Style
 
 from piview.model import load_session
 from piview.model.subtree import subtree_sums
+from piview.model.treeview import Row
 from piview.render.figures import fmt_figure
 from piview.widgets import BranchPanel
+from piview.widgets.branch_rows import row_strip
 from tests.conftest import corpus_files, fixture
 from tests.widgets.test_branch_panel import Host, screen_text
 
@@ -160,3 +163,31 @@ def test_snapshot_turns_on_the_fixture(snap_compare) -> None:
 
     s = load_session(fixture("tree_branches.jsonl"))
     assert snap_compare(Host(s), terminal_size=(60, 16), run_before=turns)
+
+
+@pytest.mark.parametrize("width", range(12, 61, 3))
+def test_a_figure_is_shown_whole_or_not_at_all(width: int) -> None:
+    """Deep in the tree at 80 columns there is no room: the figure gives way whole, never
+    cut to wrong digits, and never takes the last cells of the row's text."""
+    row = Row(7, 5, "└", None, True, None, True, False, False, False)
+    text = "assistant: a long answer about retries"
+    strip = row_strip(
+        row,
+        text,
+        "assistant",
+        width=width,
+        base=Style(),
+        style_of=lambda _n: Style(),
+        cursor=None,
+        figure="$12.34",
+    )
+    line = strip.text
+    assert len(line) == width
+    bare = row_strip(
+        row, text, "assistant", width=width, base=Style(), style_of=lambda _n: Style(), cursor=None
+    ).text
+    if line.rstrip().endswith(" $12.34"):
+        shown = line.rstrip()[: -len(" $12.34")].rstrip()
+        assert "◀ leaf" in shown and len(shown.split("• ")[1].split(" ◀")[0]) >= 6
+    else:
+        assert "$" not in line and line == bare
