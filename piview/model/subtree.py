@@ -17,6 +17,7 @@ assistant messages. A duration is the wall time from the earliest to the latest 
 from __future__ import annotations
 
 import math
+import threading
 from array import array
 from bisect import bisect_left
 from dataclasses import dataclass, replace
@@ -211,13 +212,21 @@ def cached_sums(session: Session) -> SubtreeSums | None:
     return sums if isinstance(sums, SubtreeSums) and sums.tree is session.tree else None
 
 
+_computing = threading.Lock()
+
+
 def subtree_sums(session: Session) -> SubtreeSums:
     """The sums of ``session``'s current tree, computed once (kept with the session's other
-    derived data, which a reload or an append clears)."""
+    derived data, which a reload or an append clears). Thread-safe: the panel's worker and
+    the sidebar's may ask at once, and the second waits for the first one's sums."""
     sums = cached_sums(session)
-    if sums is None:
-        sums = compute_sums(session.nodes, session.tree)
-        session.derived[_KEY] = sums
+    if sums is not None:
+        return sums
+    with _computing:
+        sums = cached_sums(session)
+        if sums is None:
+            sums = compute_sums(session.nodes, session.tree)
+            session.derived[_KEY] = sums
     return sums
 
 
