@@ -167,7 +167,12 @@ def row_strip(
     else:
         end = []
     used = sum(s.cell_length for s in (*head, *tail, *end))
-    if end and width - used < min(cell_len(text), _TEXT_KEPT):
+    keep = min(cell_len(text), _TEXT_KEPT)
+    if end and width - used < keep <= width - used + 5 and row.is_leaf:
+        # The active leaf's figure (its branch's total) matters most: "◀" alone makes room.
+        tail[-1] = Segment(" ◀", tail[-1].style)
+        used -= 5
+    if end and width - used < keep:
         # Too narrow (deep in the tree, at 80 columns): the figure gives way whole rather
         # than squeeze the text out or show cut (wrong) digits.
         used -= end[0].cell_length

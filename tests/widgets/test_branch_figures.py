@@ -168,7 +168,8 @@ def test_snapshot_turns_on_the_fixture(snap_compare) -> None:
 @pytest.mark.parametrize("width", range(12, 61, 3))
 def test_a_figure_is_shown_whole_or_not_at_all(width: int) -> None:
     """Deep in the tree at 80 columns there is no room: the figure gives way whole, never
-    cut to wrong digits, and never takes the last cells of the row's text."""
+    cut to wrong digits, and never takes the last cells of the row's text (the leaf marker
+    shrinks first)."""
     row = Row(7, 5, "└", None, True, None, True, False, False, False)
     text = "assistant: a long answer about retries"
     strip = row_strip(
@@ -188,6 +189,28 @@ def test_a_figure_is_shown_whole_or_not_at_all(width: int) -> None:
     ).text
     if line.rstrip().endswith(" $12.34"):
         shown = line.rstrip()[: -len(" $12.34")].rstrip()
-        assert "◀ leaf" in shown and len(shown.split("• ")[1].split(" ◀")[0]) >= 6
+        # The active leaf's marker may shrink to "◀" to make room for its branch's total.
+        assert "◀" in shown and len(shown.split("• ")[1].split(" ◀")[0]) >= 6
     else:
         assert "$" not in line and line == bare
+
+
+def test_the_leaf_marker_shrinks_before_the_leaf_figure_goes() -> None:
+    row = Row(7, 5, "└", None, True, None, True, False, False, False)
+    text = "assistant: a long answer about retries"
+    lines = {
+        w: row_strip(
+            row,
+            text,
+            "assistant",
+            width=w,
+            base=Style(),
+            style_of=lambda _n: Style(),
+            cursor=None,
+            figure="$3.72",
+        ).text.rstrip()
+        for w in range(20, 60)
+    }
+    assert any(line.endswith("◀ leaf $3.72") for line in lines.values())
+    assert any(line.endswith("… ◀ $3.72") for line in lines.values())
+    assert not any(line.endswith("$3.7") for line in lines.values())
