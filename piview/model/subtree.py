@@ -337,15 +337,14 @@ def _own_times(store: NodeStore, n: int) -> tuple[array[float], array[float]]:
     append = ms.append
     for k in range(n):
         s = raw[k * TS_LEN : (k + 1) * TS_LEN]
-        if s[0] == "\0":
-            v = parse_iso_ms(store.ts_other.get(k))
-            append(_INF if v is None else v)
-            continue
-        try:
-            append(parse(s).timestamp() * 1000.0)
-        except (ValueError, OverflowError, OSError):
-            v = parse_iso_ms(s)
-            append(_INF if v is None else v)
+        if s[-1] == "Z":  # Pi's toISOString(): aware, so no local time creeps in
+            try:
+                append(parse(s).timestamp() * 1000.0)
+                continue
+            except (ValueError, OverflowError, OSError):
+                pass
+        v = parse_iso_ms(store.ts_other.get(k) if s[0] == "\0" else s)
+        append(_INF if v is None else v)
     first = array("d", ms)
     last = array("d", [-_INF if v == _INF else v for v in ms])
     return first, last

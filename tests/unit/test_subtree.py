@@ -208,3 +208,24 @@ def test_absurd_numbers_read_as_zero_as_everywhere(write_session) -> None:
     assert root.tokens == expected.tokens
     assert root.cost == expected.cost == 0
     assert root.turns == 1
+
+
+def test_timestamps_without_a_zone_are_read_as_utc_as_the_tree_does(
+    write_session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    time.tzset()
+    try:
+        path = write_session(
+            [
+                _line("a", None, "2026-01-01T00:00:00.0000"),  # 24 characters, no zone
+                _line("b", "a", "2026-01-01T01:00:00.000Z"),
+            ]
+        )
+        s = load_session(path)
+        assert subtree_sums(s).subtree(0).duration_ms == 3_600_000
+    finally:
+        monkeypatch.setenv("TZ", "UTC")
+        time.tzset()
