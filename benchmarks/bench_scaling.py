@@ -4,10 +4,11 @@ For each shape of :mod:`benchmarks.gen_shapes` (repeated call ids, identical tim
 backward timestamps, repeated entry ids, one entry with a huge fan of children, a long chain,
 copies of a real session chained end to end) and each algorithm (load + tree + pairing,
 labels, usage on the path, context, flatten and refold of the branch panel, tree search, poll
-of appended lines) it times n and 4n entries in this one process, alternating, and prints the
-medians and their ratio (CPU time, the cyclic GC off while timing: see :func:`_once`).
-Linear work gives about 4, n log n a little more; a ratio over 6 is a blow-up (#11). No
-figure here is an absolute promise: only the ratio is compared.
+of appended lines, the subtree sums of the branch panel's figures) it times n and 4n entries
+in this one process, alternating, and prints the medians and their ratio (CPU time, the
+cyclic GC off while timing: see :func:`_once`). Linear work gives about 4, n log n a little
+more; a ratio over 6 is a blow-up (#11). No figure here is an absolute promise: only the
+ratio is compared.
 
     python benchmarks/bench_scaling.py                      # n = 25,000 (fan: 100,000 at 4n)
     python benchmarks/bench_scaling.py --chain-n 250000     # the chain at 1,000,000 entries
@@ -36,6 +37,7 @@ from piview.model import load_session  # noqa: E402
 from piview.model.context import build_context, system_prompt_state  # noqa: E402
 from piview.model.labels import resolve_labels  # noqa: E402
 from piview.model.session import Session  # noqa: E402
+from piview.model.subtree import compute_sums  # noqa: E402
 from piview.model.treesearch import search, search_entries  # noqa: E402
 from piview.model.treeview import Folds, flatten, refold  # noqa: E402
 from piview.model.usage import usage_report  # noqa: E402
@@ -108,6 +110,14 @@ def _search(case: Case) -> float:
     return time.process_time() - t
 
 
+def _subtree(case: Case) -> float:
+    s = case.session
+    t = time.process_time()
+    sums = compute_sums(s.nodes, s.tree)
+    sums.parts()  # the sidebar's cost by branch sorts every leaf
+    return time.process_time() - t
+
+
 def _poll(case: Case) -> float:
     # A copy of the file, so that appending never touches the shape's own file.
     with tempfile.TemporaryDirectory(prefix="piview-poll-") as tmp:
@@ -144,6 +154,7 @@ ALGORITHMS: dict[str, Callable[[Case], float]] = {
     "flatten/refold": _flatten,
     "tree search": _search,
     "poll appended": _poll,
+    "subtree sums": _subtree,
 }
 """Each algorithm: one timed run on a case, in seconds."""
 

@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from piview.model import usage_report
+from piview.model.branchcost import branch_costs
 from piview.render.format import fmt_iso_short, header_line, plural
 from piview.render.items import ItemList, build_items
 from piview.render.sanitize import sanitize_line
@@ -108,6 +109,7 @@ class SessionScreen(
     | :- | :- |
     | b | Toggle the branch panel |
     | u | Toggle the usage sidebar |
+    | $ | Next figure the branch panel shows: cost, tokens, turns, duration |
     | H | Show or hide hidden entries |
     | / | Search the transcript |
     | i | Inspect the focused tool call |
@@ -126,6 +128,13 @@ class SessionScreen(
             "b", "toggle_branches", "Branches", tooltip="branch panel: every entry of the tree"
         ),
         Binding("u", "toggle_usage", "Usage", tooltip="usage sidebar: tokens and cost"),
+        Binding(
+            "dollar_sign",
+            "cycle_figure",
+            "Figure",
+            show=False,
+            tooltip="branch panel figures: cost, tokens, turns or duration of each branch",
+        ),
         Binding("H", "toggle_hidden", "Hidden", tooltip="show or hide hidden entries"),
         Binding(
             "slash",
@@ -405,16 +414,18 @@ class SessionScreen(
         self._usage_stale = False
         path = self.session.tree.path(self.leaf) if self.leaf is not None else []
         if len(self.session) < _USAGE_IN_WORKER:
-            side.show(usage_report(self.session.nodes, path))
+            costs = branch_costs(self.session, self.leaf)
+            side.show(usage_report(self.session.nodes, path), branches=costs)
         else:
             # A big file takes seconds to sum: keep the keys alive meanwhile.
             side.show(None, waiting=True)
-            self._usage_worker(path)
+            self._usage_worker(path, self.leaf)
 
     @work(thread=True, exclusive=True, group="usage", exit_on_error=False, description="Usage")
-    def _usage_worker(self, path: list[int]) -> None:
+    def _usage_worker(self, path: list[int], leaf: int | None) -> None:
         report = usage_report(self.session.nodes, path)
-        self.app.call_from_thread(self.query_one(UsageSidebar).show, report)
+        costs = branch_costs(self.session, leaf)
+        self.app.call_from_thread(self.query_one(UsageSidebar).show, report, branches=costs)
 
     _usage_stale = True
 
@@ -498,6 +509,12 @@ class SessionScreen(
             panel.focus()
         else:
             self.query_one(Transcript).focus()
+
+    def action_cycle_figure(self) -> None:
+        """Show the next figure in the branch panel (cost, tokens, turns, duration)."""
+        panel = self.query_one(BranchPanel)
+        panel.action_cycle_figure()
+        self.notify(f"Branch figures: {panel.figure}", timeout=2)
 
     def action_toggle_usage(self) -> None:
         """Show or hide the usage sidebar."""

@@ -23,10 +23,12 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from piview.model.session import Session
+from piview.model.subtree import cached_sums, subtree_sums
 from piview.model.treefilter import FilterMode, next_filter
 from piview.model.treetext import row_text
 from piview.model.treeview import Folds, Row, TreeRows, flatten, refold
 from piview.widgets.branch_compare import BranchCompare
+from piview.widgets.branch_figures import BranchFigures
 from piview.widgets.branch_rows import BranchRows
 from piview.widgets.branch_search import TreeSearch
 from piview.widgets.offthread import compute_off_thread
@@ -38,13 +40,15 @@ BIG_TREE = 100_000
 """Sessions of this many entries and more are flattened in a worker (0.6 s and up)."""
 
 
-class BranchPanel(BranchRows, TreeSearch, BranchCompare, ScrollView, can_focus=True):
+class BranchPanel(BranchRows, BranchFigures, TreeSearch, BranchCompare, ScrollView, can_focus=True):
     """The branches of a session: a cursor list of Pi's ``/tree`` rows.
 
     Each row shows the tree art (``├─ └─ │``), a fold marker on segment starts (``⊟`` open,
     ``⊞`` folded, with the number of hidden entries), ``•`` on the active path, the entry's
-    ``[label]``, its one-line text, and ``◀ leaf`` on the active leaf. The last line reads
-    ``(i/n) [filter]``. Segments off the active path start folded.
+    ``[label]``, its one-line text, and ``◀ leaf`` on the active leaf; branch points and
+    folded rows end with their subtree's usage figure, leaves with their branch's from the
+    root. The last line reads ``(i/n) [filter]``. Segments off the active path start
+    folded.
 
     | Key | Description |
     | :- | :- |
@@ -147,6 +151,8 @@ class BranchPanel(BranchRows, TreeSearch, BranchCompare, ScrollView, can_focus=T
         "branch-panel--label",
         "branch-panel--leaf",
         "branch-panel--count",
+        "branch-panel--figure",
+        "branch-panel--figure-path",
         "branch-panel--footer",
         "branch-panel--user",
         "branch-panel--assistant",
@@ -166,6 +172,8 @@ class BranchPanel(BranchRows, TreeSearch, BranchCompare, ScrollView, can_focus=T
     | `branch-panel--label` | ``[label]`` bookmarks. |
     | `branch-panel--leaf` | The active leaf marker. |
     | `branch-panel--count` | Hidden-entry counts of folded rows. |
+    | `branch-panel--figure` | Usage figures of the rows off the active path. |
+    | `branch-panel--figure-path` | Usage figures of the active path's rows. |
     | `branch-panel--footer` | The ``(i/n) [filter]`` line. |
     | `branch-panel--user` ... `--meta` | Row text by kind of entry. |
     """
@@ -191,6 +199,8 @@ class BranchPanel(BranchRows, TreeSearch, BranchCompare, ScrollView, can_focus=T
     BranchPanel > .branch-panel--label { color: $text-warning; }
     BranchPanel > .branch-panel--leaf { color: $text-accent; text-style: bold; }
     BranchPanel > .branch-panel--count { color: $text-muted; }
+    BranchPanel > .branch-panel--figure { color: $text-muted; }
+    BranchPanel > .branch-panel--figure-path { color: $text-success; text-style: bold; }
     BranchPanel > .branch-panel--footer { color: $text-muted; }
     BranchPanel > .branch-panel--user { color: $text-accent; }
     BranchPanel > .branch-panel--assistant { color: $text-success; }
@@ -203,6 +213,7 @@ class BranchPanel(BranchRows, TreeSearch, BranchCompare, ScrollView, can_focus=T
        unreadable on a light theme. */
     .-light-mode BranchPanel > .branch-panel--guide,
     .-light-mode BranchPanel > .branch-panel--count,
+    .-light-mode BranchPanel > .branch-panel--figure,
     .-light-mode BranchPanel > .branch-panel--tool,
     .-light-mode BranchPanel > .branch-panel--meta { color: $foreground-muted; }
     """
@@ -297,6 +308,7 @@ class BranchPanel(BranchRows, TreeSearch, BranchCompare, ScrollView, can_focus=T
         self._leaf = leaf
         self._folds = Folds.for_tree(len(session), self.filter_mode)
         self._texts.clear()
+        self.set_sums(None)
         self._rebuild(keep=self._leaf)
 
     def set_active(self, leaf: int | None) -> None:
@@ -359,10 +371,15 @@ class BranchPanel(BranchRows, TreeSearch, BranchCompare, ScrollView, can_focus=T
         if len(self._session) >= BIG_TREE and self.is_mounted:
             self._flatten_in_worker(keep)
             return
-        self._apply(flatten(self._session, self._leaf, self.filter_mode, self._folds), keep)
+        self._apply(
+            _flatten_and_sum(self._session, self._leaf, self.filter_mode, self._folds), keep
+        )
 
     def _apply(self, tree_rows: TreeRows, keep: int | None) -> None:
         self._tree_rows = tree_rows
+        if self._session is not None:
+            # Computed beside the rows (in the worker for a big tree): here a lookup.
+            self.set_sums(cached_sums(self._session))
         row = tree_rows.nearest_row(keep)
         self._update_virtual_size()
         self.cursor = row if row is not None else 0
@@ -378,7 +395,7 @@ class BranchPanel(BranchRows, TreeSearch, BranchCompare, ScrollView, can_focus=T
         self.building = True
         compute_off_thread(
             self,
-            partial(flatten, session, leaf, mode, folds),
+            partial(_flatten_and_sum, session, leaf, mode, folds),
             partial(self._flattened, generation, keep=keep),
             group="flatten",
             description="Flattening the session tree",
@@ -572,3 +589,11 @@ class BranchPanel(BranchRows, TreeSearch, BranchCompare, ScrollView, can_focus=T
         if 0 <= row < len(self.rows):
             self.cursor = row
             self.action_select()
+
+
+def _flatten_and_sum(
+    session: Session, leaf: int | None, mode: FilterMode, folds: Folds
+) -> TreeRows:
+    """The rows, with the tree's usage sums made ready for them (once per tree)."""
+    subtree_sums(session)
+    return flatten(session, leaf, mode, folds)

@@ -3,8 +3,9 @@
 
 A row shows the cursor mark, the tree art with its fold markers, the active path's ``•``, the
 ``[label]``, the entry's one-line text (cut to fit, its role coloured) and, at the end, the
-folded count and the leaf marker; each styled by one of the panel's component classes. The
-last line of the panel is a footer: ``(i/n) [filter]`` and the state of the search.
+folded count and the leaf marker, and right-aligned the row's usage figure (see
+:mod:`piview.widgets.branch_figures`); each styled by one of the panel's component classes.
+The last line of the panel is a footer: ``(i/n) [filter]`` and the state of the search.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from textual.scroll_view import ScrollView as _Widget
 
     from piview.model.session import Session
+    from piview.model.subtree import Figure
 else:
     _Widget = object  # a plain mixin: Textual sees only the widget class itself
 
@@ -34,6 +36,8 @@ StyleOf = Callable[[str], Style]
 """The style of a component class (``"branch-panel--guide"``, …), as the panel resolves it."""
 
 _ROLE_PREFIXES = ("user: ", "assistant: ")
+_TEXT_KEPT = 6
+"""Cells of row text a figure never takes (it is left out instead)."""
 
 
 class BranchRows(_Widget):
@@ -47,6 +51,7 @@ class BranchRows(_Widget):
     _matches: list[int]
     _match_at: int
     marked: int | None
+    figure: Figure
 
     if TYPE_CHECKING:
 
@@ -55,6 +60,7 @@ class BranchRows(_Widget):
         @property
         def filter_mode(self) -> FilterMode: ...
         def row_text(self, entry: int) -> str: ...
+        def figure_text(self, row: Row) -> str: ...
 
     def render_line(self, y: int) -> Strip:
         """Draw one line of the viewport: a row, or the footer on the last line."""
@@ -98,6 +104,7 @@ class BranchRows(_Widget):
             base=base,
             style_of=lambda name: cstyle(name, partial=True),
             cursor=cstyle("branch-panel--cursor") if is_cursor else None,
+            figure=self.figure_text(row),
         )
         if row.entry == self.marked and not is_cursor and width > 1:
             # The entry m marked for a comparison (=), in the cursor's column.
@@ -115,11 +122,14 @@ def row_strip(
     base: Style,
     style_of: StyleOf,
     cursor: Style | None,
+    figure: str = "",
 ) -> Strip:
     """Draw ``row`` on ``width`` cells over ``base``.
 
     ``text``: the one-line text of the row's entry, whose :func:`~piview.model.treeview.row_kind`
-    is ``kind``; ``cursor``: the cursor's style when the row is under the cursor, else None.
+    is ``kind``; ``cursor``: the cursor's style when the row is under the cursor, else None;
+    ``figure``: the row's short usage figure, drawn right-aligned (the active path's in their
+    own style), or ``""``.
     """
     path_style = style_of("branch-panel--path")
     head: list[Segment] = [Segment("› " if cursor is not None else "  ", path_style)]
@@ -157,10 +167,29 @@ def row_strip(
         tail.append(Segment(f" +{row.hidden}", style_of("branch-panel--count")))
     if row.is_leaf:
         tail.append(Segment(" ◀ leaf", style_of("branch-panel--leaf")))
-    room = width - sum(s.cell_length for s in head) - sum(s.cell_length for s in tail)
-    body = _body_segments(text, kind, max(0, room), style_of)
+    if figure:
+        name = "branch-panel--figure-path" if row.on_path else "branch-panel--figure"
+        end = [Segment(" " + figure, style_of(name))]
+    else:
+        end = []
+    used = sum(s.cell_length for s in (*head, *tail, *end))
+    keep = min(cell_len(text), _TEXT_KEPT)
+    if end and width - used < keep <= width - used + 5 and row.is_leaf:
+        # The active leaf's figure (its branch's total) matters most: "◀" alone makes room.
+        tail[-1] = Segment(" ◀", tail[-1].style)
+        used -= 5
+    if end and width - used < keep:
+        # Too narrow (deep in the tree, at 80 columns): the figure gives way whole rather
+        # than squeeze the text out or show cut (wrong) digits.
+        used -= end[0].cell_length
+        end = []
+    body = _body_segments(text, kind, max(0, width - used), style_of)
+    if end:
+        # Right-aligned: the figures of all rows make one column.
+        gap = width - used - sum(s.cell_length for s in body)
+        end.insert(0, Segment(" " * max(0, gap)))
     # Padding is unstyled so that the cursor background covers the whole line.
-    strip = Strip([*head, *body, *tail]).crop_extend(0, width, None)
+    strip = Strip([*head, *body, *tail, *end]).crop_extend(0, width, None)
     return strip.apply_style(base + cursor if cursor is not None else base)
 
 

@@ -2,7 +2,8 @@
 
 Everything comes from one :class:`~piview.model.usage.UsageReport`; the sidebar only lays it
 out in about 34 columns: a totals table (branch / file / abandoned), the same per model, the
-nested usage of tool results kept apart, and a sparkline of the context size per turn.
+nested usage of tool results kept apart, and a sparkline of the context size per turn. Below
+the totals, the cost of each branch from a :class:`~piview.model.branchcost.BranchCosts`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.widgets import Sparkline, Static
 
+from piview.model.branchcost import BranchCosts
 from piview.model.usage import UsageReport, UsageTotals
+from piview.render.figures import fmt_cost_tiny
 from piview.render.format import fmt_cost_short as fmt_cost
 from piview.render.format import fmt_tokens
 
@@ -126,6 +129,47 @@ def _tools_block(report: UsageReport) -> Content:
     return Content("\n").join(lines)
 
 
+_BRANCH_LABEL = 17
+_BRANCH_COL = 7
+
+
+def _branch_line(
+    label: str, cost: float, tokens: float, style: str = _MUTED, mark: str = ""
+) -> Content:
+    room = _BRANCH_LABEL - 1 - len(mark)
+    if len(label) > room:
+        label = label[: room - 1] + "…"
+    return Content.assemble(
+        (label, style),
+        (mark.ljust(_BRANCH_LABEL - len(label)), "bold $text-accent"),
+        ((fmt_cost_tiny(cost) if cost else "$0").rjust(_BRANCH_COL), _COST),
+        fmt_tokens(tokens).rjust(_BRANCH_COL),
+    )
+
+
+def _branches_block(costs: BranchCosts) -> Content:
+    """Cost by branch: each leaf's own part since its fork point, the most expensive first
+    (``◀`` marks the branch shown), then the abandoned branches and the summaries."""
+    head = Content.assemble(
+        ("By branch".ljust(_BRANCH_LABEL), _HEAD),
+        *[(h.rjust(_BRANCH_COL), _HEAD) for h in ("cost", "tokens")],
+    )
+    lines = [head]
+    for b in costs.listed:
+        if b.active:
+            lines.append(_branch_line(b.name, b.part.cost, b.part.tokens, "bold", " ◀"))
+        else:
+            lines.append(_branch_line(b.name, b.part.cost, b.part.tokens, ""))
+    if costs.rest_count:
+        lines.append(_branch_line(f"+{costs.rest_count} more", costs.rest.cost, costs.rest.tokens))
+    a = costs.abandoned
+    lines.append(_branch_line("abandoned", a.cost, a.tokens))
+    if costs.summaries.count:
+        sm = costs.summaries
+        lines.append(_branch_line(f"summaries ({sm.count})", sm.cost, sm.tokens))
+    return Content("\n").join(lines)
+
+
 def _context_stats(sizes: list[float]) -> Content:
     if not sizes:
         return Content.styled("no assistant turns on this branch", _MUTED)
@@ -141,9 +185,10 @@ class UsageSidebar(VerticalScroll):
 
     Sections, top to bottom: totals for the branch shown, the whole file and the abandoned
     branches (input, output, cache read, cache write with its one-hour part, reasoning, cost,
-    turns); the same per model; the nested usage reported by tool results, kept apart; and a
-    sparkline of the context size (input + cache read) of each assistant turn on the branch,
-    with its min, max and last value.
+    turns); cost by branch (each leaf's own part since its fork point, the abandoned
+    branches in all, the summaries); the same per model; the nested usage reported by tool
+    results, kept apart; and a sparkline of the context size (input + cache read) of each
+    assistant turn on the branch, with its min, max and last value.
 
     Set :attr:`report` (or call :meth:`show`) to update it. It has no bindings of its own
     beyond scrolling.
@@ -170,6 +215,8 @@ class UsageSidebar(VerticalScroll):
 
     report: reactive[UsageReport | None] = reactive[UsageReport | None](None, init=False)
     """The figures shown; ``None`` shows a placeholder."""
+    branches: BranchCosts | None = None
+    """The cost by branch shown below the totals (``None``: the section is empty)."""
 
     def compose(self) -> ComposeResult:
         """Nothing yet: the sections are mounted when the sidebar is first shown (it starts
@@ -182,6 +229,7 @@ class UsageSidebar(VerticalScroll):
             self.mount_all(
                 [
                     Static(id="usage-totals", classes="-section"),
+                    Static(id="usage-branches", classes="-section"),
                     Static(id="usage-models", classes="-section"),
                     Static(id="usage-tools", classes="-section"),
                     Static(Content.styled("Context per turn", _HEAD), id="usage-context-title"),
@@ -193,9 +241,19 @@ class UsageSidebar(VerticalScroll):
 
     empty_text = "No usage to show"
 
-    def show(self, report: UsageReport | None, *, waiting: bool = False) -> None:
-        """Show ``report`` (same as setting :attr:`report`); ``waiting``: it is being summed."""
+    def show(
+        self,
+        report: UsageReport | None,
+        *,
+        waiting: bool = False,
+        branches: BranchCosts | None = None,
+    ) -> None:
+        """Show ``report`` (same as setting :attr:`report`) and the cost of ``branches``;
+        ``waiting``: it is being summed."""
         self.empty_text = "Summing usage…" if waiting else "No usage to show"
+        self.branches = branches
+        if report is self.report:
+            self._fill()
         self.report = report
         if report is None:
             self._fill()
@@ -211,6 +269,10 @@ class UsageSidebar(VerticalScroll):
             return  # not shown yet: on_show fills it
         report = self.report
         models = self.query_one("#usage-models", Static)
+        branches = self.query_one("#usage-branches", Static)
+        branches.display = report is not None and self.branches is not None
+        if report is not None and self.branches is not None:
+            branches.update(_branches_block(self.branches))
         tools = self.query_one("#usage-tools", Static)
         spark = self.query_one("#usage-sparkline", Sparkline)
         stats = self.query_one("#usage-context-stats", Static)

@@ -1,8 +1,9 @@
 """The pipeline every fuzzed file goes through, with the checks the fuzz suite makes.
 
 :func:`exercise` runs a session file through everything that reads it: the loader, every
-entry's full decode, the tree, pairing, usage and context, the branch panel's rows, the
-transcript items of several branches rendered collapsed and expanded at two widths, search
+entry's full decode, the tree, pairing, usage and context, the branch panel's rows and usage
+figures (subtree sums, cost by branch), the transcript items of several branches rendered
+collapsed and expanded at two widths, search
 text, ``piview print``, ``piview info --json`` and ``piview tools --json``. Each rendered
 segment is checked for text that could drive a terminal (:func:`assert_clean_segments`).
 
@@ -33,6 +34,7 @@ from piview.model import (
     system_prompt_state,
     usage_report,
 )
+from piview.model.branchcost import branch_costs
 from piview.model.tools import tool_rows, tool_stats
 from piview.model.treetext import row_text
 from piview.model.treeview import flatten
@@ -250,6 +252,7 @@ def exercise(path: Path, *, sample: int | None = None, cli: bool = True) -> Repo
         leaf = tree.leaf
         path_ = tree.path(leaf) if leaf is not None else []
         usage_report(session.nodes, path_)
+        branch_costs(session, leaf)  # the subtree sums of the panel's figures, too
         build_context(session)
         system_prompt_state(session)
         for at in {0, len(session) // 2, len(session) - 1} if len(session) else ():

@@ -64,7 +64,8 @@ async def test_starts_on_the_leaf_with_a_footer(big_tree_folds: None) -> None:
         lines = screen_text(panel)
         assert lines[4].startswith("› │     • [title: fetch_json retries] ◀ leaf")
         # A folded row names the labels it hides.
-        assert lines[5].startswith("  ├⊞ user: Exponential backoff, ma… [decorrelated-jitter] +7")
+        # The figure (its subtree's cost) takes its room from the text, not from the labels.
+        assert lines[5] == "  ├⊞ user: Exponential backo… [decorrelated-jitter] +7 $0.25"
         assert "◀ leaf" not in "".join(lines[:4])
 
 
