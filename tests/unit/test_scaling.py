@@ -2,8 +2,8 @@
 
 Small sizes (2,500 against 10,000 entries), medians of alternating runs, CPU time: the test
 asserts the ratio of the two, never a time. 4x the work may cost at most 6x; a quadratic
-algorithm costs 16x. A ratio over the limit is measured again (twice at most) before it
-fails: one burst of load on a shared machine is not a blow-up, a quadratic walk always is.
+algorithm costs 16x. A ratio over the limit is measured again (twice at most, at 4x the size) before
+it fails: one burst of load on a shared machine is not a blow-up, a quadratic walk always is.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ def test_four_times_the_entries_cost_at_most_six_times(shape: str, tmp_path: Pat
         over = [name for name, (_, _, r) in got.items() if r > LIMIT]
         if not over:
             break
-        got.update(ratios(shape, N, algorithms=over, repeats=5, source=source, folder=tmp_path))
+        # Again at 4x the size: sub-millisecond timings (labels on the fan take 0.2 ms) are
+        # mostly noise on a loaded machine, and a quadratic walk only looks worse when bigger.
+        got.update(ratios(shape, 4 * N, algorithms=over, repeats=5, source=source, folder=tmp_path))
     report = {name: round(r, 2) for name, (_, _, r) in got.items()}
     assert all(r <= LIMIT for r in report.values()), report
