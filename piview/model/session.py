@@ -14,10 +14,11 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from piview.model.decode import BadLineError, decode_entry, decode_json, decode_skeleton
 from piview.model.fileindex import BOM, BadLine, FileIndex
+from piview.model.follow import Built, absorb, install, look, rebuild
 from piview.model.index_cache import CACHE_MIN_BYTES, IndexCache
 from piview.model.labels import resolve_labels, session_name
 from piview.model.pairing import Pairing, pair_tool_calls
@@ -107,6 +108,16 @@ class Session:
         return self._pairing
 
     @property
+    def cached_pairing(self) -> Pairing | None:
+        """The pairing if it was computed (None: :attr:`pairing` would compute it now)."""
+        return self._pairing
+
+    @property
+    def cached_labels(self) -> dict[int, str] | None:
+        """The labels if they were resolved (None: :attr:`labels` would resolve them now)."""
+        return self._labels
+
+    @property
     def labels(self) -> dict[int, str]:
         """Label of each labelled entry (computed once)."""
         if self._labels is None:
@@ -183,6 +194,16 @@ class Session:
                 self._cache.popitem(last=False)
         return entry
 
+    def file_descriptor(self) -> int:
+        """The file, opened read-only (once; safe from any thread)."""
+        return self._ensure_fd()
+
+    def forget(self, i: int) -> None:
+        """Drop what is cached of entry ``i`` (its line is read again)."""
+        with self._lock:
+            self._cache.pop(i, None)
+        self.repairs.pop(i, None)
+
     def _ensure_fd(self) -> int:
         with self._lock:
             if self._fd is None:
@@ -249,8 +270,20 @@ class Session:
 
     def poll(self) -> str:
         """Look for changes on disk: ``"none"``, ``"appended"`` (the new complete lines, or the
-        header of a file that was empty, were indexed and the tree rebuilt) or ``"replaced"``
-        (truncated or a different file: the caller should load it again). Never writes."""
+        header of a file that was empty, were indexed and the tree extended or rebuilt) or
+        ``"replaced"`` (truncated or a different file: the caller should load it again). Never
+        writes. The viewer does the same in steps, the heavy ones in workers
+        (:mod:`piview.model.follow`)."""
+        found = look(self)
+        if found.change != "grown":
+            return found.change
+        if not absorb(self, found):
+            install(self, rebuild(self))
+        return "appended" if found.shows_more else "none"
+
+    def stat_change(self) -> Literal["none", "grown", "replaced"]:
+        """What one ``stat`` says of the file: ``"none"`` (as read), ``"grown"`` or
+        ``"replaced"`` (truncated, or another file now at the path)."""
         try:
             st = os.stat(self.path)
         except OSError:
@@ -258,20 +291,19 @@ class Session:
         index = self.index
         if (st.st_dev, st.st_ino) != self._identity or st.st_size < index.size:
             return "replaced"
-        if st.st_size == index.seen:
-            return "none"
-        had_tail_entry = index.tail_entry
-        had_header = index.header is not None
-        added = index.consume(self._ensure_fd(), final=False)
-        # A file that Pi has just created may get its header line on its own.
-        header_arrived = not had_header and index.header is not None
-        if added or had_tail_entry or header_arrived:
-            self._finish()
-        return "appended" if added > 0 or header_arrived else "none"
+        return "none" if st.st_size == index.seen else "grown"
 
     def _finish(self) -> None:
+        self.nodes.rebase({})  # the full map of ids goes before the tree builds its own
+        self.install(self.build())
+
+    def build(self) -> Built:
+        """The ids and the tree of the entries indexed so far, computed without changing what
+        the session shows (a worker may call this while the UI reads the session; only the
+        rare entries kept whole get their role migrated in place). :meth:`install` them."""
         store = self.nodes
         n = len(store)
+        legacy = self._legacy_ids
         if (
             self.header is None
             and n
@@ -279,7 +311,7 @@ class Session:
             or self.header is not None
             and self.version < 2
         ):
-            self._legacy_ids = True
+            legacy = True
         if self.header is None or self.version < 3:
             custom = ROLE_NAMES.index("custom")
             for i, node in store.whole.items():
@@ -287,8 +319,7 @@ class Session:
                     node.message.role = "custom"
                     store.roles[i] = custom
         lines = self.index.lines
-        store.rebase({})  # the full map of ids goes before the tree builds its own
-        if self._legacy_ids:
+        if legacy:
             # As Pi's migrateV1ToV2, with deterministic ids: a linear chain in file order.
             ids = [f"L{line}" for line in lines]
             preceding: Sequence[int] = range(-1, n - 1)
@@ -308,19 +339,25 @@ class Session:
             if store.missing_ids:
                 # A parentId may name an entry by its made-up id: resolve all of them by name.
                 refs = [store.parent_ref(i) for i in range(n)]
-                self.ids = ids
-                self.tree = build_tree(ids, refs, _Timestamps(store))
-                store.rebase(self.tree.id_index)
-                self._pairing = None
-                self._labels = None
-                self.derived.clear()
-                return
-        self.ids = ids
-        self.tree = build_tree_resolved(ids, preceding, forward, _Timestamps(store))
-        store.rebase(self.tree.id_index)
-        self._pairing = None
-        self._labels = None
-        self.derived.clear()
+                return Built(ids, build_tree(ids, refs, _Timestamps(store)), legacy)
+        return Built(ids, build_tree_resolved(ids, preceding, forward, _Timestamps(store)), legacy)
+
+    def install(
+        self,
+        built: Built,
+        *,
+        pairing: Pairing | None = None,
+        labels: dict[int, str] | None = None,
+    ) -> None:
+        """Make ``built`` (and the pairing and labels computed from it, when given) what the
+        session shows. Only assignments: cheap on the UI thread."""
+        self._legacy_ids = built.legacy
+        self.ids = built.ids
+        self.tree = built.tree
+        self.nodes.rebase(built.tree.id_index)
+        self._pairing = pairing
+        self._labels = labels
+        self.derived = {}  # a new dict: a worker may still read the old one
 
 
 class _Timestamps:
