@@ -145,8 +145,13 @@ def absorb(session: Session, found: Found) -> bool:
 
 
 def rebuild(session: Session) -> Update:
-    """The ids, tree, pairing and labels of every entry indexed (safe in a worker)."""
+    """The ids, tree, pairing and labels of every entry indexed (safe in a worker). The
+    tree's leaves and the path to its leaf are computed here too (the tree keeps them)."""
     built = session.build()
+    leaf = built.tree.leaf
+    if leaf is not None:
+        built.tree.path(leaf)
+    built.tree.leaf_count()
     pairing = pair_tool_calls(session.nodes, built.tree)
     labels = resolve_labels(session.nodes, built.tree, built.ids)
     return Update(built, pairing, labels)

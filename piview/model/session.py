@@ -63,7 +63,9 @@ class Session:
     # ----------------------------------------------------------------- basic facts
 
     def __len__(self) -> int:
-        return len(self.index.nodes)
+        # The entries the tree holds: while a worker rebuilds the tree after a poll, the index
+        # already holds the new entries, and whoever reads the session meanwhile sees none.
+        return len(self.tree.parents)
 
     @property
     def nodes(self) -> NodeStore:

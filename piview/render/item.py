@@ -97,6 +97,18 @@ class ItemList(Sequence[Item]):
             self._parts.append(-1)
             self._flags.append(0)
 
+    def extended(self, more: Iterable[Item], errors: Iterable[int] = ()) -> ItemList:
+        """A new list: these items, the ones at positions ``errors`` now marked as errors, then
+        ``more`` (the branch grew; copies of the arrays, at C speed)."""
+        out = ItemList(more)
+        out._kinds[:0] = self._kinds
+        out._entries[:0] = self._entries
+        out._parts[:0] = self._parts
+        out._flags[:0] = self._flags
+        for k in errors:
+            out._flags[k] |= 8
+        return out
+
     def __len__(self) -> int:
         return len(self._kinds)
 

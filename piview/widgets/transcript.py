@@ -234,16 +234,23 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         self.refresh()
         self._post_cursor()
 
-    def update_path(self, path: list[int], *, added: Iterable[int] = ()) -> None:
+    def update_path(
+        self, path: list[int], *, added: Iterable[int] = (), items: ItemList | None = None
+    ) -> None:
         """Show a longer (or different) path, keeping what is already measured.
 
         Used when the file grows by the entries ``added``: the blocks both paths share keep
         their heights, but for the last few, and for the tool calls whose results are among
-        ``added`` (however far back: parallel calls), which are measured again.
+        ``added`` (however far back: parallel calls), which are measured again. ``items``: the
+        items of ``path`` already built (extended, or built by a worker).
         """
         self._measure_deferred()
         old = self.items
-        new = build_items(self.session, path, show_hidden=self.show_hidden)
+        new = (
+            items
+            if items is not None
+            else build_items(self.session, path, show_hidden=self.show_hidden)
+        )
         if isinstance(old, ItemList):
             same = old.common_prefix(new)
         else:
