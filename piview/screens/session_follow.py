@@ -282,12 +282,14 @@ class SessionFollow(_Screen):
         transcript = self.query_one(Transcript)
         if self.leaf == old_latest and latest is not None:
             # A plain append continues the branch shown; else Pi may have moved to another.
-            path = s.tree.path(latest)  # the rebuilding worker cached it
-            continues = extended or old_latest is None or old_latest in path  # at C speed
-            at_end = transcript.following_end
             added = range(old_count, len(s))
             items = transcript.items
-            if extended and isinstance(items, ItemList) and transcript.path[-1:] == [old_latest]:
+            grows = extended and transcript.path[-1:] == [old_latest]
+            # A list of pointers copied (a path of ints built again costs ten times more).
+            path = transcript.path + list(added) if grows else s.tree.path(latest)
+            continues = extended or old_latest is None or old_latest in path  # at C speed
+            at_end = transcript.following_end
+            if grows and isinstance(items, ItemList):
                 fresh = extend_items(s, items, added, show_hidden=transcript.show_hidden)
                 self._show_path(latest, path, added, fresh)
             elif len(path) >= _ITEMS_IN_WORKER:
