@@ -123,6 +123,25 @@ class FileIndex:
             view.release()
         return len(self.nodes) - before
 
+    def snapshot(self) -> FileIndex:
+        """A copy of this index as it is now, for the index cache to write in a worker while
+        polls add to this one (linear, at C speed)."""
+        return FileIndex(
+            nodes=self.nodes.snapshot(),
+            lines=self.lines[:],
+            offsets=self.offsets[:],
+            lengths=self.lengths[:],
+            header=self.header,
+            header_line=self.header_line,
+            bad_lines=list(self.bad_lines),
+            size=self.size,
+            line_no=self.line_no,
+            seen=self.seen,
+            tail=self.tail,
+            tail_entry=self.tail_entry,
+            prior=self.prior,
+        )
+
     def piece(self) -> FileIndex:
         """An empty index that reads on from where this one stopped, with its header: a poll
         reads what was appended into it (in a worker: this index is not touched), then

@@ -258,17 +258,28 @@ class Session:
     """True when the index came (at least in part) from the cache."""
     _index_dirty = False
 
-    def save_index(self) -> bool:
+    def save_index(self, index: FileIndex | None = None) -> bool:
         """Write the index to the cache when it changed since it was read; True when written.
 
-        Safe to call from a worker thread: it only reads the index.
+        Safe to call from a worker thread with ``index``, a :meth:`index_snapshot` taken on
+        the thread that polls the file (the cache encodes views of its columns, and a column
+        with a view on it cannot grow). Without it, the session's own index is written.
         """
         if self.index_cache is None or not self._index_dirty:
             return False
         fd = self._ensure_fd()
-        self.index_cache.store(self.index, self.path, fd)
+        self.index_cache.store(index if index is not None else self.index, self.path, fd)
         self._index_dirty = False
         return True
+
+    @property
+    def index_unsaved(self) -> bool:
+        """Whether :meth:`save_index` would write the index (it changed since it was read)."""
+        return self.index_cache is not None and self._index_dirty
+
+    def index_snapshot(self) -> FileIndex:
+        """A copy of the index as it is now (for :meth:`save_index` in a worker)."""
+        return self.index.snapshot()
 
     def poll(self) -> str:
         """Look for changes on disk: ``"none"``, ``"appended"`` (the new complete lines, or the

@@ -342,6 +342,22 @@ class NodeStore(Sequence[SkEntry]):
         self._recent = None  # rebuilt (from every id) on the next append
         self._base = None
 
+    def snapshot(self) -> NodeStore:
+        """A copy of the columns and tables as they are now (memcpy for the columns; the
+        skeletons and strings are shared, never changed): the index cache encodes it in a
+        worker while the file is followed (views of the live columns would forbid appends)."""
+        out = NodeStore.__new__(NodeStore)
+        for name in NodeStore.__slots__:
+            value = getattr(self, name)
+            if name.startswith("_"):
+                pass  # the lookups kept for appending: the copy never appends
+            elif isinstance(value, bytearray | array):
+                value = value[:]
+            elif isinstance(value, list | dict):
+                value = value.copy()
+            setattr(out, name, value)
+        return out
+
     def reset_lookups(self) -> None:
         """Rebuild the lookups kept beside the columns once these were set from a cache: the
         model codes now; the shared block lists and the id map on the next append."""

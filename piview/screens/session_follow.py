@@ -142,9 +142,13 @@ class SessionFollow(_Screen):
         )
 
     def _save_index(self) -> None:
-        """Cache a big file's index for the next start, in a worker."""
+        """Cache a big file's index for the next start, in a worker (from a copy: the poll
+        adds to the index meanwhile)."""
+        if not self.session.index_unsaved:
+            return
+        snapshot = self.session.index_snapshot()
         self.run_worker(
-            self.session.save_index,
+            partial(self.session.save_index, snapshot),
             thread=True,
             group="index",
             description="Caching the session index",

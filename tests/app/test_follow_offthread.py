@@ -206,3 +206,34 @@ def test_q_quits_while_a_poll_is_still_reading(live: Path) -> None:
         raise AssertionError(f"q did not quit while the poll read: {exc.stdout!r}") from None
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["READING", "RETURNED"], (proc.stdout, proc.stderr)
+
+
+async def test_an_append_while_the_index_is_cached_shows(
+    live: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big file's index is cached in a worker a second after the first screen (seconds at
+    1 GB). Before, the cache encoded views of the live columns, which cannot grow while
+    viewed: an append then failed (the poll raised BufferError and the viewer stopped)."""
+    from piview.model.index_cache import IndexCache
+
+    store = IndexCache.store
+    caching = threading.Event()
+
+    def slow_store(self: IndexCache, index: FileIndex, path: Path, fd: int) -> None:
+        with memoryview(index.lines), memoryview(index.nodes.types):
+            caching.set()
+            time.sleep(1.5)  # as the encoding of a 1 GB index takes
+        store(self, index, path, fd)
+
+    monkeypatch.setattr(IndexCache, "store", slow_store)
+    monkeypatch.setattr(session_module, "CACHE_MIN_BYTES", 0)
+    s = load_session(live, index_cache=IndexCache(tmp_path / "cache"))
+    assert s.index_cache is not None
+    app = make_app(s, follow=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await wait_until(pilot, caching.is_set, "the index being cached")
+        append(live, line(user("e0000001", TOOLS_LEAF, "WHILE caching")))
+        await wait_until(pilot, _shows(app, "e0000001"), "the entry appended while caching")
+        await settle(pilot)
+        assert_at_end(app, "while caching")
