@@ -247,7 +247,7 @@ class SessionFollow(_Screen):
         extended = found.extension is not None
         try:
             done = absorb(s, found)
-        except ValueError:  # the session changed under the worker: read it all again
+        except (ValueError, BufferError):  # changed under the worker: read it all again
             self._reload()
             return
         if done:
