@@ -82,8 +82,8 @@ class Pane:
         """Type one key."""
         subprocess.run(["tmux", "-L", SOCKET, "send-keys", "-t", self.name, "-l", key], check=True)
 
-    def wait(self, test, timeout: float = 120.0, step: float = 0.01) -> float:  # type: ignore[no-untyped-def]
-        """Seconds until ``test(screen)`` holds."""
+    def wait(self, test, timeout: float = 60.0, step: float = 0.01) -> float:  # type: ignore[no-untyped-def]
+        """Seconds until ``test(screen)`` holds (TimeoutError after ``timeout``)."""
         t0 = time.perf_counter()
         while True:
             if test(self.screen()):
@@ -238,6 +238,7 @@ def main() -> None:
     hello = work / "hello.py"
     hello.write_text(HELLO)
     results: dict[str, dict[str, list[float]]] = {}
+    failures: list[str] = []
     # One session that lives through the runs: the server stays up between panes (a new one
     # may fail while the last one's server exits).
     subprocess.run(
@@ -258,13 +259,16 @@ def main() -> None:
                 "quit during poll": [],
             }
             for k in range(args.runs):
-                r["append, no key"] += follow_only_run(copy, size, args.appends, f"{k}a")
-                got = follow_run(copy, size, args.appends, f"{k}b")
-                r["append, with k and G"] += got["append"]
-                r["key during poll"] += got["key during poll"]
-                r["quit idle"] += got["quit idle"]
-                r["quit while loading"].append(quit_run(_piview(copy), size, "loading", copy))
-                r["quit during poll"].append(quit_run(_piview(copy), size, "poll", copy))
+                try:
+                    r["append, no key"] += follow_only_run(copy, size, args.appends, f"{k}a")
+                    got = follow_run(copy, size, args.appends, f"{k}b")
+                    r["append, with k and G"] += got["append"]
+                    r["key during poll"] += got["key during poll"]
+                    r["quit idle"] += got["quit idle"]
+                    r["quit while loading"].append(quit_run(_piview(copy), size, "loading", copy))
+                    r["quit during poll"].append(quit_run(_piview(copy), size, "poll", copy))
+                except TimeoutError as exc:  # an append never shown, a viewer that hangs
+                    failures.append(f"{label}, run {k}: timed out; last screen:\n{exc}")
             results[label] = r
         hello_times = [
             quit_run(f"{shlex.quote(sys.executable)} {hello}", size, "idle", None)
@@ -279,6 +283,8 @@ def main() -> None:
         print(label)
         for name, values in r.items():
             print(f"  {name:22s} {_ms(values)}")
+    for failure in failures:
+        print("FAILED", failure)
 
 
 if __name__ == "__main__":
