@@ -142,13 +142,15 @@ class SessionFollow(_Screen):
         )
 
     def _save_index(self) -> None:
-        """Cache a big file's index for the next start, in a worker (from a copy: the poll
-        adds to the index meanwhile)."""
-        if not self.session.index_unsaved:
+        """Cache a big file's index for the next start, from a forked child (encoding it in a
+        thread held the interpreter lock for seconds at 1 GB); in a worker, from a copy,
+        where there is no fork."""
+        s = self.session
+        if not s.index_unsaved or s.save_index_in_child() is not None:
             return
-        snapshot = self.session.index_snapshot()
+        snapshot = s.index_snapshot()  # the poll adds to the index meanwhile
         self.run_worker(
-            partial(self.session.save_index, snapshot),
+            partial(s.save_index, snapshot),
             thread=True,
             group="index",
             description="Caching the session index",

@@ -5,6 +5,7 @@ workers; keys answer while it reads; quitting does not wait for it.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -227,6 +228,7 @@ async def test_an_append_while_the_index_is_cached_shows(
 
     monkeypatch.setattr(IndexCache, "store", slow_store)
     monkeypatch.setattr(session_module, "CACHE_MIN_BYTES", 0)
+    monkeypatch.delattr(os, "fork")  # the cache is written by a worker where there is no fork
     s = load_session(live, index_cache=IndexCache(tmp_path / "cache"))
     assert s.index_cache is not None
     app = make_app(s, follow=True)
@@ -237,3 +239,33 @@ async def test_an_append_while_the_index_is_cached_shows(
         await wait_until(pilot, _shows(app, "e0000001"), "the entry appended while caching")
         await settle(pilot)
         assert_at_end(app, "while caching")
+
+
+async def test_the_index_is_cached_by_a_child_process(
+    live: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Encoding a 1 GB index holds the interpreter lock for seconds (the viewer froze, q
+    waited): a forked child writes it, the viewer's process never encodes it."""
+    from piview.model.index_cache import IndexCache
+
+    store = IndexCache.store
+    pids = tmp_path / "pids"
+
+    def recording_store(self: IndexCache, index: FileIndex, path: Path, fd: int) -> None:
+        with open(pids, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        store(self, index, path, fd)
+
+    monkeypatch.setattr(IndexCache, "store", recording_store)
+    monkeypatch.setattr(session_module, "CACHE_MIN_BYTES", 0)
+    cache = IndexCache(tmp_path / "cache")
+    s = load_session(live, index_cache=cache)
+    app = make_app(s, follow=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await wait_until(
+            pilot, lambda: cache.restore(live, s.file_descriptor()) is not None, "the cache"
+        )
+        assert not s.index_unsaved
+    written_by = {int(x) for x in pids.read_text().split()}
+    assert written_by and os.getpid() not in written_by
