@@ -183,6 +183,12 @@ class ItemList(Sequence[Item]):
         keys = zip(self._entries, self._parts, strict=True)
         return dict(zip(keys, range(len(self._kinds)), strict=True))
 
+    def first_positions(self) -> dict[int, int]:
+        """Entry → position of its first item, for every entry (built at C speed)."""
+        n = len(self._entries)
+        # Later keys win in a dict: fed backwards, each entry keeps its first position.
+        return dict(zip(reversed(self._entries), range(n - 1, -1, -1), strict=True))
+
     def first_of(self, entry: int) -> int | None:
         """Position of the first item of ``entry`` (searched at C speed)."""
         try:

@@ -260,6 +260,14 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
                     break
                 same += 1
         fresh_from = max(0, same - 8)
+        if (
+            self._kept_for is old
+            and same == len(old)
+            and isinstance(new, ItemList)
+            and "compaction" not in {it.kind for it in new[same:]}
+        ):
+            # Grown at the end without a compaction: the same blocks are compacted away.
+            self._kept_for = new
         self.path = path
         self.items = new
         self._blocks.clear()
