@@ -110,6 +110,7 @@ def look(session: Session) -> Found:
     if change != "grown":
         return Found(change)
     index = session.index
+    session.nodes.prepare()  # here, not in absorb on the UI thread
     piece = index.piece()
     piece.consume(session.file_descriptor(), final=False)
     added = len(piece.nodes)

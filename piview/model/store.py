@@ -290,15 +290,24 @@ class NodeStore(Sequence[SkEntry]):
             flags_col.append(flags)
             i += 1
 
-    def _pattern(self, blocks: list[SkBlock], open_calls: dict[str, str]) -> int:
-        key = tuple(map(astuple, blocks))
-        shared = self._pattern_code
-        if shared is None:
-            shared = self._pattern_code = {
+    def prepare(self) -> None:
+        """Build now the lookups the next :meth:`extend` would build first, over every entry
+        (after a restore from the index cache: 0.4 s at 1 GB). A poll's worker calls this, so
+        that the UI thread's append is linear in what it appends."""
+        if self._pattern_code is None:
+            self._pattern_code = {
                 tuple(map(astuple, p)): k
                 for k, p in enumerate(self.patterns)
                 if all(b.id is None for b in p)
             }
+
+    def _pattern(self, blocks: list[SkBlock], open_calls: dict[str, str]) -> int:
+        key = tuple(map(astuple, blocks))
+        shared = self._pattern_code
+        if shared is None:
+            self.prepare()
+            shared = self._pattern_code
+            assert shared is not None
         code = shared.get(key)
         if code is not None:
             return code
