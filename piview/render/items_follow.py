@@ -3,17 +3,17 @@ the leaf shown), from the items it had, in time linear in the new entries."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from piview.model.store import F_ERROR
-from piview.render.item import ItemList
+from piview.render.item import Item, ItemList
 from piview.render.items import build_items
 
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = ["extend_items"]
+__all__ = ["calls_answered", "extend_items", "grew_without_compaction"]
 
 
 def extend_items(
@@ -46,3 +46,38 @@ def extend_items(
                 break
             k += 1
     return items.extended(more, errors)
+
+
+def grew_without_compaction(old: Sequence[Item], new: Sequence[Item], same: int) -> bool:
+    """Whether ``new`` is ``old`` (its first ``same`` items) and more, none of them a
+    compaction: then the same blocks are compacted away (no look at the compactions)."""
+    return (
+        same == len(old)
+        and isinstance(new, ItemList)
+        and "compaction" not in {it.kind for it in new[same:]}
+    )
+
+
+def calls_answered(session: Session, items: Sequence[Item], entries: Iterable[int]) -> set[int]:
+    """Positions in ``items`` of the tool-call blocks that draw the results among
+    ``entries`` (their heights change when a result arrives, however far back the call)."""
+    result_call = session.pairing.result_call
+    refs = [ref for e in entries if (ref := result_call.get(e)) is not None]
+    if not refs:
+        return set()
+    if isinstance(items, ItemList) and len(refs) <= 64:
+        # A few results (one poll's worth): find each call's entry at C speed.
+        found: set[int] = set()
+        for entry, part in refs:
+            k = items.first_of(entry)
+            while k is not None and k < len(items) and items.entry(k) == entry:
+                if items[k].part == part:
+                    found.add(k)
+                    break
+                k += 1
+        return found
+    if isinstance(items, ItemList):
+        where = items.position_map()
+    else:
+        where = {(it.entry, it.part): k for k, it in enumerate(items)}
+    return {where[r] for r in refs if r in where}
