@@ -4,13 +4,16 @@ The file is read in chunks (never the whole file at once) from where the last re
 each line's skeleton is decoded (:mod:`piview.model.decode`) and kept with its line number,
 byte offset and length, so that the full entry can be read back from the file when asked for.
 A last line without a newline is kept pending (Pi may be writing it) and read again when the
-file grows. Nothing here opens or writes files: the caller passes a read-only descriptor.
+file grows. What a poll finds is read into a :meth:`FileIndex.piece` (off the UI thread, the
+index untouched meanwhile), then added with :meth:`FileIndex.absorb`. Nothing here opens or
+writes files: the caller passes a read-only descriptor.
 """
 
 from __future__ import annotations
 
 import os
 from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from operator import attrgetter, sub
 
@@ -99,6 +102,8 @@ class FileIndex:
     """The unterminated last line, when it did not decode (dropped and read again)."""
     tail_entry: bool = False
     """The last entry is an unterminated last line (dropped and read again)."""
+    prior: int = 0
+    """Entries before this index's first one (a :meth:`piece` reads on after them)."""
     title_slot: TitleSlot | None = None
     """oh-my-pi's line 1, the current title (neither an entry nor a bad line)."""
     slot_bytes: int = 0
@@ -172,6 +177,76 @@ class FileIndex:
             # A complete but unterminated object is an entry; re-read when the file grows.
             self.tail_entry = len(self.nodes) > count
             view.release()
+        return len(self.nodes) - before
+
+    def snapshot(self) -> FileIndex:
+        """A copy of this index as it is now, for the index cache to write in a worker while
+        polls add to this one (linear, at C speed)."""
+        return FileIndex(
+            nodes=self.nodes.snapshot(),
+            lines=self.lines[:],
+            offsets=self.offsets[:],
+            lengths=self.lengths[:],
+            header=self.header,
+            header_line=self.header_line,
+            bad_lines=list(self.bad_lines),
+            size=self.size,
+            line_no=self.line_no,
+            seen=self.seen,
+            tail=self.tail,
+            tail_entry=self.tail_entry,
+            prior=self.prior,
+        )
+
+    def piece(self) -> FileIndex:
+        """An empty index that reads on from where this one stopped, with its header: a poll
+        reads what was appended into it (in a worker: this index is not touched), then
+        :meth:`absorb` adds it. The pending last line, if any, is read again into it."""
+        return FileIndex(
+            nodes=_Pending(),
+            header=self.header,
+            header_line=self.header_line,
+            size=self.size,
+            line_no=self.line_no,
+            seen=self.size,
+            prior=len(self.nodes) - (1 if self.tail_entry else 0),
+        )
+
+    def piece_entries(self) -> list[SkEntry]:
+        """The skeletons a :meth:`piece` read, in file order (a new list)."""
+        pending = self.nodes
+        assert isinstance(pending, _Pending)
+        return list(pending.entries)
+
+    def absorb(self, piece: FileIndex) -> int:
+        """Add what :meth:`piece` read (it must be this index's latest piece); return how many
+        entries were added. Linear in the piece only."""
+        before = len(self.nodes)
+        if self.tail is not None:
+            self.bad_lines.remove(self.tail)
+            self.tail = None
+        if self.tail_entry:
+            self._drop_last_entry()
+            self.tail_entry = False
+            before -= 1
+        pending = piece.nodes
+        assert isinstance(pending, _Pending)
+        self.nodes.extend(pending.entries)
+        self.lines.extend(piece.lines)
+        self.offsets.extend(piece.offsets)
+        self.lengths.extend(piece.lengths)
+        self.bad_lines.extend(piece.bad_lines)
+        if self.header is None and piece.header is not None:
+            self.header = piece.header
+            self.header_line = piece.header_line
+        if piece.slot_bytes and not self.slot_bytes:  # a file that was empty got its slot
+            self.slot_bytes = piece.slot_bytes
+            self.title_slot = piece.title_slot
+        self.size = piece.size
+        self.line_no = piece.line_no
+        self.seen = piece.seen
+        self.tail = piece.tail
+        self.tail_entry = piece.tail_entry
         return len(self.nodes) - before
 
     def _take_block(self, buf: bytes, end: int, base: int, line_no: int) -> int:
@@ -273,7 +348,7 @@ class FileIndex:
         return n
 
     def _take_header(self, header: SessionHeader, line_no: int) -> None:
-        if self.header is None and not self.nodes:
+        if self.header is None and not self.nodes and not self.prior:
             self.header = header
             self.header_line = line_no
         else:
@@ -327,3 +402,25 @@ class FileIndex:
 
     def _legacy_hint(self) -> bool:
         return self.version < 3 if self.header is not None else False
+
+
+class _Pending(NodeStore):
+    """The skeletons a :meth:`FileIndex.piece` read, kept as they are (the index's own store
+    takes them in :meth:`FileIndex.absorb`)."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: list[SkEntry] = []
+
+    def extend(self, sks: Iterable[SkEntry]) -> None:
+        """Keep the skeletons of the next entries."""
+        self.entries.extend(sks)
+
+    def truncate(self, n: int) -> None:
+        """Drop every entry from index ``n`` on."""
+        del self.entries[n:]
+
+    def __len__(self) -> int:
+        return len(self.entries)

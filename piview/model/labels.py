@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from piview.model.decode import SkEntry
 from piview.model.store import as_store
 from piview.model.tree import Tree
 
-__all__ = ["resolve_labels", "session_name"]
+__all__ = ["extend_labels", "resolve_labels", "session_name"]
 
 
 def resolve_labels(nodes: Sequence[SkEntry], tree: Tree, ids: Sequence[str]) -> dict[int, str]:
@@ -20,8 +20,25 @@ def resolve_labels(nodes: Sequence[SkEntry], tree: Tree, ids: Sequence[str]) -> 
     """
     store = as_store(nodes)
     out: dict[int, str] = {}
-    for i in store.of_type("label"):
-        node = store[i]
+    _apply(out, ((i, store[i]) for i in store.of_type("label")), tree, ids)
+    return out
+
+
+def extend_labels(
+    old: dict[int, str], entries: Iterable[tuple[int, SkEntry]], tree: Tree, ids: Sequence[str]
+) -> dict[int, str]:
+    """``old`` (the labels so far) with the label entries among ``entries`` (index, skeleton;
+    appended after every entry ``old`` saw) applied in order, as :func:`resolve_labels` would.
+    A new dict: ``old`` is left as it was."""
+    out = dict(old)
+    _apply(out, ((i, sk) for i, sk in entries if sk.type == "label"), tree, ids)
+    return out
+
+
+def _apply(
+    out: dict[int, str], labels: Iterable[tuple[int, SkEntry]], tree: Tree, ids: Sequence[str]
+) -> None:
+    for i, node in labels:
         if isinstance(node.target_id, str):
             target = _preceding(ids, i, node.target_id, tree)
             if target is not None:
@@ -29,7 +46,6 @@ def resolve_labels(nodes: Sequence[SkEntry], tree: Tree, ids: Sequence[str]) -> 
                     out[target] = node.label
                 else:
                     out.pop(target, None)
-    return out
 
 
 def _preceding(ids: Sequence[str], i: int, target: str, tree: Tree) -> int | None:

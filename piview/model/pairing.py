@@ -17,10 +17,18 @@ from dataclasses import dataclass, field
 from typing import TypeVar, overload
 
 from piview.model.decode import SkEntry
-from piview.model.store import F_ERROR, as_store
+from piview.model.store import F_ERROR, ROLE_NAMES, NodeStore, as_store
 from piview.model.tree import Tree
 
-__all__ = ["CallRef", "CallResults", "Pairing", "ResultCalls", "pair_tool_calls", "tool_calls_of"]
+__all__ = [
+    "CallRef",
+    "CallResults",
+    "Pairing",
+    "ResultCalls",
+    "extend_pairing",
+    "pair_tool_calls",
+    "tool_calls_of",
+]
 
 CallRef = tuple[int, int]
 """A tool call: (entry index of the assistant message, index of the block in its content)."""
@@ -340,4 +348,85 @@ def _opened(codes: array[int], call_ids: list[str], entry: int, wanted: set[str]
         if cid in wanted and cid not in out:
             out[cid] = k
         k += 1
+    return out
+
+
+_ASSISTANT = ROLE_NAMES.index("assistant")
+
+
+def extend_pairing(
+    old: Pairing, store: NodeStore, tree: Tree, entries: Sequence[SkEntry]
+) -> Pairing:
+    """``old`` (the pairing of ``store``'s entries) with ``entries`` added after them, as
+    ``tree`` (which has them all) places them: what :func:`pair_tool_calls` would give for the
+    whole file, in time linear in the new entries and the walks up from their results (plus
+    copies of the arrays at C speed; ``old`` is left as it was, for whoever still reads it).
+
+    Each new result walks up from its parent to the nearest ancestor holding a call with its
+    id, as :func:`pair_tool_calls` pairs it; a result whose call is missing walks to the root.
+    """
+    n = len(store)
+    codes = array("q", old.call_codes)
+    new_calls: dict[int, list[tuple[int, str]]] = {}
+    results = array("q", old.results)
+    errors = list(old.errors)
+    waiting: list[tuple[int, str | None]] = []
+    for j, sk in enumerate(entries):
+        m = sk.message
+        if m is None:
+            continue
+        i = n + j
+        if m.role == "assistant" and isinstance(m.content, list):
+            found = [(k, b.id or "") for k, b in enumerate(m.content) if b.type == "toolCall"]
+            if found:
+                new_calls[i] = found
+                codes.extend((i << _SHIFT) | k for k, _cid in found)
+        elif m.role == "toolResult":
+            results.append(i)
+            if m.is_error:
+                errors.append(i)
+            waiting.append((i, m.tool_call_id))
+    result_call = ResultCalls(0)
+    result_call._entry = array("i", old.result_call._entry)  # noqa: SLF001
+    result_call._entry.extend([-1] * (len(tree) - n))  # noqa: SLF001
+    result_call._part = array("i", old.result_call._part)  # noqa: SLF001
+    result_call._part.extend([0] * (len(tree) - n))  # noqa: SLF001
+    result_call._count = old.result_call._count  # noqa: SLF001
+    call_results = CallResults(array("q"))
+    call_results._codes = codes  # noqa: SLF001
+    call_results._first = array("i", old.call_results._first)  # noqa: SLF001
+    call_results._first.extend([-1] * (len(codes) - len(old.call_codes)))  # noqa: SLF001
+    call_results._more = dict(old.call_results._more)  # noqa: SLF001 - lists copied on change
+    out = Pairing(
+        call_codes=codes,
+        results=results,
+        result_call=result_call,
+        call_results=call_results,
+        errors=errors,
+    )
+    parents, roles = tree.parents, store.roles
+    for r, call_id in waiting:
+        if call_id is None:
+            continue
+        j = parents[r]
+        while j >= 0:
+            if j >= n:
+                calls = new_calls.get(j, ())
+            elif roles[j] == _ASSISTANT:
+                blocks = store.blocks(j)
+                calls = [(k, b.id or "") for k, b in enumerate(blocks) if b.type == "toolCall"]
+            else:
+                calls = ()
+            slot = next((k for k, cid in calls if cid == call_id), -1)
+            if slot >= 0:
+                ref = (j, slot)
+                result_call.set(r, ref)
+                k = call_results._slot(ref)  # noqa: SLF001
+                if call_results._first[k] < 0:  # noqa: SLF001
+                    call_results._first[k] = r  # noqa: SLF001
+                else:
+                    more = call_results._more  # noqa: SLF001
+                    more[k] = [*more.get(k, ()), r]
+                break
+            j = parents[j]
     return out

@@ -8,17 +8,19 @@ small LRU cache. The file is opened read-only and never written, renamed, locked
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from piview.model.blobs import resolve_blobs
 from piview.model.decode import BadLineError, decode_entry, decode_json, decode_skeleton
 from piview.model.fileindex import BOM, BadLine, FileIndex
+from piview.model.follow import Built, absorb, install, look, rebuild
 from piview.model.index_cache import CACHE_MIN_BYTES, IndexCache
 from piview.model.labels import resolve_labels, session_name
 from piview.model.openclaw import SIDE_KEY, active_leaf, side_line
@@ -69,7 +71,9 @@ class Session:
     # ----------------------------------------------------------------- basic facts
 
     def __len__(self) -> int:
-        return len(self.index.nodes)
+        # The entries the tree holds: while a worker rebuilds the tree after a poll, the index
+        # already holds the new entries, and whoever reads the session meanwhile sees none.
+        return len(self.tree.parents)
 
     @property
     def nodes(self) -> NodeStore:
@@ -112,6 +116,16 @@ class Session:
         if self._pairing is None:
             self._pairing = pair_tool_calls(self.nodes, self.tree)
         return self._pairing
+
+    @property
+    def cached_pairing(self) -> Pairing | None:
+        """The pairing if it was computed (None: :attr:`pairing` would compute it now)."""
+        return self._pairing
+
+    @property
+    def cached_labels(self) -> dict[int, str] | None:
+        """The labels if they were resolved (None: :attr:`labels` would resolve them now)."""
+        return self._labels
 
     @property
     def labels(self) -> dict[int, str]:
@@ -236,6 +250,16 @@ class Session:
         self.entry(i)
         return i in self._side_notes
 
+    def file_descriptor(self) -> int:
+        """The file, opened read-only (once; safe from any thread)."""
+        return self._ensure_fd()
+
+    def forget(self, i: int) -> None:
+        """Drop what is cached of entry ``i`` (its line is read again)."""
+        with self._lock:
+            self._cache.pop(i, None)
+        self.repairs.pop(i, None)
+
     def _ensure_fd(self) -> int:
         with self._lock:
             if self._fd is None:
@@ -314,25 +338,92 @@ class Session:
     """True when the index came (at least in part) from the cache."""
     _index_dirty = False
 
-    def save_index(self) -> bool:
+    def save_index(self, index: FileIndex | None = None) -> bool:
         """Write the index to the cache when it changed since it was read; True when written.
 
-        Safe to call from a worker thread: it only reads the index.
+        Safe to call from a worker thread with ``index``, a :meth:`index_snapshot` taken on
+        the thread that polls the file (the cache encodes views of its columns, and a column
+        with a view on it cannot grow). Without it, the session's own index is written.
         """
         if self.index_cache is None or not self._index_dirty:
             return False
         fd = self._ensure_fd()
-        self.index_cache.store(self.index, self.path, fd)
+        self.index_cache.store(index if index is not None else self.index, self.path, fd)
         self._index_dirty = False
         return True
 
+    def save_index_in_child(self) -> int | None:
+        """Write the index to the cache from a forked child process; return its pid (reaped
+        by a daemon thread), or None when there is nothing to write or no fork.
+
+        Encoding a 1 GB session's index takes seconds, mostly in single msgspec calls that
+        hold the interpreter lock: in a thread it froze the viewer meanwhile (keys, follow,
+        even ``q``). The child has the index as it is now (copy on write), so polls may add to
+        the parent's while it writes; it writes a copy and renames it into place, and ends.
+        """
+        if not self.index_unsaved or not hasattr(os, "fork"):
+            return None
+        fd = self._ensure_fd()  # here: a lock held by another thread would stay held there
+        cache, index, path = self.index_cache, self.index, self.path
+        assert cache is not None
+        import hashlib  # noqa: F401 - what the cache imports, imported before the fork
+
+        try:
+            pid = os.fork()
+        except OSError:
+            return None
+        if pid == 0:  # the child: write, and end without running anything of the parent's
+            status = 1
+            try:
+                cache.store(index, path, fd)
+                status = 0
+            finally:
+                os._exit(status)
+        self._index_dirty = False
+        threading.Thread(target=_reap, args=(pid,), name="piview-index-cache", daemon=True).start()
+        return pid
+
+    @property
+    def index_unsaved(self) -> bool:
+        """Whether :meth:`save_index` would write the index (it changed since it was read)."""
+        return self.index_cache is not None and self._index_dirty
+
+    def index_snapshot(self) -> FileIndex:
+        """A copy of the index as it is now (for :meth:`save_index` in a worker)."""
+        return self.index.snapshot()
+
     def poll(self) -> str:
         """Look for changes on disk: ``"none"``, ``"appended"`` (the new complete lines, or the
-        header of a file that was empty, were indexed and the tree rebuilt), ``"title"`` (only
-        oh-my-pi's title slot was rewritten in place) or ``"replaced"`` (truncated or a
-        different file: the caller should load it again). Never writes."""
+        header of a file that was empty, were indexed and the tree extended or rebuilt),
+        ``"title"`` (only oh-my-pi's title slot was rewritten in place) or ``"replaced"``
+        (truncated or a different file: the caller should load it again). Never writes. The
+        viewer does the same in steps, the heavy ones in workers (:mod:`piview.model.follow`)."""
+        retitled = self.retitle()
+        found = look(self)
+        if found.change == "replaced":
+            return "replaced"
+        if found.change == "grown":
+            if not absorb(self, found):
+                install(self, rebuild(self))
+            if found.shows_more:
+                return "appended"
+        return "title" if retitled else "none"
+
+    def retitle(self) -> bool:
+        """Read oh-my-pi's title slot again (256 bytes; it is rewritten in place, same size,
+        so neither the size nor a coarse mtime tells): True when the title changed."""
+        if self.sqlite_ref is not None or self.index.slot_bytes <= 0:
+            return False
+        try:
+            return self.index.read_title_slot(self._ensure_fd())
+        except OSError:
+            return False
+
+    def stat_change(self) -> Literal["none", "grown", "replaced"]:
+        """What one ``stat`` says of the file: ``"none"`` (as read), ``"grown"`` or
+        ``"replaced"`` (truncated, or another file now at the path). For an OpenClaw
+        database's session: its rows with a higher ``seq`` are read into the stream first."""
         index = self.index
-        retitled = False
         if self.sqlite_ref is not None:
             try:
                 self._ensure_fd()
@@ -341,34 +432,26 @@ class Session:
                     return "replaced"
             except OSError:
                 return "none"
-            size = self._source.size
-        else:
-            try:
-                st = os.stat(self.path)
-            except OSError:
-                return "none"
-            if (st.st_dev, st.st_ino) != self._identity or st.st_size < index.size:
-                return "replaced"
-            size = st.st_size
-            # oh-my-pi rewrites its title slot in place (same size): a new title, not damage.
-            # Read on every poll (256 bytes): a coarse mtime would miss a quick second rewrite.
-            retitled = index.slot_bytes > 0 and index.read_title_slot(self._ensure_fd())
-        if size == index.seen:
-            return "title" if retitled else "none"
-        had_tail_entry = index.tail_entry
-        had_header = index.header is not None
-        added = index.consume(self._ensure_fd(), final=False)
-        # A file that Pi has just created may get its header line on its own.
-        header_arrived = not had_header and index.header is not None
-        if added or had_tail_entry or header_arrived:
-            self._finish()
-        if added > 0 or header_arrived:
-            return "appended"
-        return "title" if retitled else "none"
+            return "none" if self._source.size == index.seen else "grown"
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return "none"
+        if (st.st_dev, st.st_ino) != self._identity or st.st_size < index.size:
+            return "replaced"
+        return "none" if st.st_size == index.seen else "grown"
 
     def _finish(self) -> None:
+        self.nodes.rebase({})  # the full map of ids goes before the tree builds its own
+        self.install(self.build())
+
+    def build(self) -> Built:
+        """The ids and the tree of the entries indexed so far, computed without changing what
+        the session shows (a worker may call this while the UI reads the session; only the
+        rare entries kept whole get their role migrated in place). :meth:`install` them."""
         store = self.nodes
         n = len(store)
+        legacy = self._legacy_ids
         if (
             self.header is None
             and n
@@ -376,7 +459,7 @@ class Session:
             or self.header is not None
             and self.version < 2
         ):
-            self._legacy_ids = True
+            legacy = True
         if self.header is None or self.version < 3:
             custom = ROLE_NAMES.index("custom")
             for i, node in store.whole.items():
@@ -384,8 +467,7 @@ class Session:
                     node.message.role = "custom"
                     store.roles[i] = custom
         lines = self.index.lines
-        store.rebase({})  # the full map of ids goes before the tree builds its own
-        if self._legacy_ids:
+        if legacy:
             # As Pi's migrateV1ToV2, with deterministic ids: a linear chain in file order.
             ids = [f"L{line}" for line in lines]
             preceding: Sequence[int] = range(-1, n - 1)
@@ -405,21 +487,25 @@ class Session:
             if store.missing_ids:
                 # A parentId may name an entry by its made-up id: resolve all of them by name.
                 refs = [store.parent_ref(i) for i in range(n)]
-                self.ids = ids
-                self.tree = build_tree(ids, refs, _Timestamps(store))
-                store.rebase(self.tree.id_index)
-                self._settle()
-                return
-        self.ids = ids
-        self.tree = build_tree_resolved(ids, preceding, forward, _Timestamps(store))
-        store.rebase(self.tree.id_index)
-        self._settle()
+                return Built(ids, build_tree(ids, refs, _Timestamps(store)), legacy)
+        return Built(ids, build_tree_resolved(ids, preceding, forward, _Timestamps(store)), legacy)
 
-    def _settle(self) -> None:
-        """After a new tree: what is computed from it again, and the active leaf."""
-        self._pairing = None
-        self._labels = None
-        self.derived.clear()
+    def install(
+        self,
+        built: Built,
+        *,
+        pairing: Pairing | None = None,
+        labels: dict[int, str] | None = None,
+    ) -> None:
+        """Make ``built`` (and the pairing and labels computed from it, when given) what the
+        session shows. Only assignments: cheap on the UI thread."""
+        self._legacy_ids = built.legacy
+        self.ids = built.ids
+        self.tree = built.tree
+        self.nodes.rebase(built.tree.id_index)
+        self._pairing = pairing
+        self._labels = labels
+        self.derived = {}  # a new dict: a worker may still read the old one
         if len(self):
             # OpenClaw's leaf entries and side notes: only the trailing lines are read.
             self.tree.active = active_leaf(
@@ -441,6 +527,11 @@ class _Timestamps:
 
     def __len__(self) -> int:
         return len(self._store)
+
+
+def _reap(pid: int) -> None:
+    with contextlib.suppress(ChildProcessError, OSError):
+        os.waitpid(pid, 0)
 
 
 def _open_readonly(path: Path) -> int:

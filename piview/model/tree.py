@@ -165,6 +165,49 @@ class Tree:
             b = parents[b]
         return False
 
+    def with_chain(self, ids: Sequence[str]) -> Tree:
+        """A new tree: this one and, after its last entry, one new entry per id of ``ids``,
+        each the only child of the entry before it (Pi appending to its current leaf, the
+        last entry). The caller checks that this is what the file says: the last entry has
+        no children, and the new ids are new and name no orphan's missing parent.
+
+        Linear in the new entries, but for copies of the arrays (at C speed): this tree is
+        left as it was, for whoever still reads it.
+        """
+        n, k = len(self.parents), len(ids)
+        if not n:
+            raise ValueError("a chain needs an entry to hang from")
+        parents = array("q", self.parents)
+        parents.extend(range(n - 1, n + k - 1))
+        start = array("q", self.children.start)
+        items = array("q", self.children.items)
+        end = len(items)
+        items.extend(range(n, n + k))
+        start[n] = end + 1
+        start.extend(range(end + 2, end + k + 1))
+        start.append(end + k)
+        id_index = dict(self.id_index)
+        id_index.update(zip(ids, range(n, n + k), strict=True))
+        tree = Tree(
+            parents=parents,
+            children=Children(start, items),
+            roots=self.roots,
+            id_index=id_index,
+            orphans=self.orphans,
+            self_parents=self.self_parents,
+            cycles=self.cycles,
+            duplicate_ids=self.duplicate_ids,
+        )
+        leaves = self._leaves
+        if leaves is not None and k and leaves and leaves[-1] == n - 1:
+            tree._leaves = [*leaves[:-1], n + k - 1]
+        last = self._last_path
+        if last is not None and k and last[0] == n - 1:
+            path = array("q", last[1])
+            path.extend(range(n, n + k))
+            tree._last_path = (n + k - 1, path)
+        return tree
+
     def subtree(self, i: int) -> list[int]:
         """``i`` and all its descendants, depth first in child order."""
         out: list[int] = []

@@ -103,6 +103,18 @@ class ItemList(Sequence[Item]):
             self._parts.append(-1)
             self._flags.append(0)
 
+    def extended(self, more: Iterable[Item], errors: Iterable[int] = ()) -> ItemList:
+        """A new list: these items, the ones at positions ``errors`` now marked as errors, then
+        ``more`` (the branch grew; copies of the arrays, at C speed)."""
+        out = ItemList(more)
+        out._kinds[:0] = self._kinds
+        out._entries[:0] = self._entries
+        out._parts[:0] = self._parts
+        out._flags[:0] = self._flags
+        for k in errors:
+            out._flags[k] |= 8
+        return out
+
     def __len__(self) -> int:
         return len(self._kinds)
 
@@ -176,6 +188,12 @@ class ItemList(Sequence[Item]):
         """``(entry, part)`` → position, for every item (built at C speed)."""
         keys = zip(self._entries, self._parts, strict=True)
         return dict(zip(keys, range(len(self._kinds)), strict=True))
+
+    def first_positions(self) -> dict[int, int]:
+        """Entry → position of its first item, for every entry (built at C speed)."""
+        n = len(self._entries)
+        # Later keys win in a dict: fed backwards, each entry keeps its first position.
+        return dict(zip(reversed(self._entries), range(n - 1, -1, -1), strict=True))
 
     def first_of(self, entry: int) -> int | None:
         """Position of the first item of ``entry`` (searched at C speed)."""

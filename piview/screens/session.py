@@ -8,6 +8,7 @@ field and escape (:mod:`piview.screens.session_search`) and the views it opens
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -71,18 +72,32 @@ def session_title(session: Session) -> str:
 
 
 def session_models(session: Session) -> list[str]:
-    """Distinct ``provider/model`` of the assistant messages, in order of first use."""
+    """Distinct ``provider/model`` of the assistant messages, in order of first use.
+
+    The header asks after every poll: what the file had is looked at once (per session), and
+    only the entries appended since then afterwards.
+    """
     store = session.nodes
-    seen: dict[str, None] = {}
-    codes: set[int] = set()
-    for i in store.of_role("assistant"):
+    n = len(session)
+    done, seen, codes = _models_of.get(session, (0, {}, set()))
+    if done > n:
+        done, seen, codes = 0, {}, set()
+    for i in store.of_role("assistant", done):
+        if i >= n:
+            break
         code = store.models[i]
         if code not in codes:  # a few distinct models: skip the rest at C speed
             codes.add(code)
             model = store.model(i)[1]
             if model:
                 seen.setdefault(f"{model}", None)
+    _models_of[session] = (n, seen, codes)
     return list(seen)
+
+
+_models_of: weakref.WeakKeyDictionary[Session, tuple[int, dict[str, None], set[int]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,9 @@ of :class:`piview.screens.session.SessionScreen`.
 For a big file the screen first shows its tail, then loads the whole file in a worker and
 swaps it in; while following, it polls the file for what Pi appends (or reloads it when it was
 truncated or replaced), keeps the header and the status line current, and pauses or resumes on
-a key; and it caches a big file's index for the next start.
+a key; and it caches a big file's index for the next start. Reading what was appended, and the
+tree it makes, is done in workers (:mod:`piview.model.follow`); the UI thread only adds the new
+entries, in time linear in them, so keys answer during a poll of a 1 GB file.
 """
 
 from __future__ import annotations
@@ -12,13 +14,18 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable
+from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
 from textual.timer import Timer
 
+from piview.model.follow import Found, Update, absorb, install, look, rebuild
 from piview.render.items import ItemList, build_items
+from piview.render.items_follow import extend_items
 from piview.widgets.branch_panel import BranchPanel
+from piview.widgets.offthread import compute_off_thread
 from piview.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -134,9 +141,15 @@ class SessionFollow(_Screen):
         )
 
     def _save_index(self) -> None:
-        """Cache a big file's index for the next start, in a worker."""
+        """Cache a big file's index for the next start, from a forked child (encoding it in a
+        thread held the interpreter lock for seconds at 1 GB); in a worker, from a copy,
+        where there is no fork."""
+        s = self.session
+        if not s.index_unsaved or s.save_index_in_child() is not None:
+            return
+        snapshot = s.index_snapshot()  # the poll adds to the index meanwhile
         self.run_worker(
-            self.session.save_index,
+            partial(s.save_index, snapshot),
             thread=True,
             group="index",
             description="Caching the session index",
@@ -190,60 +203,194 @@ class SessionFollow(_Screen):
             self.notify("Paused: the file is not read until p is pressed again", timeout=3)
         self._update_status()
 
+    _polling = False
+    """True from a look at the file until what it found is shown (one look at a time)."""
+
     def _poll(self) -> None:
-        """Read what Pi appended to the file (every :data:`POLL_INTERVAL` s while following)."""
-        if not self.follow:
+        """Look at the file for what Pi appended (every :data:`POLL_INTERVAL` s while
+        following): one ``stat`` here; reading, decoding and extending the tree in a worker.
+        """
+        if not self.follow or self._polling:
             return
         s = self.session
-        old_latest = s.tree.leaf
-        old_count = len(s)
-        change = s.poll()
+        if s.retitle():  # oh-my-pi rewrote its title slot in place (256 bytes read)
+            self._refresh_title()
+        change = s.stat_change()
+        if change == "none":
+            return
+        self._polling = True
         if change == "replaced":
             self._reload()
             return
-        if change == "title":  # oh-my-pi rewrote its title slot in place
-            self._refresh_title()
+        compute_off_thread(
+            self,
+            partial(look, s),
+            partial(self._looked, s),
+            group="follow",
+            description="Reading what Pi appended",
+        )
+
+    def _looked(self, s: Session, found: Found | None) -> None:
+        """Add what the worker read (linear in it); rebuild the tree in another worker when
+        it is not a plain append to the last entry."""
+        if s is not self.session or found is None or not self.follow:
+            # Another session since, a failed read (logged), or paused meanwhile: what was
+            # read is not shown; the next look reads it again.
+            self._polling = False
             return
-        if change != "appended":
+        if found.change == "replaced":
+            self._reload()
             return
+        if found.change != "grown":
+            self._polling = False
+            return
+        old_latest, old_count = s.tree.leaf, len(s)
+        extended = found.extension is not None
+        try:
+            done = absorb(s, found)
+        except (ValueError, BufferError):  # changed under the worker: read it all again
+            self._reload()
+            return
+        if done:
+            self._polling = False
+            if found.shows_more:
+                self._show_appended(old_latest, old_count, extended=extended)
+            return
+        compute_off_thread(
+            self,
+            partial(rebuild, s),
+            partial(self._rebuilt, s, old_latest, old_count),
+            group="follow",
+            description="Rebuilding the session tree",
+        )
+
+    def _rebuilt(
+        self, s: Session, old_latest: int | None, old_count: int, update: Update | None
+    ) -> None:
+        if s is not self.session:
+            self._polling = False
+            return
+        if update is None:  # the worker failed (logged): the entries read have no tree yet
+            self._reload()
+            return
+        install(s, update)
+        self._polling = False
+        self._show_appended(old_latest, old_count, extended=False)
+
+    def _show_appended(self, old_latest: int | None, old_count: int, *, extended: bool) -> None:
+        """Show the entries from ``old_count`` on: move the view to the new leaf when it was on
+        the latest one, else say where they went."""
+        s = self.session
         self.last_entry_at = _now()
         new = len(s) - old_count
         latest = s.tree.leaf
         transcript = self.query_one(Transcript)
-        watching_latest = self.leaf == old_latest
-        if watching_latest and latest is not None:
-            continues = old_latest is None or s.tree.is_ancestor(old_latest, latest)
+        if self.leaf == old_latest and latest is not None:
+            # A plain append continues the branch shown; else Pi may have moved to another.
+            added = range(old_count, len(s))
+            items = transcript.items
+            grows = extended and transcript.path[-1:] == [old_latest]
+            # A list of pointers copied (a path of ints built again costs ten times more).
+            path = transcript.path + list(added) if grows else s.tree.path(latest)
+            continues = extended or old_latest is None or old_latest in path  # at C speed
             at_end = transcript.following_end
-            self.leaf = latest
-            transcript.update_path(s.tree.path(latest), added=range(old_count, len(s)))
+            if grows and isinstance(items, ItemList):
+                fresh = extend_items(s, items, added, show_hidden=transcript.show_hidden)
+                self._show_path(latest, path, added, fresh)
+            elif len(path) >= _ITEMS_IN_WORKER:
+                self._polling = True  # no look at the file until this branch shows
+                compute_off_thread(
+                    self,
+                    partial(build_items, s, path, show_hidden=transcript.show_hidden),
+                    partial(self._items_built, s, latest, path, added),
+                    group="follow",
+                    description="Building the branch's blocks",
+                )
+            else:
+                self._show_path(latest, path, added, None)
             if not continues:
                 self.notify("Pi moved to another branch: following its new leaf", timeout=5)
             elif not at_end and new:
                 self.notify(
                     f"{new} new entr{'y' if new == 1 else 'ies'} below (G to jump)", timeout=4
                 )
-        elif new:
+            return  # the panes follow the transcript (_show_path)
+        if new:
             self.notify(
                 f"{new} new entr{'y' if new == 1 else 'ies'} on another branch (b to browse)",
                 timeout=4,
             )
+        self._refresh_panes()
+
+    def _items_built(
+        self, s: Session, leaf: int, path: list[int], added: range, items: ItemList | None
+    ) -> None:
+        self._polling = False
+        if s is self.session:
+            self._show_path(leaf, path, added, items)
+
+    def _show_path(self, leaf: int, path: list[int], added: range, items: ItemList | None) -> None:
+        """Show the branch to ``leaf`` (grown by ``added``), then the panes around it."""
+        self.leaf = leaf
+        self.query_one(Transcript).update_path(path, added=added, items=items)
+        self._refresh_panes()
+
+    def _refresh_panes(self) -> None:
+        s = self.session
         self.query_one(BranchPanel).set_session(s, self.leaf)
         self._refresh_usage()
         self._refresh_title()  # a session_info, a new model, the first user message
         self._update_status()
 
-    def _reload(self) -> None:
-        """Read the file again from the start (it was truncated or replaced)."""
-        from piview.model import SessionOpenError, load_session
+    _reloading = False
 
-        try:
-            fresh = load_session(self.session.path)
-        except SessionOpenError as exc:
+    def _reload(self) -> None:
+        """Read the file again from the start, in a worker (it was truncated or replaced);
+        the screen is replaced once it is read."""
+        self._polling = True  # no look at the file meanwhile
+        if self._reloading:
+            return
+        self._reloading = True
+        path = self.session.path
+        compute_off_thread(
+            self,
+            partial(_load_again, path),
+            self._reloaded,
+            group="follow",
+            description="Reading the file again",
+        )
+
+    def _reloaded(self, loaded: tuple[Session, tuple[int, ItemList] | None] | str | None) -> None:
+        self._reloading = False
+        self._polling = False
+        if not isinstance(loaded, tuple):
             self.notify(
-                f"The file changed and cannot be read again: {exc}", severity="error", markup=False
+                f"The file changed and cannot be read again: {loaded or 'see the log'}",
+                severity="error",
+                markup=False,
             )
             return
+        fresh, prebuilt = loaded
         self.session.close()
         self.last_entry_at = _now()  # the file changed: what it holds now arrived now
-        self._reopen(fresh)
+        self._reopen(fresh, prebuilt=prebuilt)
         self.app.notify("The file was truncated or replaced: reloaded", timeout=5)
+
+
+_ITEMS_IN_WORKER = 20_000
+"""A branch this long, when not extended, has its blocks built in a worker after a poll."""
+
+
+def _load_again(path: Path) -> tuple[Session, tuple[int, ItemList] | None] | str:
+    """The file read again with what the screen needs computed (in a worker), or why not."""
+    from piview.model import SessionOpenError, load_session
+
+    try:
+        fresh = load_session(path)
+    except SessionOpenError as exc:
+        return str(exc)
+    fresh.pairing  # noqa: B018 - here, not on the UI thread
+    fresh.labels  # noqa: B018
+    leaf = fresh.tree.leaf
+    prebuilt = None if leaf is None else (leaf, build_items(fresh, fresh.tree.path(leaf)))
+    return fresh, prebuilt

@@ -27,6 +27,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 
 from piview.render.items import Item, ItemKind, ItemList, build_items, kept_from
+from piview.render.items_follow import calls_answered, grew_without_compaction
 from piview.render.layout import (
     GUTTER,
     BlockLayout,
@@ -234,16 +235,23 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         self.refresh()
         self._post_cursor()
 
-    def update_path(self, path: list[int], *, added: Iterable[int] = ()) -> None:
+    def update_path(
+        self, path: list[int], *, added: Iterable[int] = (), items: ItemList | None = None
+    ) -> None:
         """Show a longer (or different) path, keeping what is already measured.
 
         Used when the file grows by the entries ``added``: the blocks both paths share keep
         their heights, but for the last few, and for the tool calls whose results are among
-        ``added`` (however far back: parallel calls), which are measured again.
+        ``added`` (however far back: parallel calls), which are measured again. ``items``: the
+        items of ``path`` already built (extended, or built by a worker).
         """
         self._measure_deferred()
         old = self.items
-        new = build_items(self.session, path, show_hidden=self.show_hidden)
+        new = (
+            items
+            if items is not None
+            else build_items(self.session, path, show_hidden=self.show_hidden)
+        )
         if isinstance(old, ItemList):
             same = old.common_prefix(new)
         else:
@@ -253,11 +261,13 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
                     break
                 same += 1
         fresh_from = max(0, same - 8)
+        if self._kept_for is old and grew_without_compaction(old, new, same):
+            self._kept_for = new  # the same blocks are compacted away
         self.path = path
         self.items = new
         self._blocks.clear()
         self._layout.keep_prefix(new, fresh_from, self._width)
-        stale = [k for k in self._calls_answered(added) if k < fresh_from]
+        stale = [k for k in calls_answered(self.session, new, added) if k < fresh_from]
         if stale:
             self._layout.guess_again(new, stale, self._width)
         self._update_virtual_size()
@@ -268,30 +278,6 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
             self.call_after_refresh(self._deferred_end)
             self._post_cursor()
         self.refresh()
-
-    def _calls_answered(self, entries: Iterable[int]) -> set[int]:
-        """Positions of the tool-call blocks that draw the results among ``entries``."""
-        result_call = self.session.pairing.result_call
-        refs = [ref for e in entries if (ref := result_call.get(e)) is not None]
-        items = self.items
-        if not refs:
-            return set()
-        if isinstance(items, ItemList) and len(refs) <= 64:
-            # A few results (one poll's worth): find each call's entry at C speed.
-            found: set[int] = set()
-            for entry, part in refs:
-                k = items.first_of(entry)
-                while k is not None and k < len(items) and items.entry(k) == entry:
-                    if items[k].part == part:
-                        found.add(k)
-                        break
-                    k += 1
-            return found
-        if isinstance(items, ItemList):
-            where = items.position_map()
-        else:
-            where = {(it.entry, it.part): k for k, it in enumerate(items)}
-        return {where[r] for r in refs if r in where}
 
     def focus_item(self, index: int) -> None:
         """Focus item ``index`` and bring it into view."""

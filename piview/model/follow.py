@@ -1,0 +1,214 @@
+"""Provides following a session file in steps, so that a viewer keeps its heavy work off the
+UI thread.
+
+* :func:`look` (in a worker) reads and decodes what Pi appended, without changing the session;
+  when it is a plain append (each new entry the child of the one before it, the first under
+  the file's last entry, with new ids), it also computes the tree, the pairing and the labels
+  extended by the new entries: linear in those, whatever the size of the file.
+* :func:`absorb` (on the UI thread) adds the new entries to the session's index, in time linear
+  in them, and installs the extension; for anything else (a new branch, a repeated id, a
+  pending line that changed, a header that arrived) it returns False, and
+* :func:`rebuild` (in a worker) computes the ids, tree, pairing and labels of the whole file,
+  which :func:`install` then makes the session's (assignments only).
+
+:meth:`piview.model.session.Session.poll` runs the same steps one after the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from piview.model.decode import SkEntry
+from piview.model.fileindex import FileIndex
+from piview.model.labels import extend_labels, resolve_labels
+from piview.model.pairing import Pairing, extend_pairing, pair_tool_calls
+from piview.model.store import NodeStore
+from piview.model.tree import Tree
+
+__all__ = ["EXTEND_MAX", "Built", "Found", "Update", "absorb", "install", "look", "rebuild"]
+
+EXTEND_MAX = 20_000
+"""Appends of more entries than this (a long pause) rebuild the tree instead of extending it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Built:
+    """The ids and tree of a session's entries (``Session.build``)."""
+
+    ids: list[str]
+    tree: Tree
+    legacy: bool
+
+
+class Session(Protocol):
+    """What these steps use of :class:`piview.model.session.Session` (which imports them)."""
+
+    index: FileIndex
+    ids: list[str]
+    tree: Tree
+
+    def __len__(self) -> int: ...
+    @property
+    def nodes(self) -> NodeStore: ...
+    @property
+    def legacy_ids(self) -> bool: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def cached_pairing(self) -> Pairing | None: ...
+    @property
+    def cached_labels(self) -> dict[int, str] | None: ...
+    def stat_change(self) -> Literal["none", "grown", "replaced"]: ...
+    def file_descriptor(self) -> int: ...
+    def forget(self, i: int) -> None: ...
+    def build(self) -> Built: ...
+    def install(
+        self,
+        built: Built,
+        *,
+        pairing: Pairing | None = None,
+        labels: dict[int, str] | None = None,
+    ) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """The ids and tree of a session's entries, with their pairing and labels when known."""
+
+    built: Built
+    pairing: Pairing | None
+    labels: dict[int, str] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What :func:`look` found in the file."""
+
+    change: Literal["none", "grown", "replaced"]
+    """``grown``: there is a :attr:`piece` to :func:`absorb` (new entries, or only a torn
+    line); ``replaced``: truncated, or another file at the path (load it again)."""
+    piece: FileIndex | None = None
+    added: int = 0
+    """Entries in the piece."""
+    header_arrived: bool = False
+    """The piece holds the header of a file that had none."""
+    extension: Update | None = None
+    """The session extended by the piece (a plain append), else None."""
+    base: int = 0
+    """How many entries the session had when looked at (the piece reads on after them)."""
+
+    @property
+    def shows_more(self) -> bool:
+        """Whether the session changes in a way the user sees (entries or a header)."""
+        return self.added > 0 or self.header_arrived
+
+
+def look(session: Session) -> Found:
+    """Read what was appended to the file (safe in a worker: the session is only read)."""
+    change = session.stat_change()
+    if change != "grown":
+        return Found(change)
+    index = session.index
+    session.nodes.prepare()  # here, not in absorb on the UI thread
+    piece = index.piece()
+    piece.consume(session.file_descriptor(), final=False)
+    added = len(piece.nodes)
+    header_arrived = index.header is None and piece.header is not None
+    extension = None
+    if added and not header_arrived and not index.tail_entry:
+        extension = _extend(session, piece.piece_entries())
+    return Found(
+        "grown",
+        piece=piece,
+        added=added,
+        header_arrived=header_arrived,
+        extension=extension,
+        base=len(session),
+    )
+
+
+def absorb(session: Session, found: Found) -> bool:
+    """Add ``found``'s piece to the session (on the UI thread; linear in the piece). False
+    when the tree must be rebuilt (:func:`rebuild`, then :func:`install`)."""
+    assert found.piece is not None
+    index = session.index
+    if len(session) != found.base:
+        raise ValueError("the session changed since the file was looked at")
+    dropped = index.tail_entry
+    if dropped:
+        session.forget(len(session) - 1)  # the pending last line is read again
+    index.absorb(found.piece)
+    if found.extension is not None:
+        install(session, found.extension)
+        return True
+    return not (found.added or found.header_arrived or dropped)
+
+
+def rebuild(session: Session) -> Update:
+    """The ids, tree, pairing and labels of every entry indexed (safe in a worker). The
+    tree's leaves and the path to its leaf are computed here too (the tree keeps them)."""
+    built = session.build()
+    leaf = built.tree.leaf
+    if leaf is not None:
+        built.tree.path(leaf)
+    built.tree.leaf_count()
+    pairing = pair_tool_calls(session.nodes, built.tree)
+    labels = resolve_labels(session.nodes, built.tree, built.ids)
+    return Update(built, pairing, labels)
+
+
+def install(session: Session, update: Update) -> None:
+    """Make ``update`` what the session shows (assignments only)."""
+    session.install(update.built, pairing=update.pairing, labels=update.labels)
+
+
+def _extend(session: Session, entries: list[SkEntry]) -> Update | None:
+    """The session extended by ``entries`` when they are a plain append, else None."""
+    if len(entries) > EXTEND_MAX or session.legacy_ids or session.version < 3:
+        return None
+    store, tree = session.nodes, session.tree
+    n = len(tree)
+    if not n or n != len(store) or store.missing_ids or tree.children.size(n - 1):
+        return None
+    id_index = tree.id_index
+    orphan_refs = {store.forward_refs.get(i) for i in tree.orphans}
+    ids: list[str] = []
+    fresh: set[str] = set()
+    prev = session.ids[n - 1]
+    for sk in entries:
+        own = sk.id
+        # The parent must be the entry just before; an id seen before (a repeated id, the
+        # missing parent of an orphan) changes how other entries resolve: rebuild.
+        if not own or sk.parent_id != prev or own in id_index or own in fresh:
+            return None
+        if own in orphan_refs:
+            return None
+        ids.append(own)
+        fresh.add(own)
+        prev = own
+    if _labels_wait_for(session, fresh):
+        return None
+    new_tree = tree.with_chain(ids)
+    built = Built([*session.ids, *ids], new_tree, legacy=False)
+    old_pairing = session.cached_pairing
+    pairing = (
+        extend_pairing(old_pairing, store, new_tree, entries) if old_pairing is not None else None
+    )
+    old_labels = session.cached_labels
+    labels = None
+    if old_labels is not None:
+        labels = extend_labels(old_labels, enumerate(entries, n), new_tree, built.ids)
+    return Update(built, pairing, labels)
+
+
+def _labels_wait_for(session: Session, ids: set[str]) -> bool:
+    """Whether a label names one of ``ids`` while no entry had it: resolving it would now
+    find the new entry."""
+    store = session.nodes
+    id_index = session.tree.id_index
+    for i in store.of_type("label"):
+        target = store[i].target_id
+        if isinstance(target, str) and target in ids and target not in id_index:
+            return True
+    return False
