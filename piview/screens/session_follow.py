@@ -289,10 +289,11 @@ class SessionFollow(_Screen):
             # A plain append continues the branch shown; else Pi may have moved to another.
             added = range(old_count, len(s))
             items = transcript.items
-            grows = extended and transcript.path[-1:] == [old_latest]
+            # The leaf is the newest entry, unless an OpenClaw leaf entry moved it.
+            grows = extended and transcript.path[-1:] == [old_latest] and latest == len(s) - 1
             # A list of pointers copied (a path of ints built again costs ten times more).
             path = transcript.path + list(added) if grows else s.tree.path(latest)
-            continues = extended or old_latest is None or old_latest in path  # at C speed
+            continues = grows or old_latest is None or old_latest in path  # at C speed
             at_end = transcript.following_end
             if grows and isinstance(items, ItemList):
                 fresh = extend_items(s, items, added, show_hidden=transcript.show_hidden)
