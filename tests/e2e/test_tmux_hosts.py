@@ -35,7 +35,10 @@ def test_picker_of_every_host_filters_opens_and_quits(
     tmux.type("backup")
     tmux.wait_until(lambda s: "Calendar" not in s, what="the filter")
     tmux.send("Enter")  # the SQLite session
-    screen = tmux.wait_for("the backup finished at 03:12", timeout=20)
-    assert "following" in screen
+    tmux.wait_until(
+        lambda s: "the backup finished at 03:12" in s and "following" in s,
+        timeout=20,
+        what="the session, followed",
+    )
     tmux.send("q")
     assert "EXIT=0" in tmux.wait_for("EXIT=", timeout=10)
