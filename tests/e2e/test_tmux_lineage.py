@@ -41,8 +41,12 @@ def test_threaded_picker_then_a_fork_and_its_parent(
     screen = tmux.wait_for("⤷ scout")
     lines = [ln for ln in screen.splitlines() if "Retry design" in ln]
     assert len(lines) == 2 and "└ Retry design" in lines[0] and "  └ Retry design" in lines[1]
-    # Rows: 2 roots, the pi --fork copy, the subagent, then the /fork: open that one.
-    tmux.send("Down", "Down", "Down", "Down", "Enter")
+    # Open the /fork: the first "Retry design" row (the second is a fork of it). The rows'
+    # order follows the sort, so the cursor is moved to it by its place on the screen.
+    rows = screen.splitlines()
+    top = next(k for k, ln in enumerate(rows) if " session " in ln) + 1
+    at = next(k for k, ln in enumerate(rows) if "└ Retry design" in ln) - top
+    tmux.send(*["Down"] * at, "Enter")
     tmux.wait_for("⑂ forked from fetch_json retries", timeout=20)
     tmux.send("P")
     screen = tmux.wait_for("branch to a5d544a8", timeout=20)
