@@ -15,11 +15,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from rich.console import Console, Group
-from rich.segment import Segment, SegmentLines
+from rich.segment import Segment
 
 from piview.export.doc import ToolsMode
+from piview.render.fastlayout import layout
 from piview.render.item import ItemList
 from piview.render.items import Item, build_items, print_lines, render_header
+from piview.render.linewriter import LineWriter
 from piview.render.plain import plain_output
 from piview.render.roles._common import BODY_INDENT, more_line
 
@@ -95,20 +97,23 @@ def _print_items(
     # Lines already fit the page: written as they are, without another pass to cut them
     # (only a console narrower than the narrowest page, 20 columns, still cuts).
     crop = console.width < width
+    out = LineWriter(console)
     first = True
     for item in items:
         if not first:
-            console.line()  # the blank line between items, without a render pass
+            out.blank()
         first = False
         expanded = _expanded(item, thinking=thinking, tools=tools)
         if tools == "none" and item.kind in _TOOL_KINDS:
             # In a Group: printed bare, a Text would wrap instead of being cut to one line.
-            console.print(Group(render_header(session, item, expanded=False, width=width)))
+            head = Group(render_header(session, item, expanded=False, width=width))
+            out.lines(layout(console, head, console.options), crop=True)
             continue
         lines = print_lines(session, item, expanded=expanded, width=width, console=console)
         if item.kind == "system" and system == "preview":
             lines = _preview(console, lines)
-        console.print(SegmentLines(lines, new_lines=True), crop=crop)
+        out.lines(lines, crop=crop)
+    out.close()
 
 
 def _preview(console: Console, lines: list[list[Segment]]) -> list[list[Segment]]:
