@@ -332,14 +332,19 @@ class FastConsole(PipeConsole):
         pad: bool = True,
         new_lines: bool = False,
     ) -> Lines:
-        """Rich's lines of ``renderable``, laid out by :func:`layout` when unstyled."""
+        """Rich's lines of ``renderable`` (``style`` under every segment), laid out by
+        :func:`layout`."""
         opts = options or self.options
-        if style is not None or opts.height is not None:
+        if opts.height is not None:
             return super().render_lines(renderable, opts, style=style, pad=pad, new_lines=new_lines)
         lines, open_end = _layout(self, renderable, opts)
+        if style:
+            # Segment.apply_style: the style under every segment but a control code.
+            add = style.__add__
+            lines = [[Segment(t, None if c else add(s), c) for t, s, c in line] for line in lines]
         if pad:
             width = opts.max_width
-            lines = [Segment.adjust_line_length(line, width, pad=True) for line in lines]
+            lines = [Segment.adjust_line_length(line, width, style, pad=True) for line in lines]
         if new_lines:
             last = len(lines) - 1
             lines = [

@@ -11,6 +11,8 @@ or has render hooks still gets ``console.print``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.console import COLOR_SYSTEMS, Console
 from rich.segment import Segment, SegmentLines
 
@@ -23,13 +25,21 @@ CHUNK_CHARS = 64 * 1024
 class LineWriter:
     """Writes lines (lists of segments, no new lines) to ``console`` as Rich would print them.
 
-    Call :meth:`close` at the end: what is still gathered is written then.
+    Call :meth:`close` at the end: what is still gathered is written then. With ``sink``, the
+    text goes to ``sink(text, items)`` instead (``items``: calls of :meth:`lines` so far).
     """
 
-    def __init__(self, console: Console, chunk: int = CHUNK_CHARS) -> None:
+    def __init__(
+        self,
+        console: Console,
+        chunk: int = CHUNK_CHARS,
+        sink: Callable[[str, int], None] | None = None,
+    ) -> None:
         self.console = console
         self.chunk = chunk
-        self.direct = not (
+        self.sink = sink
+        self.items = 0
+        self.direct = sink is not None or not (
             console.record
             or console.is_jupyter
             or console.legacy_windows
@@ -53,6 +63,7 @@ class LineWriter:
     def lines(self, lines: list[list[Segment]], *, crop: bool = False) -> None:
         """The lines, each ended by a new line; ``crop`` cuts them to the console's width."""
         console = self.console
+        self.items += 1
         if crop:
             width = console.width
             lines = [Segment.adjust_line_length(line, width, pad=False) for line in lines]
@@ -97,8 +108,15 @@ class LineWriter:
         text = "".join(self._parts)
         self._parts.clear()
         self._size = 0
+        if self.sink is not None:
+            self.sink(text, self.items)
+        else:
+            self.write(text)
+
+    def write(self, text: str) -> None:
+        """Write ``text`` to the console's file now (a closed pipe: ``on_broken_pipe``)."""
         console = self.console
-        if console.quiet:
+        if console.quiet or not text:
             return
         try:
             console.file.write(text)

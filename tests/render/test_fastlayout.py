@@ -67,10 +67,12 @@ def test_text_lines_are_richs(ascii_only: bool) -> None:
         text = _random_text(rnd, ascii_only)
         width = rnd.randint(1, 60)
         rich, fast = _consoles(width)
+        under = rnd.choice([None, Style.null(), Style(bgcolor="default"), Style(color="green")])
         for pad, new_lines in ((False, False), (True, True), (False, True)):
-            want = rich.render_lines(text.copy(), rich.options, pad=pad, new_lines=new_lines)
-            got = fast.render_lines(text.copy(), fast.options, pad=pad, new_lines=new_lines)
-            assert got == want, (text, text.spans, width, pad, new_lines)
+            kw = {"pad": pad, "new_lines": new_lines, "style": under}
+            want = rich.render_lines(text.copy(), rich.options, **kw)  # type: ignore[arg-type]
+            got = fast.render_lines(text.copy(), fast.options, **kw)  # type: ignore[arg-type]
+            assert got == want, (text, text.spans, width, pad, new_lines, under)
         # The stream may cut a segment at a new line where Rich's runs on: cut into lines,
         # the same.
         assert _split(fast.render(text.copy())) == _split(rich.render(text.copy()))
@@ -177,3 +179,34 @@ def test_print_is_byte_for_byte_richs_on_corpus(path: Path, colour: bool) -> Non
     kw = {"tools": "preview", "thinking": False} if big else {}
     want, got = _both(path, 100, colour, **kw)
     assert got == want
+
+
+def test_fast_print_costs_less_than_richs(tmp_path: Path) -> None:
+    """The fast layout and writer are a real share of printing: a ratio of two runs in the same
+    process (CPU time), never an absolute time."""
+    import statistics
+    import time
+
+    from benchmarks.gen_session import generate
+
+    path = tmp_path / "s.jsonl"
+    generate(str(path), 600 * 1024, seed=2)
+    session = load_session(path)
+    opts = {"thinking": False, "tools": "preview", "hidden": False}
+
+    def fast() -> float:
+        c = FastConsole(width=80, file=io.StringIO(), color_system=None)
+        t0 = time.process_time()
+        print_branch(session, None, console=c, processes=1, **opts)  # type: ignore[arg-type]
+        return time.process_time() - t0
+
+    def rich() -> float:
+        c = Console(width=80, file=io.StringIO(), color_system=None)
+        t0 = time.process_time()
+        _rich_print(session, c, **opts)  # type: ignore[arg-type]
+        return time.process_time() - t0
+
+    fast(), rich()  # warm: imports, entry cache
+    runs = [(fast(), rich()) for _ in range(3)]
+    f, r = statistics.median(a for a, _ in runs), statistics.median(b for _, b in runs)
+    assert f < 0.8 * r, (f, r)
