@@ -106,6 +106,20 @@ def _clip(
     return out
 
 
+_COMBINED: dict[tuple[Style, ...], Style] = {}
+_COMBINED_MAX = 8192  # combinations kept (a transcript uses a few hundred)
+
+
+def _combine(styles: tuple[Style, ...]) -> Style:
+    """``Style.combine(styles)``, remembered: the same few combinations recur in every item."""
+    style = _COMBINED.get(styles)
+    if style is None:
+        if len(_COMBINED) >= _COMBINED_MAX:
+            _COMBINED.clear()
+        style = _COMBINED[styles] = Style.combine(styles)
+    return style
+
+
 class _Styler:
     """The styles of one Text's segments, combined as ``Text.render`` combines them."""
 
@@ -116,10 +130,11 @@ class _Styler:
         self.cache: dict[tuple[int, ...], Style] = {}
 
     def combined(self, active: tuple[int, ...]) -> Style:
+        """The style under the spans ``active`` (indices into :attr:`styles`, in order)."""
         style = self.cache.get(active)
         if style is None:
             styles = self.styles
-            style = self.cache[active] = Style.combine(styles[k] for k in active)
+            style = self.cache[active] = _combine(tuple(styles[k] for k in active))
         return style
 
     def segments(self, plain: str, spans: list[_Span]) -> list[Segment]:
@@ -174,12 +189,29 @@ def text_lines(console: Console, text: Text, options: ConsoleOptions) -> tuple[L
     if end != "\n" and end != "":
         return None
     width = options.max_width
+    own_style = text.style
+    raw_spans = text.spans
+    if (
+        not raw_spans
+        and "\n" not in plain
+        and plain
+        and plain.isascii()
+        and plain.isprintable()
+        and len(plain) <= width
+    ):
+        # Most Texts: one line that fits, no spans (wrapping and justifying change nothing
+        # but the left padding).
+        if justify == "left" and len(plain) < width:
+            plain += " " * (width - len(plain))
+        if own_style:
+            base = console.get_style("", default=_NULL)
+            under = console.get_style(own_style, default=_NULL)
+            return [[Segment(plain, _combine((base, under)))]], end == ""
+        return [[Segment(plain)]], end == ""
     if text.no_wrap is not None:
         no_wrap = text.no_wrap
     else:
         no_wrap = bool(options.no_wrap) if options.no_wrap is not None else False
-    own_style = text.style
-    raw_spans = text.spans
     spans: list[_Span] = [(sp.start, sp.end, k) for k, sp in enumerate(raw_spans, 2)]
     pad_left = justify == "left"
 
@@ -233,7 +265,7 @@ def text_lines(console: Console, text: Text, options: ConsoleOptions) -> tuple[L
     # Text.render of the joined lines: the base style, the Text's style on every line, then
     # its spans in their order; no spans at all is one unstyled segment.
     get_style = console.get_style
-    styles = [get_style("", default=_NULL)]
+    styles = [get_style("", default=_NULL)]  # Text("\n").join's own style
     styles.append(get_style(own_style, default=_NULL) if own_style else _NULL)
     styles.extend(get_style(sp.style, default=_NULL) for sp in raw_spans)
     whole = bool(own_style)

@@ -26,13 +26,11 @@ _PIECES = [
     "a", "bb", " ", "  ", "word", "x" * 30, "-", "\n", "\n\n", "é", "漢字", "e\u0301",
     "\u200b", "👍", "ccc ", "y" * 90, ".", "   \n",
 ]  # fmt: skip
+# The last two undo what others set: the order styles combine in shows.
 _STYLES = [
-    Style(bold=True),
-    Style(color="red"),
-    Style(bgcolor="blue"),
-    Style(underline=True),
-    "italic",
-]
+    Style(bold=True), Style(color="red"), Style(bgcolor="blue"), Style(underline=True), "italic",
+    Style(color="green", bold=False), Style(bgcolor="yellow", italic=False),
+]  # fmt: skip
 
 
 def _random_text(rnd: random.Random, ascii_only: bool = False) -> Text:
