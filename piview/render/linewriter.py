@@ -5,12 +5,13 @@ pass; ``piview print`` already holds its lines cut to the page. The writer turns
 into text as Rich's ``Console._render_buffer`` does (a styled segment through
 ``Style.render`` with the console's colour system, a control code only on a terminal) and
 writes the text in chunks, the first item at once so that the output starts streaming
-straight away. A console that records, renders for Jupyter or legacy Windows, strips colours
-or has render hooks still gets ``console.print``.
+straight away. A console that records, renders for Jupyter or Windows, strips colours or has
+render hooks still gets ``console.print``.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 from rich.console import COLOR_SYSTEMS, Console
@@ -40,7 +41,8 @@ class LineWriter:
         self.sink = sink
         self.items = 0
         self.direct = sink is not None or not (
-            console.record
+            sys.platform == "win32"  # Rich cuts writes to a Windows console into small ones
+            or console.record
             or console.is_jupyter
             or console.legacy_windows
             or (console.no_color and console.color_system)
