@@ -29,14 +29,19 @@ Sink = Callable[[str, int], None]
 
 
 def can_fork() -> bool:
-    """True where a second process can draw (fork exists and more than one CPU is usable)."""
+    """True where a second process can draw: fork exists, more than one CPU is usable and
+    the load leaves one idle (on a busy machine two processes only compete for one core)."""
     if not hasattr(os, "fork"):
         return False
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
-    return cpus > 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        load = 0.0
+    return cpus > 1 and load <= cpus - 1
 
 
 class ForkedPart:

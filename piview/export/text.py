@@ -83,7 +83,7 @@ def print_branch(
             :data:`SYSTEM_PREVIEW_LINES` lines and counts the rest; ``full`` prints it whole.
         processes: 2 draws the second half of the branch in a forked process, 1 draws it
             all here; ``None`` chooses 2 for a branch of :data:`PARALLEL_BYTES` or more where
-            a second CPU is usable.
+            a second CPU is idle (:func:`~piview.export.forked.can_fork`).
     """
     if leaf is None:
         leaf = session.tree.leaf
