@@ -7,7 +7,8 @@ line. Most lines of a transcript already fit the page. :func:`layout` gives the 
 ``console.render_lines(renderable, options, pad=False)`` gives, segment for segment, laying
 out a Text, a Group and an :class:`~piview.render.roles._common.Indent` itself and leaving
 every other renderable to Rich. :class:`FastConsole` also lays out the Texts found inside
-the renderables Rich draws (the paragraphs of Markdown) this way.
+the renderables Rich draws (the paragraphs of Markdown) this way, and a word-wrapped
+:class:`~rich.syntax.Syntax` (highlighted by Rich, its lines laid out here).
 
 A Text is laid out here when Rich's rules for it are simple (no tab, justified by default or
 on the left, its lines fitting the width once wrapped); otherwise Rich draws it. What is drawn
@@ -24,8 +25,10 @@ from collections.abc import Iterable, Iterator
 from rich._wrap import divide_line
 from rich.cells import cell_len, chop_cells
 from rich.console import Console, ConsoleOptions, Group, RenderableType
-from rich.segment import Segment
+from rich.padding import Padding
+from rich.segment import Segment, Segments
 from rich.style import Style
+from rich.syntax import Syntax
 from rich.text import Text
 
 from piview.render.pipe import PipeConsole
@@ -171,9 +174,19 @@ def _right_crop(plain: str, spans: list[_Span], amount: int) -> tuple[str, list[
     return plain[:end], kept
 
 
-def text_lines(console: Console, text: Text, options: ConsoleOptions) -> tuple[Lines, bool] | None:
+def text_lines(
+    console: Console,
+    text: Text,
+    options: ConsoleOptions,
+    *,
+    allow_blank: bool = True,
+    by_row: bool = False,
+) -> tuple[Lines, bool] | None:
     """The lines Rich draws for ``text`` with ``options`` and whether the last one is left
     open (``end=""``), or ``None`` when its rules are not simple enough to follow here.
+    Without ``allow_blank``, the empty line after a final new line is left out (as
+    ``Text.split`` does); with ``by_row``, each line of the text is drawn as a Text of its
+    own (as Syntax draws the lines of its highlighted text).
 
     The lines are what ``Text.__rich_console__`` yields, cut at its new lines: each line's
     segments with the same text and the same style.
@@ -227,9 +240,13 @@ def text_lines(console: Console, text: Text, options: ConsoleOptions) -> tuple[L
             at += len(piece) + 1
         clipped = _clip(spans, [r[0] for r in ranges], ranges) if spans else [[]] * len(ranges)
         rows = list(zip(pieces, clipped, strict=True))
+        if not allow_blank and len(rows) > 1 and not rows[-1][0]:
+            rows.pop()
 
     out: list[tuple[str, list[_Span]]] = []
+    row_starts: list[int] = []
     for line, line_spans in rows:
+        row_starts.append(len(out))
         # Text.wrap: divided at the words where the line is too wide.
         if no_wrap:
             parts = [(line, line_spans)]
@@ -269,24 +286,60 @@ def text_lines(console: Console, text: Text, options: ConsoleOptions) -> tuple[L
     styles.append(get_style(own_style, default=_NULL) if own_style else _NULL)
     styles.extend(get_style(sp.style, default=_NULL) for sp in raw_spans)
     whole = bool(own_style)
-    lines: Lines
-    if not whole and not any(ps for _p, ps in out):
-        if len(out) == 1 and not out[0][0]:
-            lines = [[Segment("")]]  # Rich keeps the one empty segment of an empty text
+    styler = _Styler(styles)
+    lines: Lines = []
+    groups = (
+        [out[a:b] for a, b in zip(row_starts, [*row_starts[1:], len(out)], strict=True)]
+        if by_row
+        else [out]
+    )
+    for group in groups:
+        if not whole and not any(ps for _p, ps in group):
+            if len(group) == 1 and not group[0][0]:
+                lines.append([Segment("")])  # Rich keeps the one empty segment of an empty text
+            else:
+                lines.extend([Segment(p)] if p else [] for p, _ps in group)
         else:
-            lines = [[Segment(p)] if p else [] for p, _ps in out]
-    else:
-        styler = _Styler(styles)
-        lines = []
-        for p, ps in out:
-            if whole:
-                ps = [(0, len(p), 1), *ps]
-            lines.append(styler.segments(p, ps))
+            for p, ps in group:
+                if whole:
+                    ps = [(0, len(p), 1), *ps]
+                lines.append(styler.segments(p, ps))
     open_end = end == ""
     if open_end and not lines[-1]:
         lines.pop()  # an empty open line draws nothing
         open_end = False
     return lines, open_end
+
+
+def _syntax_lines(console: Console, syntax: Syntax, options: ConsoleOptions) -> Lines | None:
+    """The lines of ``Syntax._get_syntax`` for a word-wrapped Syntax without line numbers,
+    range or guides (``None`` for any other): the highlighted text laid out at once rather
+    than split into a Text per line, each laid out through the console."""
+    if (
+        not syntax.word_wrap
+        or syntax.line_numbers
+        or syntax.line_range
+        or syntax.indent_guides
+        or syntax.code_width is not None
+        or options.no_wrap
+    ):
+        return None
+    _top, right, _bottom, left = syntax.padding
+    code_width = max(0, options.max_width - left - right)
+    ends_on_nl, processed = syntax._process_code(syntax.code)
+    text = syntax.highlight(processed, None)
+    background, _number, _highlight = syntax._get_number_styles(console)
+    line_options = options.update(width=code_width, height=None, justify="left")
+    got = text_lines(console, text, line_options, allow_blank=ends_on_nl, by_row=True)
+    if got is None or got[1]:
+        return None
+    lines = got[0]
+    if background:
+        add = background.__add__
+        lines = [[Segment(t, None if c else add(s), c) for t, s, c in line] for line in lines]
+    if not syntax._get_base_style().transparent_background:
+        lines = [Segment.adjust_line_length(line, code_width, background) for line in lines]
+    return lines
 
 
 def _rich_lines(
@@ -324,6 +377,10 @@ def _layout(
             lines.extend(child_lines)
         else:
             return lines, open_end
+    elif kind is Syntax and not any(renderable.padding):  # type: ignore[union-attr]
+        syntax_lines = _syntax_lines(console, renderable, options)  # type: ignore[arg-type]
+        if syntax_lines is not None:
+            return syntax_lines, False
     elif kind is Indent and options.max_width > renderable.columns:  # type: ignore[union-attr]
         indent: Indent = renderable  # type: ignore[assignment]
         inner, _open = _layout(console, indent.renderable, indent.inner_options(options))
@@ -353,6 +410,18 @@ class FastConsole(PipeConsole):
             got = text_lines(self, renderable, opts)
             if got is not None:
                 return _segments(*got)
+        elif type(renderable) is Syntax:
+            opts = options or self.options
+            lines = _syntax_lines(self, renderable, opts) if opts.max_width >= 1 else None
+            if lines is not None:
+                segments = Segments(_segments(lines, False))
+                if any(renderable.padding):
+                    # Syntax's own padding around its lines, drawn by Rich.
+                    padding = Padding(
+                        segments, style=renderable._get_base_style(), pad=renderable.padding
+                    )
+                    return super().render(padding, opts)
+                return segments.segments
         return super().render(renderable, options)
 
     def render_lines(

@@ -107,6 +107,47 @@ def test_groups_and_indents_are_richs() -> None:
         assert fast.render_lines(renderable, fast.options, pad=False) == want
 
 
+def test_syntax_lines_are_richs() -> None:
+    """Highlighted code (word-wrapped, with or without padding or a background) at random
+    widths, alone and in Markdown: Rich's lines."""
+    from rich.syntax import Syntax
+
+    from piview.render.plain import markdown_class
+    from piview.render.theme import CODE_THEME
+
+    rnd = random.Random(12)
+    pieces = [
+        "a",
+        "bb",
+        "  ",
+        "\t",
+        "\n",
+        "x" * 30,
+        "é",
+        "漢字",
+        " ",
+        "\n\n",
+        "-",
+        "{",
+        "//",
+        "'s'",
+    ]
+    md = markdown_class(False)
+    for _ in range(400):
+        code = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 40)))
+        width = rnd.randint(5, 90)
+        rich, fast = _consoles(width)
+        for kw in ({"background_color": "default"}, {"padding": 1}, {"padding": (0, 2)}, {}):
+            syntax = Syntax(
+                code, rnd.choice(["python", "js"]), theme=CODE_THEME, word_wrap=True, **kw
+            )  # type: ignore[arg-type]
+            want = rich.render_lines(Group(Text("head"), syntax), rich.options, pad=False)
+            assert layout(fast, Group(Text("head"), syntax), fast.options) == want, (code, kw)
+        text = f"Some:\n\n```python\n{code.strip() or 'x'}\n```\n"
+        want = rich.render_lines(md(text, code_theme=CODE_THEME), rich.options, pad=False)
+        assert layout(fast, md(text, code_theme=CODE_THEME), fast.options) == want, code
+
+
 # --------------------------------------------------------------------------- whole prints
 
 
