@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import IO
 
-__all__ = ["ForkedPart", "can_fork"]
+__all__ = ["ForkedPart", "busy_cpus", "can_fork"]
 
 _HEAD = struct.Struct("<QQ")  # bytes of text, items completed so far
 _POLL = 0.005  # seconds between looks at the file while the child is still drawing
@@ -28,20 +28,35 @@ Sink = Callable[[str, int], None]
 """Where drawn text goes: ``sink(text, items_done)``."""
 
 
+def busy_cpus() -> float:
+    """CPUs other processes keep busy now: on Linux the tasks running (``/proc/loadavg``,
+    less this one, the fewest of three looks), elsewhere the load average of the last minute."""
+    try:
+        samples = []
+        for k in range(3):  # the fewest of a few looks: a task that runs on shows in all
+            if k:
+                time.sleep(0.002)
+            with open("/proc/loadavg", encoding="ascii") as f:
+                samples.append(int(f.read().split()[3].split("/")[0]))
+        return max(0, min(samples) - 1)
+    except (OSError, IndexError, ValueError):
+        pass
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return 0.0
+
+
 def can_fork() -> bool:
     """True where a second process can draw: fork exists, more than one CPU is usable and
-    the load leaves one idle (on a busy machine two processes only compete for one core)."""
+    one is idle (on a busy machine two processes only compete for one core)."""
     if not hasattr(os, "fork"):
         return False
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        load = 0.0
-    return cpus > 1 and load <= cpus - 1
+    return cpus > 1 and busy_cpus() <= cpus - 2
 
 
 class ForkedPart:

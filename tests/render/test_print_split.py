@@ -82,11 +82,19 @@ def test_small_branches_stay_in_one_process(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_can_fork_only_with_an_idle_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    import piview.export.forked as forked
+
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
-    monkeypatch.setattr(os, "getloadavg", lambda: (0.3, 0.0, 0.0), raising=False)
+    monkeypatch.setattr(forked, "busy_cpus", lambda: 0)
     assert can_fork()
-    monkeypatch.setattr(os, "getloadavg", lambda: (1.7, 0.0, 0.0), raising=False)
-    assert not can_fork()  # both cores busy: a second process would only compete
+    monkeypatch.setattr(forked, "busy_cpus", lambda: 1)
+    assert not can_fork()  # the other core is busy: a second process would only compete
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0}, raising=False)
-    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0), raising=False)
+    monkeypatch.setattr(forked, "busy_cpus", lambda: 0)
     assert not can_fork()
+
+
+def test_busy_cpus_is_a_count() -> None:
+    from piview.export.forked import busy_cpus
+
+    assert busy_cpus() >= 0
