@@ -1,9 +1,11 @@
 """Benchmark: ``piview print`` against ``piview export --format html`` of the same branch.
 
-Both commands run on the same file, alternating, each in a fresh interpreter (imports and
-loading included, the index cache off), the output of print going to a file as it would into
-a pipe. The medians of wall time and of CPU time (user + system of the child) are printed,
-and their ratio (print / export): the target is print within 1.5x of export.
+Three commands run on the same file, alternating, each in a fresh interpreter (imports and
+loading included, the index cache off): print in plain mode (its output going to a file as
+it would into a pipe), print in colour (``--color always``, the same file), and export. The
+medians of wall time and of CPU time (user + system of the child and of any process it
+starts) are printed, and the ratios print / export: the target is print within 1.5x of
+export.
 
     python benchmarks/bench_print.py                       # generates a 50 MB session in /tmp
     python benchmarks/bench_print.py --file SESSION.jsonl --runs 5
@@ -28,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 def timed(argv: list[str], out: Path) -> tuple[float, float]:
     """``(wall, cpu)`` seconds of one run of ``python -m piview argv`` writing to ``out``."""
-    env = {**os.environ, "PIVIEW_NO_CACHE": "1", "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PIVIEW_NO_CACHE": "1", "PYTHONPATH": str(ROOT), "COLORTERM": "truecolor"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     with out.open("wb") as f:
@@ -39,19 +41,25 @@ def timed(argv: list[str], out: Path) -> tuple[float, float]:
     return wall, cpu
 
 
+MODES = ("plain", "colour", "export")
+
+
 def bench(path: Path, runs: int, print_args: list[str]) -> dict[str, dict[str, float]]:
-    """Medians of both commands on ``path``, run alternately ``runs`` times each."""
-    times: dict[str, list[tuple[float, float]]] = {"print": [], "export": []}
+    """Medians of the three commands on ``path``, run alternately ``runs`` times each."""
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in MODES}
+    sizes: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="piview-bench-print-") as tmp:
-        text, html = Path(tmp) / "out.txt", Path(tmp) / "out.html"
+        html = Path(tmp) / "out.html"
         commands = {
-            "print": ["print", str(path), *print_args],
+            "plain": ["print", str(path), *print_args],
+            "colour": ["print", str(path), "--color", "always", *print_args],
             "export": ["export", str(path), "--format", "html", "-o", str(html)],
         }
         for _ in range(runs):
             for name, argv in commands.items():
-                times[name].append(timed(argv, text))
-        size = text.stat().st_size
+                out = Path(tmp) / f"{name}.out"
+                times[name].append(timed(argv, out))
+                sizes[name] = float(out.stat().st_size)
     result = {
         name: {
             "wall": statistics.median(w for w, _ in t),
@@ -59,7 +67,7 @@ def bench(path: Path, runs: int, print_args: list[str]) -> dict[str, dict[str, f
         }
         for name, t in times.items()
     }
-    result["output"] = {"print_bytes": float(size)}
+    result["output"] = {"plain_bytes": sizes["plain"], "colour_bytes": sizes["colour"]}
     return result
 
 
@@ -79,12 +87,17 @@ def main(argv: list[str] | None = None) -> int:
         if not path.exists():
             generate(str(path), parse_size(args.size))
     r = bench(path, args.runs, args.print_args)
-    p, e = r["print"], r["export"]
-    print(f"file    {path} ({path.stat().st_size / 1e6:.1f} MB), {args.runs} runs each")
-    print(f"print   wall {p['wall']:7.2f} s   cpu {p['cpu']:7.2f} s   {' '.join(args.print_args)}")
-    print(f"export  wall {e['wall']:7.2f} s   cpu {e['cpu']:7.2f} s   (--format html)")
-    wall, cpu = p["wall"] / e["wall"], p["cpu"] / e["cpu"]
-    print(f"ratio   wall {wall:7.2f}x   cpu {cpu:7.2f}x   (target: 1.5x)")
+    e = r["export"]
+    extra = " ".join(args.print_args)
+    print(f"file    {path} ({path.stat().st_size / 1e6:.1f} MB), {args.runs} runs each, medians")
+    for name, label in (("plain", "print (pipe)"), ("colour", "print --color always")):
+        m = r[name]
+        print(f"{label:22} wall {m['wall']:7.2f} s   cpu {m['cpu']:7.2f} s   {extra}")
+    print(f"{'export --format html':22} wall {e['wall']:7.2f} s   cpu {e['cpu']:7.2f} s")
+    for name in ("plain", "colour"):
+        m = r[name]
+        wall, cpu = m["wall"] / e["wall"], m["cpu"] / e["cpu"]
+        print(f"ratio {name:16} wall {wall:7.2f}x   cpu {cpu:7.2f}x   (target: 1.5x)")
     return 0
 
 

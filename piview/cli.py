@@ -127,6 +127,12 @@ def _print_parser() -> argparse.ArgumentParser:
         default="preview",
         help="system messages: their first lines and a line count (default), or whole",
     )
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour: on a terminal (default), always (even into a pipe), or never",
+    )
     return p
 
 

@@ -24,7 +24,7 @@ def run(args: argparse.Namespace, console: Console | None = None) -> int:
     """
     from piview.export.text import print_branch
     from piview.model import SessionOpenError, load_session
-    from piview.render.pipe import PipeConsole
+    from piview.render.fastlayout import FastConsole
 
     try:
         session = load_session(args.file)
@@ -34,7 +34,12 @@ def run(args: argparse.Namespace, console: Console | None = None) -> int:
     # newest leaf (errors for unknown or ambiguous ids are raised there).
     leaf, _entry = resolve_branch(session, args.leaf, args.file)
     if console is None:
-        console = PipeConsole(highlight=False)
+        color = getattr(args, "color", "auto")
+        console = FastConsole(
+            highlight=False,
+            force_terminal=True if color == "always" else None,
+            color_system=None if color == "never" else "auto",
+        )
         # Pinned once: Rich would otherwise ask the terminal its size at every item.
         console.size = console.size
     print_branch(

@@ -2,8 +2,11 @@
 
 The same per-role renderers as the transcript view draw each item; the flags choose what is
 expanded. Output goes to whatever Rich console is given: with colour on a terminal, plain
-text when piped (Rich detects that when the console is built with defaults). Each item is
-written as soon as it is drawn, so the output streams (``| head`` stops the work early).
+text when piped (Rich detects that when the console is built with defaults). The lines are
+laid out by :mod:`piview.render.fastlayout` (Rich's lines, faster) and written in chunks by
+:class:`~piview.render.linewriter.LineWriter`, the first item at once, so the output streams
+(``| head`` stops the work early). A long branch has its second half drawn by a forked
+process (:mod:`piview.export.forked`), its text written after the first half's.
 
 What a reader of a printed branch needs is never folded away: branch summaries are printed
 whole, system messages with their text (a long one cut to a preview with a line count,
@@ -15,18 +18,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from rich.console import Console, Group
-from rich.segment import Segment, SegmentLines
+from rich.segment import Segment
 
 from piview.export.doc import ToolsMode
+from piview.export.forked import ForkedPart, Sink, can_fork
+from piview.render.fastlayout import layout
 from piview.render.item import ItemList
 from piview.render.items import Item, build_items, print_lines, render_header
+from piview.render.linewriter import LineWriter
 from piview.render.plain import plain_output
 from piview.render.roles._common import BODY_INDENT, more_line
 
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = ["SYSTEM_PREVIEW_LINES", "SystemMode", "ToolsMode", "print_branch"]
+__all__ = ["PARALLEL_BYTES", "SYSTEM_PREVIEW_LINES", "SystemMode", "ToolsMode", "print_branch"]
 
 SystemMode = Literal["preview", "full"]
 """How system messages are printed: their first lines with a line count, or whole."""
@@ -48,6 +54,10 @@ def _expanded(item: Item, *, thinking: bool, tools: str) -> bool:
     return item.expanded
 
 
+PARALLEL_BYTES = 4 * 1024 * 1024
+"""Bytes of entries a branch holds before its second half is drawn by a second process."""
+
+
 def print_branch(
     session: Session,
     leaf: int | None,
@@ -57,6 +67,7 @@ def print_branch(
     hidden: bool,
     console: Console,
     system: SystemMode = "preview",
+    processes: int | None = None,
 ) -> None:
     """Write the branch root→``leaf`` (the file's last entry when ``None``) to ``console``.
 
@@ -70,6 +81,9 @@ def print_branch(
         console: where to write; its width is the page width.
         system: ``preview`` cuts a long system message to its first
             :data:`SYSTEM_PREVIEW_LINES` lines and counts the rest; ``full`` prints it whole.
+        processes: 2 draws the second half of the branch in a forked process, 1 draws it
+            all here; ``None`` chooses 2 for a branch of :data:`PARALLEL_BYTES` or more where
+            a second CPU is idle (:func:`~piview.export.forked.can_fork`).
     """
     if leaf is None:
         leaf = session.tree.leaf
@@ -78,37 +92,85 @@ def print_branch(
     items = build_items(session, session.tree.path(leaf), show_hidden=hidden)
     # Without colour (a pipe, a file), styles are never written: skip choosing them.
     with plain_output(console.color_system is None):
-        _print_items(session, items, thinking=thinking, tools=tools, system=system, console=console)
+        printer = _Printer(session, console, thinking=thinking, tools=tools, system=system)
+        printer.run(items, processes)
 
 
-def _print_items(
-    session: Session,
-    items: ItemList,
-    *,
-    thinking: bool,
-    tools: str,
-    system: SystemMode,
-    console: Console,
-) -> None:
-    """Each item, as soon as it is drawn (the output streams), a blank line between two."""
-    width = max(20, console.width)
-    # Lines already fit the page: written as they are, without another pass to cut them
-    # (only a console narrower than the narrowest page, 20 columns, still cuts).
-    crop = console.width < width
-    first = True
-    for item in items:
-        if not first:
-            console.line()  # the blank line between items, without a render pass
-        first = False
-        expanded = _expanded(item, thinking=thinking, tools=tools)
-        if tools == "none" and item.kind in _TOOL_KINDS:
-            # In a Group: printed bare, a Text would wrap instead of being cut to one line.
-            console.print(Group(render_header(session, item, expanded=False, width=width)))
-            continue
-        lines = print_lines(session, item, expanded=expanded, width=width, console=console)
-        if item.kind == "system" and system == "preview":
-            lines = _preview(console, lines)
-        console.print(SegmentLines(lines, new_lines=True), crop=crop)
+class _Printer:
+    """Draws items and writes them, a blank line between two."""
+
+    def __init__(
+        self, session: Session, console: Console, *, thinking: bool, tools: str, system: str
+    ) -> None:
+        self.session = session
+        self.console = console
+        self.thinking = thinking
+        self.tools = tools
+        self.system = system
+        self.width = max(20, console.width)
+        # Lines already fit the page: written as they are, without another pass to cut them
+        # (only a console narrower than the narrowest page, 20 columns, still cuts).
+        self.crop = console.width < self.width
+
+    def run(self, items: ItemList, processes: int | None) -> None:
+        """All the items, each written as soon as it is drawn (in chunks: the output streams)."""
+        out = LineWriter(self.console)
+        split = self._split(items, processes) if out.direct else len(items)
+        if split >= len(items):
+            self.draw(items, 0, len(items), out)
+            out.close()
+            return
+        # The second half in a forked child (sharing the loaded session), read back in order.
+        with ForkedPart(lambda sink: self._draw_to(items, split, sink)) as part:
+            self.draw(items, 0, split, out)
+            out.close()
+            if not part.copy(out.write):
+                # The child stopped early: the items it did not write are drawn here.
+                self.draw(items, split + part.done, len(items), out)
+                out.close()
+
+    def _draw_to(self, items: ItemList, start: int, sink: Sink) -> None:
+        out = LineWriter(self.console, sink=sink)
+        self.draw(items, start, len(items), out)
+        out.close()
+
+    def _split(self, items: ItemList, processes: int | None) -> int:
+        """Where the second process takes over (``len(items)``: no second process)."""
+        n = len(items)
+        if processes == 1 or n < 2 or (processes is None and not can_fork()):
+            return n
+        length = self.session.line_length
+        # What an item costs to draw, roughly: a fixed part and its entry's size.
+        costs = [512 + length(items.entry(k)) for k in range(n)]
+        total = sum(costs)
+        if processes is None and total < PARALLEL_BYTES:
+            return n
+        half, run = total / 2, 0
+        for k, c in enumerate(costs):
+            run += c
+            if run >= half:
+                return max(1, min(n - 1, k + 1))
+        return n
+
+    def draw(self, items: ItemList, start: int, stop: int, out: LineWriter) -> None:
+        """Items ``start`` to ``stop`` (a blank line before each but the branch's first)."""
+        session, console, width = self.session, self.console, self.width
+        thinking, tools = self.thinking, self.tools
+        preview = self.system == "preview"
+        for k in range(start, stop):
+            item = items[k]
+            if k:
+                out.blank()
+            expanded = _expanded(item, thinking=thinking, tools=tools)
+            if tools == "none" and item.kind in _TOOL_KINDS:
+                # In a Group: printed bare, a Text would wrap instead of being cut to one line.
+                head = Group(render_header(session, item, expanded=False, width=width))
+                out.lines(layout(console, head, console.options), crop=True)
+                continue
+            lines = print_lines(session, item, expanded=expanded, width=width, console=console)
+            if item.kind == "system" and preview:
+                lines = _preview(console, lines)
+            out.lines(lines, crop=self.crop)
 
 
 def _preview(console: Console, lines: list[list[Segment]]) -> list[list[Segment]]:

@@ -23,6 +23,7 @@ from rich.style import Style
 from rich.text import Text
 
 from piview.model.store import F_ERROR, ROLE_NAMES, STOP_NAMES
+from piview.render.fastlayout import layout
 from piview.render.item import Item, ItemKind, ItemList
 from piview.render.roles import (
     assistant,
@@ -355,17 +356,17 @@ def print_lines(
     """The lines of one item at ``width`` as ``piview print`` writes them (not padded).
 
     The same lines as rendering :func:`render_item`'s renderable, in one console pass fewer
-    (that renderable lays its content out once more to catch failures); a failure is the
-    same one-line red notice.
+    (that renderable lays its content out once more to catch failures), laid out by
+    :func:`piview.render.fastlayout.layout`; a failure is the same one-line red notice.
     """
     width = max(20, int(width))
     options = console.options.update_width(width).reset_height()
     try:
         head, body = _parts(session, item, expanded, width)
         content = Group(head, body) if body is not None else Group(head)
-        return console.render_lines(content, options, pad=False)
+        return layout(console, content, options)
     except Exception as exc:  # noqa: BLE001 - a bad entry must never break the output
-        return console.render_lines(_failure(item, exc, width), options, pad=False)
+        return layout(console, _failure(item, exc, width), options)
 
 
 def render_header(session: Session, item: Item, *, expanded: bool, width: int) -> Text:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -106,3 +107,18 @@ def test_print_system_flag(capsys: pytest.CaptureFixture[str], write_session) ->
     assert "line 30" not in capsys.readouterr().out
     assert run_command(["print", str(path), "--system", "full"]) == 0
     assert "line 30" in capsys.readouterr().out
+
+
+def test_print_color_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    """--color always colours even into a pipe; never and auto (a pipe) write no escape."""
+    path = str(fixture("edit_tools.jsonl"))
+    assert run_command(["print", path, "--color", "always"]) == 0
+    coloured = capsys.readouterr().out
+    assert "\x1b[" in coloured
+    for flag in (["--color", "never"], []):
+        assert run_command(["print", path, *flag]) == 0
+        plain = capsys.readouterr().out
+        assert "\x1b" not in plain
+        # The same text, the colours aside (and trailing spaces an unseen style kept).
+        bare = re.sub(r"\x1b\[[0-9;]*m", "", coloured)
+        assert [x.rstrip() for x in bare.splitlines()] == [x.rstrip() for x in plain.splitlines()]

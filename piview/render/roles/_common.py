@@ -188,21 +188,26 @@ class Indent:
         self.renderable = renderable
         self.columns = columns
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        width = max(1, options.max_width - self.columns)
-        lines = console.render_lines(
-            self.renderable,
-            options.update_width(width).reset_height(),
-            pad=False,
-            new_lines=False,
-        )
+    def inner_options(self, options: ConsoleOptions) -> ConsoleOptions:
+        """The options the indented renderable is laid out with."""
+        return options.update_width(max(1, options.max_width - self.columns)).reset_height()
+
+    def shift(self, lines: list[list[Segment]]) -> list[list[Segment]]:
+        """The lines of the indented renderable, shifted right, trailing plain spaces dropped."""
         pad = Segment(" " * self.columns)
-        new_line = Segment.line()
+        out: list[list[Segment]] = []
         for line in lines:
             line = _rstrip(line)
-            if line:
-                yield pad
-                yield from line
+            out.append([pad, *line] if line else [])
+        return out
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = console.render_lines(
+            self.renderable, self.inner_options(options), pad=False, new_lines=False
+        )
+        new_line = Segment.line()
+        for line in self.shift(lines):
+            yield from line
             yield new_line
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
