@@ -171,11 +171,11 @@ def find_parent(
                 return c, "fork"
     folder = here.parent
     for _ in range(SUBAGENT_DEPTH):
+        if folder.parent == folder:  # the root folder has no name to own it
+            break
         owner = folder.with_name(folder.name + ".jsonl")
         if owner.is_file():
             return owner, "subagent"
-        if folder.parent == folder:
-            break
         folder = folder.parent
     return None, ""
 

@@ -57,7 +57,10 @@ class SessionLineage(_Screen):
             if header is not None:
                 ref = header.parent_session or header.branched_from
             ref = ref.strip() if isinstance(ref, str) and ref.strip() else None
-            path, kind = find_parent(self.session.path, ref, [_root()])
+            try:
+                path, kind = find_parent(self.session.path, ref, [_root()])
+            except (OSError, ValueError):  # an odd path: no lineage, never a broken header
+                path, kind = None, ""
             self._lineage = (path, kind or ("fork" if ref else ""), ref)
         return self._lineage
 

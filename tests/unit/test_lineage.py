@@ -120,3 +120,10 @@ def test_fork_point_is_the_last_copied_entry() -> None:
     assert fork_point(["r", "a", "b", "new1", "c"], parent.get) == 5
     assert fork_point(["x", "r"], parent.get) is None
     assert fork_point(["r", "a", "b", "c"], parent.get) == 9  # a verbatim copy: the leaf
+
+
+def test_find_parent_of_a_file_near_the_root_folder() -> None:
+    """A session two folders below ``/`` (``/tmp/bench/s.jsonl``): the walk up for an owning
+    session stops at the root folder instead of asking ``/`` for its (empty) name."""
+    assert find_parent("/tmp/bench/none.jsonl", None) == (None, "")
+    assert find_parent("/none.jsonl", None) == (None, "")
