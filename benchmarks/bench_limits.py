@@ -270,14 +270,20 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--skip", default="", help=f"rows to leave out, of {','.join(ROWS)}")
     args = ap.parse_args()
-    skip = set(filter(None, args.skip.split(",")))
     for path in (args.s50, args.s1g):
         if not path.exists():
             sys.exit(f"{path} is missing: python benchmarks/gen_session.py {path} --size ...")
     if shutil.which("tmux") is None:
         sys.exit("tmux is not installed")
-    hello = Path(tempfile.mkdtemp(prefix="piview-limits-")) / "hello.py"
-    hello.write_text(HELLO)
+    with tempfile.TemporaryDirectory(prefix="piview-limits-") as tmp:
+        hello = Path(tmp) / "hello.py"
+        hello.write_text(HELLO)
+        measure(args, hello)
+
+
+def measure(args: argparse.Namespace, hello: Path) -> None:
+    """Every row not skipped, then the table as Markdown."""
+    skip = set(filter(None, args.skip.split(",")))
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     load = os.getloadavg()
     print(f"issue #17, medians of {args.runs} runs, started {started}, load {load[0]:.1f}")
