@@ -31,5 +31,8 @@ async def test_side_notes_are_rows_under_their_entry_not_forks() -> None:
         # One fork only: a0000001's two real children.
         assert text.count("├") + text.count("└") == 2, text
         assert text.count("(side note)") == 4
+        # A side note's figure is its own cost, not a branch's from the root.
+        row = panel.rows[panel.tree_rows.row_of[s.tree.id_index["s0000004"]]]
+        assert row.side and panel.figure_text(row) == "$0.001"
         status = str(app.screen.query_one("#status").render())
         assert "2 leaves" in status, status
