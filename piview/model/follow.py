@@ -22,6 +22,7 @@ from typing import Literal, Protocol
 from piview.model.decode import SkEntry
 from piview.model.fileindex import FileIndex
 from piview.model.labels import extend_labels, resolve_labels
+from piview.model.openclaw import side_notes
 from piview.model.pairing import Pairing, extend_pairing, pair_tool_calls
 from piview.model.store import NodeStore
 from piview.model.tree import Tree
@@ -61,6 +62,7 @@ class Session(Protocol):
     def cached_labels(self) -> dict[int, str] | None: ...
     def stat_change(self) -> Literal["none", "grown", "replaced"]: ...
     def file_descriptor(self) -> int: ...
+    def pread(self, n: int, offset: int) -> bytes: ...
     def forget(self, i: int) -> None: ...
     def build(self) -> Built: ...
     def install(
@@ -117,7 +119,7 @@ def look(session: Session) -> Found:
     header_arrived = index.header is None and piece.header is not None
     extension = None
     if added and not header_arrived and not index.tail_entry:
-        extension = _extend(session, piece.piece_entries())
+        extension = _extend(session, piece.piece_entries(), piece)
     return Found(
         "grown",
         piece=piece,
@@ -163,7 +165,7 @@ def install(session: Session, update: Update) -> None:
     session.install(update.built, pairing=update.pairing, labels=update.labels)
 
 
-def _extend(session: Session, entries: list[SkEntry]) -> Update | None:
+def _extend(session: Session, entries: list[SkEntry], piece: FileIndex) -> Update | None:
     """The session extended by ``entries`` when they are a plain append, else None."""
     if len(entries) > EXTEND_MAX or session.legacy_ids or session.version < 3:
         return None
@@ -189,7 +191,9 @@ def _extend(session: Session, entries: list[SkEntry]) -> Update | None:
         prev = own
     if _labels_wait_for(session, fresh):
         return None
-    new_tree = tree.with_chain(ids)
+    # OpenClaw's side notes among the new lines (their offsets are the file's).
+    found = side_notes(session.pread, piece.offsets, piece.lengths)
+    new_tree = tree.with_chain(ids, frozenset(n + j for j in found))
     built = Built([*session.ids, *ids], new_tree, legacy=False)
     old_pairing = session.cached_pairing
     pairing = (

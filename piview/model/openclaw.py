@@ -5,7 +5,10 @@
   written by a model (:func:`gateway_origin`).
 - A ``leaf`` entry (``targetId``) makes that entry the active leaf, not the last line; an entry
   with ``appendMode: "side"`` is a side note, which does not move the leaf either
-  (:func:`active_leaf`, :func:`side_line`; ``Session.is_side_note``).
+  (:func:`active_leaf`, :func:`side_line`; ``Session.is_side_note``). As in OpenClaw's
+  transcript tree, a side note hangs under the entry it annotates but is never a leaf and
+  starts no branch: the tree leaves it out of its leaves and branch points
+  (:func:`side_notes` finds them all, ``Tree.side``).
 - A ``reset`` entry (``reason``, optional ``firstKeptEntryId``) starts the conversation afresh.
 
 Only the lines that need it are read back, so the cost stays linear in what is read.
@@ -13,7 +16,8 @@ Only the lines that need it are read back, so the cost stays linear in what is r
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -24,7 +28,10 @@ __all__ = [
     "active_leaf",
     "gateway_origin",
     "side_line",
+    "side_notes",
 ]
+
+_CHUNK = 8 * 1024 * 1024
 
 GATEWAY_MODELS: dict[str, str] = {
     "delivery-mirror": "delivered by gateway",
@@ -45,14 +52,59 @@ def gateway_origin(provider: object, model: object) -> str | None:
 
 
 def side_line(line: bytes) -> bool:
-    """True when the raw line is an entry with ``appendMode: "side"``."""
+    """True when the raw line is an entry with ``appendMode: "side"``; not a ``leaf`` entry,
+    whose ``appendMode`` says how the entries after it are appended (as in OpenClaw)."""
     if SIDE_KEY not in line:
         return False
     try:
         obj = msgspec.json.decode(line)
     except msgspec.DecodeError:
         return False
-    return isinstance(obj, dict) and obj.get("appendMode") == "side"
+    return isinstance(obj, dict) and obj.get("appendMode") == "side" and obj.get("type") != "leaf"
+
+
+def side_notes(
+    pread: Callable[[int, int], bytes],
+    offsets: Sequence[int],
+    lengths: Sequence[int],
+    start: int = 0,
+) -> set[int]:
+    """The side notes among entries ``start ..``: their lines are found by looking for
+    :data:`SIDE_KEY` in the file's bytes (C speed, in chunks), and only those lines are
+    decoded; linear in the bytes of those entries.
+
+    Args:
+        pread: reads ``n`` bytes at an offset of the file (``pread(n, offset)``).
+        offsets: the byte offset of each entry's line.
+        lengths: the byte length of each entry's line.
+        start: the first entry to look at (those before were looked at already).
+    """
+    n = len(offsets)
+    out: set[int] = set()
+    if start >= n:
+        return out
+    begin, end = offsets[start], offsets[n - 1] + lengths[n - 1]
+    keep = len(SIDE_KEY) - 1  # a key cut by a chunk's end is found in the next one
+    checked = -1
+    pos = begin
+    while pos < end:
+        size = min(max(_CHUNK, 2 * len(SIDE_KEY)), end - pos)
+        data = pread(size, pos)
+        if not data:
+            break
+        hit = data.find(SIDE_KEY)
+        while hit >= 0:
+            at = pos + hit
+            i = bisect_right(offsets, at, start, n) - 1
+            if i > checked and i >= start and at < offsets[i] + lengths[i]:
+                checked = i
+                if side_line(pread(lengths[i], offsets[i])):
+                    out.add(i)
+            hit = data.find(SIDE_KEY, hit + 1)
+        if pos + len(data) >= end:
+            break
+        pos += max(len(data) - keep, 1)
+    return out
 
 
 def active_leaf(

@@ -23,7 +23,7 @@ from piview.model.fileindex import BOM, BadLine, FileIndex
 from piview.model.follow import Built, absorb, install, look, rebuild
 from piview.model.index_cache import CACHE_MIN_BYTES, IndexCache
 from piview.model.labels import resolve_labels, session_name
-from piview.model.openclaw import SIDE_KEY, active_leaf, side_line
+from piview.model.openclaw import active_leaf, side_notes
 from piview.model.pairing import Pairing, pair_tool_calls
 from piview.model.source import SqliteSession, SqliteSourceError, parse_sqlite_ref
 from piview.model.store import F_NO_ID, ROLE_NAMES, NodeStore
@@ -50,7 +50,6 @@ class Session:
         self.sqlite_ref = parse_sqlite_ref(path)
         """For an OpenClaw database's ``DB#ID``: the database and the session in it."""
         self._source: SqliteSession | None = None
-        self._side_notes: set[int] = set()
         self.index = FileIndex()
         """The entries' skeletons and line positions, the header and the bad lines."""
         self.ids: list[str] = []
@@ -224,8 +223,6 @@ class Session:
         try:
             line = self.read_line(i)
             value, notes = decode_entry(line, legacy=self.version < 3)
-            if SIDE_KEY in line and side_line(line):  # OpenClaw's appendMode: "side"
-                self._side_notes.add(i)
         except (BadLineError, RecursionError) as exc:
             # The line decoded when indexed; it can only fail now if the file was rewritten.
             value, notes = UnknownEntry(raw=None), [f"cannot decode: {exc}"]
@@ -246,9 +243,12 @@ class Session:
 
     def is_side_note(self, i: int) -> bool:
         """True when entry ``i`` is an OpenClaw side note (``appendMode: "side"``), not a new
-        branch (known once the entry was decoded: it is, here, when it was not)."""
-        self.entry(i)
-        return i in self._side_notes
+        branch (found when the tree was built: :attr:`Tree.side`)."""
+        return i in self.tree.side
+
+    def pread(self, n: int, offset: int) -> bytes:
+        """``n`` bytes of the file at ``offset`` (safe from any thread)."""
+        return os.pread(self._ensure_fd(), n, offset)
 
     def file_descriptor(self) -> int:
         """The file, opened read-only (once; safe from any thread)."""
@@ -449,6 +449,13 @@ class Session:
         """The ids and the tree of the entries indexed so far, computed without changing what
         the session shows (a worker may call this while the UI reads the session; only the
         rare entries kept whole get their role migrated in place). :meth:`install` them."""
+        built = self._build()
+        # OpenClaw's side notes: the few lines naming appendMode are found in one pass.
+        index = self.index
+        built.tree.side = frozenset(side_notes(self.pread, index.offsets, index.lengths))
+        return built
+
+    def _build(self) -> Built:
         store = self.nodes
         n = len(store)
         legacy = self._legacy_ids
@@ -507,7 +514,7 @@ class Session:
         self._labels = labels
         self.derived = {}  # a new dict: a worker may still read the old one
         if len(self):
-            # OpenClaw's leaf entries and side notes: only the trailing lines are read.
+            # OpenClaw's leaf entries and trailing side notes: only the last lines are read.
             self.tree.active = active_leaf(
                 len(self), self.nodes.etype, self.read_line, self.tree.id_index
             )

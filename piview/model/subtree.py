@@ -358,6 +358,9 @@ def compute_sums(store: NodeStore, tree: Tree) -> SubtreeSums:
     start, items = tree.children.start, tree.children.items
     leaves = tree.leaves()
     nl = len(leaves)
+    # OpenClaw's side notes make no fork and no leaf: count only the other children.
+    real = tree.branching_children() if tree.side else None
+    side = tree.side
     forks = array("q", [-1]) * nl
     starts = array("q", [-1]) * nl
     seg_firsts = array("d", [0.0]) * nl
@@ -373,7 +376,7 @@ def compute_sums(store: NodeStore, tree: Tree) -> SubtreeSums:
 
     # 1. Down: the figures of the path so far live in locals; a fork pushes one frame that
     # hands its children out one at a time (a fan of a million costs one frame).
-    root_state = (0.0, 0.0, 0, _INF, -_INF, -1, _INF, -_INF)
+    root_state = (0.0, 0.0, 0, _INF, -_INF, -1, _INF, -_INF, -1)
     frames: list[tuple[array[int] | list[int], list[int], tuple[float, ...]]] = [
         (tree.roots, [0, len(tree.roots)], root_state)
     ]
@@ -384,8 +387,8 @@ def compute_sums(store: NodeStore, tree: Tree) -> SubtreeSums:
             continue
         i = seq[span[0]]
         span[0] += 1
-        cost, tokens, turns_f, first, last, fork_f, s_first, s_last = state
-        turns, fork, seg_start = int(turns_f), int(fork_f), i
+        cost, tokens, turns_f, first, last, fork_f, s_first, s_last, seg_f = state
+        turns, fork, seg_start = int(turns_f), int(fork_f), i if seg_f < 0 else int(seg_f)
         while True:  # down a single-child chain without a frame
             push(i)
             cost += own_cost[i]
@@ -404,17 +407,21 @@ def compute_sums(store: NodeStore, tree: Tree) -> SubtreeSums:
             path_cost[i], path_tokens[i], path_turns[i] = cost, tokens, turns
             path_first[i], path_last[i] = first, last
             a, b = start[i], start[i + 1]
-            if b - a == 1:
+            kids = b - a if real is None else real[i]
+            if b - a == 1 and kids == 1:
                 i = items[a]
                 continue
             break
-        if a == b:
+        if kids == 0 and (real is None or i not in side):
             k = slot if slot < nl and leaves[slot] == i else bisect_left(leaves, i)
             slot = k + 1
             forks[k], starts[k], seg_firsts[k], seg_lasts[k] = fork, seg_start, s_first, s_last
-        else:
-            child = (cost, tokens, float(turns), first, last, float(i), _INF, -_INF)
+        if kids > 1:
+            child = (cost, tokens, float(turns), first, last, float(i), _INF, -_INF, -1)
             frames.append((items, [a, b], child))
+        elif a < b:  # side notes (and one child): the segment goes on through them
+            going = (cost, tokens, float(turns), first, last, float(fork), s_first, s_last)
+            frames.append((items, [a, b], (*going, float(seg_start))))
 
     # 2. Up: in reverse of the down pass's order every child comes before its parent.
     sub_cost = own_cost

@@ -80,6 +80,9 @@ class Tree:
     active: int | None = None
     """The active leaf when the file says which it is (OpenClaw's ``leaf`` entries, side
     notes after it); None: the last entry is."""
+    side: frozenset[int] = frozenset()
+    """OpenClaw's side notes (``appendMode: "side"``): children of the entry they annotate
+    that are never leaves and make no branch point (OpenClaw never makes one the leaf)."""
 
     def __len__(self) -> int:
         return len(self.parents)
@@ -93,11 +96,29 @@ class Tree:
         return len(self.parents) - 1 if self.parents else None
 
     def leaves(self) -> list[int]:
-        """Entries with no children, in file order (computed once: a tree never changes)."""
+        """Entries with no children but side notes, side notes left out, in file order
+        (computed once: a tree never changes)."""
         if self._leaves is None:
             start = self.children.start
-            self._leaves = [i for i in range(len(self.parents)) if start[i] == start[i + 1]]
+            n = len(self.parents)
+            if not self.side:
+                self._leaves = [i for i in range(n) if start[i] == start[i + 1]]
+            else:
+                kids = self.branching_children()
+                side = self.side
+                self._leaves = [i for i in range(n) if not kids[i] and i not in side]
         return list(self._leaves)
+
+    def branching_children(self) -> array[int]:
+        """How many children of each entry are not side notes (a new array; linear)."""
+        start = self.children.start
+        kids = array("q", (start[i + 1] - start[i] for i in range(len(self.parents))))
+        parents = self.parents
+        for s in self.side:
+            p = parents[s]
+            if p >= 0:
+                kids[p] -= 1
+        return kids
 
     def leaf_count(self) -> int:
         """How many leaves the tree has."""
@@ -106,7 +127,10 @@ class Tree:
         return len(self._leaves or ())
 
     def branch_points(self) -> list[int]:
-        """Entries with two or more children, in file order."""
+        """Entries with two or more children that are not side notes, in file order."""
+        if self.side:
+            kids = self.branching_children()
+            return [i for i in range(len(self.parents)) if kids[i] > 1]
         start = self.children.start
         return [i for i in range(len(self.parents)) if start[i + 1] - start[i] > 1]
 
@@ -165,11 +189,12 @@ class Tree:
             b = parents[b]
         return False
 
-    def with_chain(self, ids: Sequence[str]) -> Tree:
+    def with_chain(self, ids: Sequence[str], side: frozenset[int] = frozenset()) -> Tree:
         """A new tree: this one and, after its last entry, one new entry per id of ``ids``,
         each the only child of the entry before it (Pi appending to its current leaf, the
         last entry). The caller checks that this is what the file says: the last entry has
-        no children, and the new ids are new and name no orphan's missing parent.
+        no children, and the new ids are new and name no orphan's missing parent. ``side``:
+        the new entries that are side notes.
 
         Linear in the new entries, but for copies of the arrays (at C speed): this tree is
         left as it was, for whoever still reads it.
@@ -197,9 +222,12 @@ class Tree:
             self_parents=self.self_parents,
             cycles=self.cycles,
             duplicate_ids=self.duplicate_ids,
+            side=self.side | side if side else self.side,
         )
         leaves = self._leaves
-        if leaves is not None and k and leaves and leaves[-1] == n - 1:
+        if side or self.side and n - 1 in self.side:
+            pass  # a side note's parent may become a leaf: computed again when asked
+        elif leaves is not None and k and leaves and leaves[-1] == n - 1:
             tree._leaves = [*leaves[:-1], n + k - 1]
         last = self._last_path
         if last is not None and k and last[0] == n - 1:

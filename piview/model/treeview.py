@@ -7,6 +7,8 @@ The layout follows Pi's ``tree-selector.ts`` (and the HTML export's sidebar, whi
 * single-child chains stay flat; a branch point indents its children by one level, and the
   first entry after a branch start is indented once more (Pi's "visual grouping");
 * several visible roots hang under a virtual root that draws no connector;
+* OpenClaw's side notes (``appendMode: "side"``) are rows right under the entry they
+  annotate, one level in and marked, never a fork: they are no branch of their parent;
 * at every level the child holding the active leaf comes first, the rest keep tree order;
 * a *segment start* (the first entry of each branch after a branch point, or a root) is
   foldable: folding hides everything under it. Segments off the active path start folded,
@@ -79,6 +81,8 @@ class Row:
     """Labels of the entries a fold hides, the first :data:`INSIDE_LABELS_SHOWN` of them."""
     inside_count: int = 0
     """How many labelled entries the fold hides."""
+    side: bool = False
+    """The row is an OpenClaw side note, drawn under the entry it annotates."""
 
     @property
     def expanded(self) -> bool:
@@ -108,6 +112,8 @@ class Row:
         text = "".join(cells)
         if self.folded and not self.connector:
             text += "⊞ "
+        if self.side:
+            text += "· "
         return text
 
 
@@ -242,11 +248,13 @@ def flatten(
     visible = session_visibility(session, mode)
     if leaf is not None:
         visible[leaf] = 1
+    side = tree.side
 
     # 1. Visible tree: preorder walk, active child first; hidden entries pass their
     # nearest visible ancestor down to their children.
     vparent = [-1] * n
     vchildren: dict[int, list[int]] = {}
+    vside: dict[int, list[int]] = {}  # side notes, apart from the children: no fork
     order: list[int] = []
     children = tree.children
     start, packed = children.start, children.items
@@ -257,9 +265,10 @@ def flatten(
         while True:
             if visible[i]:
                 vparent[i] = anc
-                sib = vchildren.get(anc)
+                into = vside if anc >= 0 and side and i in side else vchildren
+                sib = into.get(anc)
                 if sib is None:
-                    vchildren[anc] = [i]
+                    into[anc] = [i]
                 else:
                     sib.append(i)
                 order.append(i)
@@ -287,11 +296,11 @@ def flatten(
         pre[i] = k
     # Visible labelled entries by preorder position: a folded subtree's labels are one run.
     labelled = sorted((pre[e], e) for e in labels if 0 <= e < n and pre[e] >= 0)
-    walk = _Walk(vchildren, vparent, size, pre, on_path, leaf, multi, labels, labelled)
+    walk = _Walk(vchildren, vparent, size, pre, on_path, leaf, multi, labels, labelled, vside)
     rows: list[Row] = []
     row_of: dict[int, int] = {}
     work: list[_Work] = [
-        (r, 1 if multi else 0, multi, multi, k == len(roots) - 1, None, multi)
+        (r, 1 if multi else 0, multi, multi, k == len(roots) - 1, None, multi, False)
         for k, r in reversed(list(enumerate(roots)))
     ]
     _emit(walk, folds, work, rows, row_of)
@@ -307,9 +316,9 @@ def flatten(
     )
 
 
-_Work = tuple[int, int, bool, bool, bool, "Gutter | None", bool]
+_Work = tuple[int, int, bool, bool, bool, "Gutter | None", bool, bool]
 """A node to lay out: (entry, indent, just_branched, show_connector, is_last, gutters,
-virtual_root_child), as in Pi's flatten."""
+virtual_root_child, side_note), as in Pi's flatten."""
 
 
 @dataclass(slots=True)
@@ -330,6 +339,8 @@ class _Walk:
     labels: dict[int, str]
     labelled: list[tuple[int, int]]
     """``(preorder position, entry)`` of every visible labelled entry, in order."""
+    vside: dict[int, list[int]] = field(default_factory=dict)
+    """Visible side notes of each visible entry (not among its :attr:`vchildren`)."""
 
     def inside(self, i: int) -> tuple[tuple[str, ...], int]:
         """The labels under visible entry ``i`` (its descendants) and how many there are."""
@@ -364,11 +375,15 @@ def _emit(
     vchildren, vparent, size, on_path = walk.vchildren, walk.vparent, walk.size, walk.on_path
     leaf, multi, get_label = walk.leaf, walk.multi, walk.labels.get
     no_kids: list[int] = []
+    vside = walk.vside
     while work:
-        i, indent, just_branched, show_conn, is_last, gutters, vroot = work.pop()
+        i, indent, just_branched, show_conn, is_last, gutters, vroot, side = work.pop()
         kids = vchildren.get(i, no_kids)
+        sides = vside.get(i, no_kids)
         parent = vparent[i]
-        foldable = bool(kids) and (parent < 0 or len(vchildren[parent]) > 1)
+        foldable = (
+            bool(kids) and not side and (parent < 0 or len(vchildren.get(parent, no_kids)) > 1)
+        )
         folded = foldable and folds.is_folded(i, bool(on_path[i]))
         display = (indent - 1 if indent > 0 else 0) if multi else indent
         connector = ("└" if is_last else "├") if show_conn and not vroot else ""
@@ -390,11 +405,14 @@ def _emit(
                 size[i] - 1 if folded else 0,
                 inside,
                 inside_count,
+                side,
             )
         )
-        if folded or not kids:
+        if folded or not (kids or sides):
             continue
-        _push_children(work, kids, indent, just_branched, display, connector, is_last, gutters)
+        _push_children(
+            work, kids, indent, just_branched, display, connector, is_last, gutters, sides
+        )
 
 
 def _push_children(
@@ -406,19 +424,24 @@ def _push_children(
     connector: str,
     is_last: bool,
     gutters: Gutter | None,
+    sides: list[int] = [],  # noqa: B006 (never changed)
 ) -> None:
     if connector:
         gutters = (display - 1 if display > 0 else 0, not is_last, gutters)
     if len(kids) == 1:
         child_indent = indent + 1 if just_branched and indent > 0 else indent
-        work.append((kids[0], child_indent, False, False, True, gutters, False))
-        return
-    last = len(kids) - 1
+        work.append((kids[0], child_indent, False, False, True, gutters, False, False))
+    elif kids:
+        last = len(kids) - 1
+        work.extend(
+            [
+                (c, indent + 1, True, True, k == last, gutters, False, False)
+                for k, c in reversed(list(enumerate(kids)))
+            ]
+        )
+    # Side notes come first, right under their entry and one level in (popped first).
     work.extend(
-        [
-            (c, indent + 1, True, True, k == last, gutters, False)
-            for k, c in reversed(list(enumerate(kids)))
-        ]
+        [(c, indent + 1, False, False, True, gutters, False, True) for c in reversed(sides)]
     )
 
 
@@ -447,7 +470,7 @@ def refold(tree_rows: TreeRows, index: int, folds: Folds) -> TreeRows:
     )
     sub: list[Row] = []
     kids = walk.vchildren.get(i)
-    if kids and not folded:
+    if kids and not folded:  # a foldable row has children
         # The state Pi's flatten had at i: a foldable row is a root or a branch's child.
         parent = walk.vparent[i]
         if parent < 0:
@@ -458,7 +481,15 @@ def refold(tree_rows: TreeRows, index: int, folds: Folds) -> TreeRows:
         indent = row.indent + 1 if walk.multi else row.indent
         work: list[_Work] = []
         _push_children(
-            work, kids, indent, just_branched, row.indent, row.connector, is_last, row.gutters
+            work,
+            kids,
+            indent,
+            just_branched,
+            row.indent,
+            row.connector,
+            is_last,
+            row.gutters,
+            walk.vside.get(i, []),
         )
         _emit(walk, folds, work, sub)
     out = [*rows[:index], new, *sub, *rows[end:]]

@@ -1,10 +1,10 @@
 """Provides :class:`BranchFigures`: the usage figure each branch panel row shows, as a mixin
 of :class:`piview.widgets.branch_panel.BranchPanel`.
 
-Branch points and folded rows show their subtree's figure (the entry and everything under
-it), leaves their branch's figure from the root (a row with nothing shown under it counts
-what the filter hides under it too); one of cost, tokens, assistant turns or
-wall time, cycled with ``$`` (a key of the session screen, so that it works from the
+Branch points, folded rows and OpenClaw's side notes show their subtree's figure (the entry
+and everything under it), leaves their branch's figure from the root (a row with nothing
+shown under it counts what the filter hides under it too); one of cost, tokens, assistant
+turns or wall time, cycled with ``$`` (a key of the session screen, so that it works from the
 transcript too). The sums come from :func:`piview.model.subtree.subtree_sums`,
 computed once per tree (in the flatten worker for a big tree), so a row costs a lookup.
 """
@@ -58,7 +58,8 @@ class BranchFigures(_Widget):
         sums = self._sums
         if sums is None or row.entry >= len(sums.tree):
             return ""
-        if row.is_branch_point or row.folded:
+        if row.is_branch_point or row.folded or row.side:
+            # An OpenClaw side note is no branch: its own figure (and what hangs under it).
             return fmt_figure(self.figure, sums.subtree(row.entry))
         walk = self._tree_rows.walk if self._tree_rows is not None else None
         if walk is not None and walk.vchildren.get(row.entry):

@@ -39,7 +39,8 @@ def test_the_leaf_entry_chooses_the_active_leaf() -> None:
     # The last lines: a leaf entry naming m1000003, then a side note under it.
     assert s.ids[s.tree.leaf] == "m1000003"
     assert s.ids[-1] == "s1000001"
-    assert sorted(s.ids[i] for i in s.tree.leaves()) == ["l1000001", "s1000001"]
+    # The side note is no leaf (tests/unit/test_side_notes.py).
+    assert sorted(s.ids[i] for i in s.tree.leaves()) == ["l1000001"]
 
 
 def _lines_with(*tail: dict) -> list[str]:
