@@ -54,7 +54,7 @@ t0 = time.perf_counter()
 from piview.app import make_app
 from piview.commands.view import TAIL_FIRST_BYTES
 from piview.model import load_session
-from piview.model.session import load_tail
+from piview.model.session_tail import load_tail
 path = sys.argv[1]
 if os.path.getsize(path) >= TAIL_FIRST_BYTES:
     s = load_tail(path)
@@ -77,7 +77,7 @@ t0 = time.perf_counter()
 from piview.app import make_app
 from piview.commands.view import TAIL_FIRST_BYTES
 from piview.model import load_session
-from piview.model.session import load_tail
+from piview.model.session_tail import load_tail
 path = sys.argv[1]
 big = os.path.getsize(path) >= TAIL_FIRST_BYTES
 s = load_tail(path) if big else load_session(path)

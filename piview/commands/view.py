@@ -86,7 +86,7 @@ def _view(args: argparse.Namespace) -> int:
     if size >= TAIL_FIRST_BYTES and not args.leaf:
         # A big file: show its last entries at once, load the whole file in a worker.
         from piview.model import SessionOpenError
-        from piview.model.session import load_tail
+        from piview.model.session_tail import load_tail
 
         try:
             tail = load_tail(path)

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from piview.model.blobs import resolve_blobs
-from piview.model.decode import BadLineError, decode_entry, decode_json, decode_skeleton
-from piview.model.fileindex import BOM, BadLine, FileIndex
+from piview.model.decode import BadLineError, decode_entry, decode_json
+from piview.model.fileindex import BadLine, FileIndex
 from piview.model.follow import Built, absorb, install, look, rebuild
 from piview.model.index_cache import CACHE_MIN_BYTES, IndexCache
 from piview.model.labels import resolve_labels, session_name
@@ -30,7 +30,7 @@ from piview.model.store import F_NO_ID, ROLE_NAMES, NodeStore
 from piview.model.tree import Tree, build_tree, build_tree_resolved
 from piview.model.types import CompactionEntry, Entry, SessionHeader, UnknownEntry
 
-__all__ = ["Session", "SessionOpenError", "load_session", "load_tail"]
+__all__ = ["Session", "SessionOpenError", "load_session"]
 
 
 class SessionOpenError(OSError):
@@ -562,62 +562,6 @@ def _open_readonly(path: Path) -> int:
         os.close(fd)
         raise
     return fd
-
-
-def load_tail(path: str | os.PathLike[str], max_bytes: int = 1024 * 1024) -> Session:
-    """Load only the last ``max_bytes`` of a big file, for a first screen while the rest loads.
-
-    The result has :attr:`Session.partial` set: entries whose parents lie before the window
-    are roots, line numbers count from the window, and totals cover the window only. The
-    header is still read from the first line.
-
-    Raises:
-        SessionOpenError: the file does not exist or cannot be read.
-    """
-    if parse_sqlite_ref(path) is not None:
-        return load_session(path)  # a database's session is rebuilt whole, in memory
-    session = Session(Path(path))
-    fd = _open_readonly(session.path)
-    session._fd = fd
-    index = session.index
-    try:
-        st = os.fstat(fd)
-        session._identity = (st.st_dev, st.st_ino)
-        index.read_title_slot(fd)  # oh-my-pi: the header is line 2, after the title
-        skip = index.slot_bytes
-        head = os.pread(fd, 64 * 1024, skip)
-        header_end = skip
-        nl = head.find(b"\n")
-        if nl > 0:
-            try:
-                value = decode_skeleton(head[:nl].removeprefix(BOM).strip())
-            except (BadLineError, RecursionError):
-                value = None
-            if isinstance(value, SessionHeader):
-                index.header = value
-                index.header_line = 2 if skip else 1
-                header_end = skip + nl + 1
-        start = max(0, st.st_size - max_bytes)
-        if start > 0:
-            window = os.pread(fd, min(max_bytes, 1024 * 1024), start)
-            cut = window.find(b"\n")
-            start = start + cut + 1 if cut >= 0 else st.st_size
-            session.partial = True
-        if start < header_end:  # the whole file fits: read on after the header
-            start = header_end
-            index.line_no = index.header_line or 0
-        index.size = start
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            index.consume(fd, final=True)
-            session._finish()
-        finally:
-            if was_enabled:
-                gc.enable()
-    except OSError as exc:
-        raise SessionOpenError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return session
 
 
 def load_session(path: str | os.PathLike[str], *, index_cache: IndexCache | None = None) -> Session:

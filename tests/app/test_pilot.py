@@ -204,7 +204,7 @@ async def test_damaged_file_opens_with_a_notice() -> None:
 
 
 async def test_big_file_opens_on_its_tail_then_swaps_in_the_whole_file(tmp_path) -> None:
-    from piview.model.session import load_tail
+    from piview.model.session_tail import load_tail
 
     src = demo().read_bytes()
     path = tmp_path / "big.jsonl"
@@ -271,7 +271,7 @@ async def test_branch_panel_search() -> None:
 
 
 async def test_the_whole_file_keeps_hidden_entries_and_panels_of_its_tail(tmp_path) -> None:
-    from piview.model.session import load_tail
+    from piview.model.session_tail import load_tail
     from piview.screens.session import SessionScreen
 
     src = demo().read_bytes()

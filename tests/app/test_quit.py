@@ -35,7 +35,7 @@ def test_daemon_executor_runs_tasks_and_never_waits_on_shutdown() -> None:
 _SCRIPT = """
 import sys, threading
 from piview.app import make_app
-from piview.model.session import load_tail
+from piview.model.session_tail import load_tail
 
 never = threading.Event()
 

@@ -254,7 +254,7 @@ async def test_blank_query_over_all_branches_is_no_search() -> None:
 async def test_search_over_all_branches_waits_for_the_whole_file(tmp_path) -> None:
     """Only the tail of a big file is loaded at first: its results would be incomplete."""
     from piview.catalog.demo import demo_path
-    from piview.model.session import load_tail
+    from piview.model.session_tail import load_tail
 
     src = demo_path().read_bytes()
     path = tmp_path / "big.jsonl"

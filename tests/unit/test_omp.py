@@ -11,7 +11,7 @@ import pytest
 
 from piview.cli import main
 from piview.model import load_session
-from piview.model.session import load_tail
+from piview.model.session_tail import load_tail
 from piview.model.types import (
     AnthropicServerToolContent,
     ArchiveEntry,
