@@ -20,6 +20,7 @@ __all__ = [
     "read_json_line",
     "resolve_session_id",
     "sessions_dir",
+    "walk_jsonl",
 ]
 
 HEAD_BYTES = 64 * 1024
@@ -47,7 +48,7 @@ def find_session_files(root: Path) -> list[Path]:
     if not root.is_dir():
         return []
     files: list[tuple[float, Path]] = []
-    for path in _walk(root, depth=2):
+    for path in walk_jsonl(root, depth=2):
         try:
             files.append((path.stat().st_mtime, path))
         except OSError:
@@ -55,7 +56,9 @@ def find_session_files(root: Path) -> list[Path]:
     return [p for _, p in sorted(files, key=lambda t: (-t[0], str(t[1])))]
 
 
-def _walk(root: Path, depth: int) -> Iterator[Path]:
+def walk_jsonl(root: Path, depth: int) -> Iterator[Path]:
+    """The ``.jsonl`` files in ``root`` and in its folders down to ``depth`` levels (in
+    the order the folders list them; an unreadable folder or entry is passed over)."""
     try:
         entries = list(os.scandir(root))
     except OSError:
@@ -65,7 +68,7 @@ def _walk(root: Path, depth: int) -> Iterator[Path]:
             if e.is_file() and e.name.endswith(".jsonl"):
                 yield Path(e.path)
             elif depth > 1 and e.is_dir():
-                yield from _walk(Path(e.path), depth - 1)
+                yield from walk_jsonl(Path(e.path), depth - 1)
         except OSError:
             continue
 

@@ -13,12 +13,12 @@ followed. Session files are only ever read.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from piview.catalog.discovery import HEAD_BYTES, read_json_line
+from piview.catalog.discovery import HEAD_BYTES, read_json_line, walk_jsonl
 
 __all__ = [
     "Link",
@@ -81,7 +81,7 @@ def subagent_files(path: str | os.PathLike[str]) -> list[Path]:
     folder = Path(path).with_suffix("")
     if not folder.is_dir():
         return []
-    return sorted(_walk(folder, SUBAGENT_DEPTH))
+    return sorted(walk_jsonl(folder, SUBAGENT_DEPTH))
 
 
 def with_subagents(paths: Sequence[Path]) -> list[Path]:
@@ -96,21 +96,6 @@ def with_subagents(paths: Sequence[Path]) -> list[Path]:
         seen.update(str(q) for q in nested)
         stack.extend(reversed(nested))
     return out
-
-
-def _walk(folder: Path, depth: int) -> Iterator[Path]:
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for e in entries:
-        try:
-            if e.is_file() and e.name.endswith(".jsonl"):
-                yield Path(e.path)
-            elif depth > 1 and e.is_dir():
-                yield from _walk(Path(e.path), depth - 1)
-        except OSError:
-            continue
 
 
 def link_sessions(paths: Sequence[str], refs: Mapping[str, str | None]) -> dict[str, Link]:
