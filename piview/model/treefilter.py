@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal
 
 from piview.model.decode import SkEntry
 from piview.model.store import F_WHOLE, STOP_NAMES, TYPE_NAMES, as_store
+from piview.model.types import OMP_SETTINGS_TYPES
 
 if TYPE_CHECKING:
     from piview.model.session import Session
@@ -32,22 +33,18 @@ FilterMode = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
 FILTER_MODES: tuple[FilterMode, ...] = ("default", "no-tools", "user-only", "labeled-only", "all")
 """The filter modes in Pi's cycling order."""
 
-_SETTINGS = frozenset(
-    {
-        "label",
-        "custom",
-        "model_change",
-        "thinking_level_change",
-        "session_info",
-        # oh-my-pi's bookkeeping
-        "title_change",
-        "mode_change",
-        "model_usage",
-        "service_tier_change",
-        "ttsr_injection",
-        "credential_pin",
-        "archive",
-    }
+_SETTINGS = (
+    frozenset(
+        {
+            "label",
+            "custom",
+            "model_change",
+            "thinking_level_change",
+            "session_info",
+            "archive",  # oh-my-pi
+        }
+    )
+    | OMP_SETTINGS_TYPES
 )
 """Bookkeeping entry types hidden by ``default`` and ``no-tools``."""
 _MESSAGE = TYPE_NAMES.index("message")

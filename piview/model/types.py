@@ -37,6 +37,7 @@ from piview.model.types_base import EntryBase as _EntryBase
 from piview.model.types_base import StructBase as _Base
 from piview.model.types_omp import (
     OMP_ENTRY_TYPES,
+    OMP_SETTINGS_TYPES,
     ArchiveEntry,
     CredentialPinEntry,
     DeveloperMessage,
@@ -66,6 +67,7 @@ __all__ = [
     "RedactedThinkingContent",
     "PythonExecutionMessage",
     "OMP_ENTRY_TYPES",
+    "OMP_SETTINGS_TYPES",
     "ModelUsageEntry",
     "ModeChangeEntry",
     "HookMessage",

@@ -23,6 +23,7 @@ __all__ = [
     "ModeChangeEntry",
     "ModelUsageEntry",
     "OMP_ENTRY_TYPES",
+    "OMP_SETTINGS_TYPES",
     "PythonExecutionMessage",
     "ResetBoundaryEntry",
     "ServiceTierChangeEntry",
@@ -167,3 +168,17 @@ OMP_ENTRY_TYPES = frozenset(
     )
 )
 """Entry types that only oh-my-pi writes."""
+
+OMP_SETTINGS_TYPES: frozenset[str] = frozenset(
+    str(t.__struct_config__.tag)
+    for t in (
+        TitleChangeEntry,
+        ModeChangeEntry,
+        ModelUsageEntry,
+        ServiceTierChangeEntry,
+        TtsrInjectionEntry,
+        CredentialPinEntry,
+    )
+)
+"""oh-my-pi's bookkeeping entries: each a one-line divider, hidden by the panel's filters
+as Pi's settings entries are."""

@@ -23,6 +23,7 @@ from rich.style import Style
 from rich.text import Text
 
 from piview.model.store import F_ERROR, ROLE_NAMES, STOP_NAMES
+from piview.model.types import OMP_SETTINGS_TYPES
 from piview.render.fastlayout import layout
 from piview.render.item import Item, ItemKind, ItemList
 from piview.render.roles import (
@@ -70,18 +71,7 @@ _DIVIDER_TYPES = frozenset(
 """Entries drawn as one dim line (``reset`` and ``leaf`` are OpenClaw's)."""
 _DIVIDER_CUSTOM = frozenset({"model-snapshot", "openclaw:prompt-error"})
 """OpenClaw's ``custom`` entries worth a line: the model in force, a prompt that failed."""
-_OMP_DIVIDER_TYPES = frozenset(
-    {
-        "title_change",
-        "mode_change",
-        "model_usage",
-        "service_tier_change",
-        "ttsr_injection",
-        "credential_pin",
-        "reset_boundary",
-        "archive",
-    }
-)
+_OMP_DIVIDER_TYPES = OMP_SETTINGS_TYPES | {"reset_boundary", "archive"}
 _OMP_ROLES: dict[str | None, ItemKind] = {
     "developer": "developer",
     "fileMention": "file_mention",
