@@ -140,15 +140,9 @@ class FileIndex:
         ``final`` it is still decoded, as an entry if it parses, else as a torn bad line; it is
         read again on the next call either way.
         """
-        before = len(self.nodes)
         # The pending last line of the previous call is read again, now maybe complete.
-        if self.tail is not None:
-            self.bad_lines.remove(self.tail)
-            self.tail = None
-        if self.tail_entry:
-            self._drop_last_entry()
-            self.tail_entry = False
-            before -= 1
+        self._drop_pending()
+        before = len(self.nodes)
         if self.size == 0 and self.line_no == 0:
             self.read_title_slot(fd)  # oh-my-pi's line 1: the title, not an entry
         base = self.size
@@ -221,14 +215,8 @@ class FileIndex:
     def absorb(self, piece: FileIndex) -> int:
         """Add what :meth:`piece` read (it must be this index's latest piece); return how many
         entries were added. Linear in the piece only."""
+        self._drop_pending()  # the piece read that line again
         before = len(self.nodes)
-        if self.tail is not None:
-            self.bad_lines.remove(self.tail)
-            self.tail = None
-        if self.tail_entry:
-            self._drop_last_entry()
-            self.tail_entry = False
-            before -= 1
         pending = piece.nodes
         assert isinstance(pending, _Pending)
         self.nodes.extend(pending.entries)
@@ -353,6 +341,16 @@ class FileIndex:
             self.header_line = line_no
         else:
             self.bad_lines.append(BadLine(line_no, "extra session header (ignored)"))
+
+    def _drop_pending(self) -> None:
+        """Forget the pending last line (a torn bad line, or an entry read before its line
+        was complete): it is read again."""
+        if self.tail is not None:
+            self.bad_lines.remove(self.tail)
+            self.tail = None
+        if self.tail_entry:
+            self._drop_last_entry()
+            self.tail_entry = False
 
     def _drop_last_entry(self) -> None:
         self.nodes.truncate(len(self.nodes) - 1)
