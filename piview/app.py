@@ -14,7 +14,6 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from piview.screens.session import SessionScreen
 from piview.widgets.offthread import DaemonExecutor
 
 if TYPE_CHECKING:
@@ -84,7 +83,11 @@ class PiviewApp(App[None]):
 
     def on_mount(self) -> None:
         """Open the session, or the picker when no session was given."""
+        # Each first screen imports only its own screen: the picker's first rows never wait
+        # for the session screen's widgets and renderers, nor the session for the picker's.
         if self.session is not None:
+            from piview.screens.session import SessionScreen
+
             self.push_screen(
                 SessionScreen(
                     self.session,
@@ -135,6 +138,8 @@ class PiviewApp(App[None]):
         """Show the session chosen in the picker, above it (escape there goes back to it):
         for a full-text hit, on the branch of its entry, with the entry in view and the
         match highlighted."""
+        from piview.screens.session import SessionScreen
+
         self.push_screen(
             SessionScreen(
                 message.session, leaf=message.entry, search=message.search, from_picker=True

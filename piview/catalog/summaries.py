@@ -19,7 +19,6 @@ from typing import Any
 from piview.catalog.discovery import HEAD_BYTES, cache_dir, read_json_line
 from piview.catalog.hosts import Found
 from piview.model.source import parse_sqlite_ref, peek_sqlite_session
-from piview.model.usage import sum_usage
 
 __all__ = [
     "SessionSummary",
@@ -198,7 +197,9 @@ def _model_of(obj: Any) -> str | None:
 
 def full_summary(path: Path) -> SessionSummary:
     """Summary from indexing the whole file: exact name, entry count and total cost."""
+    # Imported here: the picker's first rows (cached or quick summaries) need no decoder.
     from piview.model.session import load_session
+    from piview.model.usage import sum_usage
 
     out = quick_summary(path)
     session = load_session(path)

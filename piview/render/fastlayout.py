@@ -19,8 +19,10 @@ printed sessions.
 from __future__ import annotations
 
 import re
+import sys
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, cast
 
 from rich._wrap import divide_line
 from rich.cells import cell_len, chop_cells
@@ -28,11 +30,13 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.padding import Padding
 from rich.segment import Segment, Segments
 from rich.style import Style
-from rich.syntax import Syntax
 from rich.text import Text
 
 from piview.render.pipe import PipeConsole
 from piview.render.roles._common import Indent
+
+if TYPE_CHECKING:
+    from rich.syntax import Syntax
 
 __all__ = ["FastConsole", "Lines", "layout", "text_lines"]
 
@@ -45,6 +49,13 @@ _NEW_LINE = Segment("\n")
 
 # A span of a line: (start, end, index); index 1 is the Text's own style, 2 + k its k-th span.
 _Span = tuple[int, int, int]
+
+
+def _syntax_type() -> type | None:
+    """Rich's Syntax class if it is loaded, else None: no Syntax can exist before it is (the
+    renderers import it when they first draw code), and importing it pulls in Pygments."""
+    module = sys.modules.get("rich.syntax")
+    return None if module is None else module.Syntax  # type: ignore[no-any-return]
 
 
 def _cells(s: str) -> int:
@@ -377,7 +388,7 @@ def _layout(
             lines.extend(child_lines)
         else:
             return lines, open_end
-    elif kind is Syntax and not any(renderable.padding):  # type: ignore[union-attr]
+    elif kind is _syntax_type() and not any(renderable.padding):  # type: ignore[union-attr]
         syntax_lines = _syntax_lines(console, renderable, options)  # type: ignore[arg-type]
         if syntax_lines is not None:
             return syntax_lines, False
@@ -410,16 +421,15 @@ class FastConsole(PipeConsole):
             got = text_lines(self, renderable, opts)
             if got is not None:
                 return _segments(*got)
-        elif type(renderable) is Syntax:
+        elif type(renderable) is _syntax_type():
+            syntax = cast("Syntax", renderable)
             opts = options or self.options
-            lines = _syntax_lines(self, renderable, opts) if opts.max_width >= 1 else None
+            lines = _syntax_lines(self, syntax, opts) if opts.max_width >= 1 else None
             if lines is not None:
                 segments = Segments(_segments(lines, False))
-                if any(renderable.padding):
+                if any(syntax.padding):
                     # Syntax's own padding around its lines, drawn by Rich.
-                    padding = Padding(
-                        segments, style=renderable._get_base_style(), pad=renderable.padding
-                    )
+                    padding = Padding(segments, style=syntax._get_base_style(), pad=syntax.padding)
                     return super().render(padding, opts)
                 return segments.segments
         return super().render(renderable, options)

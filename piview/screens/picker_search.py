@@ -23,15 +23,12 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Input, Static
 from textual.worker import get_current_worker
 
-from piview.catalog.fts import Hit, Progress, SearchIndex, index_path
-from piview.catalog.fts_build import update_in_process
-from piview.catalog.fts_query import parse_fts_query
-from piview.model.query import parse_query
 from piview.render.sanitize import sanitize_line
 
 if TYPE_CHECKING:
     from textual.screen import Screen
 
+    from piview.catalog.fts import Hit, Progress
     from piview.catalog.hosts import Root
     from piview.catalog.summaries import SessionSummary
     from piview.model import Session
@@ -55,6 +52,9 @@ _DEBOUNCE = 0.2
 
 def hit_query(text: str) -> Query:
     """The transcript search (piview's own rule) that highlights an FTS query's words."""
+    from piview.catalog.fts_query import parse_fts_query
+    from piview.model.query import parse_query
+
     fq = parse_fts_query(text)
     words = [f'"{t}"' if " " in t else t for t, _prefix in fq.terms]
     return parse_query(" ".join(words))
@@ -112,19 +112,27 @@ class PickerTextSearch(_Screen):
     """True once the index has every session file."""
 
     def _db_path(self) -> Path:
+        # The index's modules (SQLite, the process pool) are imported on first use: the
+        # picker's first rows never wait for them.
+        from piview.catalog.fts import index_path
+
         return self.search_db or index_path()
 
     # ------------------------------------------------------------------ building
 
     def _fts_start(self) -> None:
-        """Bring the index up to date in the background."""
+        """Bring the index up to date in the background, once the first rows are drawn (its
+        process would take the second core from the first frame)."""
         self._fts_status = "indexing text…"
         self._show_where()
         # An OpenClaw database's sessions (DB#ID) are not files: not in the text index.
-        self._fts_build([p for p in self.order if "#" not in p])
+        self.call_after_refresh(self._fts_build, [p for p in self.order if "#" not in p])
 
     @work(thread=True, exclusive=True, group="fts-build", description="Indexing session text")
     def _fts_build(self, paths: list[str]) -> None:
+        from piview.catalog.fts import Progress
+        from piview.catalog.fts_build import update_in_process
+
         worker = get_current_worker()
         last = [0.0]
 
@@ -188,6 +196,9 @@ class PickerTextSearch(_Screen):
 
     @work(thread=True, exclusive=True, group="fts-search", description="Searching text")
     def _fts_search(self, needle: str) -> None:
+        from piview.catalog.fts import SearchIndex
+        from piview.catalog.fts_query import parse_fts_query
+
         query = parse_fts_query(needle, prefix_last=True)
         if query.blank:
             return

@@ -22,8 +22,6 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from piview.model import usage_report
-from piview.model.branchcost import branch_costs
 from piview.render.format import fmt_iso_short, header_line, plural
 from piview.render.items import ItemList, build_items
 from piview.render.sanitize import sanitize_line
@@ -429,6 +427,9 @@ class SessionScreen(
         self._usage_stale = False
         path = self.session.tree.path(self.leaf) if self.leaf is not None else []
         if len(self.session) < _USAGE_IN_WORKER:
+            from piview.model import usage_report
+            from piview.model.branchcost import branch_costs
+
             costs = branch_costs(self.session, self.leaf)
             side.show(usage_report(self.session.nodes, path), branches=costs)
         else:
@@ -438,6 +439,10 @@ class SessionScreen(
 
     @work(thread=True, exclusive=True, group="usage", exit_on_error=False, description="Usage")
     def _usage_worker(self, path: list[int], leaf: int | None) -> None:
+        # Imported when the sidebar is first shown: the first screen has it hidden.
+        from piview.model import usage_report
+        from piview.model.branchcost import branch_costs
+
         report = usage_report(self.session.nodes, path)
         costs = branch_costs(self.session, leaf)
         self.app.call_from_thread(self.query_one(UsageSidebar).show, report, branches=costs)

@@ -2,9 +2,33 @@
 
 A big widget's parts live beside it in modules named after it (``transcript_search``,
 ``branch_rows``, …): mixins and helpers that only that widget uses.
+
+The re-exports are loaded on first use (PEP 562): importing one widget's module (the picker's
+table, the key bar) does not import the branch panel and the sidebar with it.
 """
 
-from piview.widgets.branch_panel import BranchPanel
-from piview.widgets.usage_sidebar import UsageSidebar
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from piview.widgets.branch_panel import BranchPanel
+    from piview.widgets.usage_sidebar import UsageSidebar
 
 __all__ = ["BranchPanel", "UsageSidebar"]
+
+_WHERE = {"BranchPanel": "branch_panel", "UsageSidebar": "usage_sidebar"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # once loaded, a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -8,6 +8,8 @@ the totals, the cost of each branch from a :class:`~piview.model.branchcost.Bran
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -15,11 +17,13 @@ from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.widgets import Sparkline, Static
 
-from piview.model.branchcost import BranchCosts
 from piview.model.usage import UsageReport, UsageTotals
 from piview.render.figures import fmt_cost_tiny
 from piview.render.format import fmt_cost_short as fmt_cost
 from piview.render.format import fmt_tokens
+
+if TYPE_CHECKING:
+    from piview.model.branchcost import BranchCosts
 
 __all__ = ["UsageSidebar"]
 
