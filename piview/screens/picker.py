@@ -49,6 +49,7 @@ from piview.render.sanitize import sanitize_line
 from piview.screens.picker_lineage import PickerLineage
 from piview.screens.picker_search import PickerTextSearch, hit_query
 from piview.widgets.keybar import KeyBar
+from piview.widgets.picker_table import PickerTable
 
 if TYPE_CHECKING:
     from piview.catalog.fts import Hit
@@ -233,7 +234,7 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
         )
         yield Static(id="empty")
         with Horizontal(id="body"):
-            yield DataTable(cursor_type="row", zebra_stripes=True)
+            yield PickerTable(cursor_type="row", zebra_stripes=True)
             yield Static(id="preview")
         yield KeyBar()
 
@@ -273,7 +274,8 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
         self._refill()
         self.refresh_bindings()  # ctrl+o: only with more than one host
         self.query_one("#filter", Input).focus()
-        self._index_all()
+        # The indexer takes the interpreter lock from the UI: it starts after the first rows.
+        self.call_after_refresh(self._index_all)
         self._fts_start()
 
     def _sort(self) -> None:

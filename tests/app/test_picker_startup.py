@@ -1,0 +1,127 @@
+"""The picker's first rows (issue #17): nothing before them that they do not need.
+
+Its table never measures the cells of its fixed-width columns, and the summary indexer and
+the text index's process start once the first rows are drawn, not before.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import textual.widgets._data_table as data_table
+from textual.app import App, ComposeResult
+from textual.screen import Screen
+from textual.widgets import DataTable
+
+from piview.app import make_app
+from piview.screens.picker import PickerScreen
+from piview.widgets.picker_table import PickerTable
+from tests.app.test_debugging import build_sessions
+
+SIZE = (120, 30)
+
+
+@pytest.fixture
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("PIVIEW_SEARCH_DB", raising=False)
+    root = tmp_path / "sessions"
+    build_sessions(root)
+    return root
+
+
+def _count_measures(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    calls: list[object] = []
+    measure = data_table.measure
+
+    def counted(console: object, renderable: object, default: int, **kw: object) -> int:
+        calls.append(renderable)
+        return measure(console, renderable, default, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(data_table, "measure", counted)
+    return calls
+
+
+async def test_picker_rows_are_never_measured(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = make_app(sessions_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        calls = _count_measures(monkeypatch)  # after the columns' labels were measured
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        picker._refill()  # noqa: SLF001 - the rows added again, as a filter does
+        await pilot.pause()
+        table = picker.query_one(DataTable)
+        assert isinstance(table, PickerTable) and table.row_count >= 3
+        labels = len(table.columns)
+        assert len(calls) <= labels  # the labels of the columns added again; no cell
+        assert table.virtual_size.height == table.row_count + 1  # the rows and the header
+
+
+class _Tables(App[None]):
+    """A PickerTable beside a DataTable, with the same columns and rows."""
+
+    def __init__(self, auto: bool) -> None:
+        super().__init__()
+        self.auto = auto
+
+    def compose(self) -> ComposeResult:
+        yield PickerTable(id="picker", cursor_type="row", zebra_stripes=True)
+        yield DataTable(id="plain", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        for table in self.query(DataTable):
+            table.styles.height = 12
+            table.add_column("name", width=None if self.auto else 12, key="name")
+            table.add_column("size", width=8, key="size")
+            for i in range(40):
+                table.add_row(f"session number {i}" * (1 + i % 3), f"{i} kB", key=str(i))
+
+
+@pytest.mark.parametrize("auto", [False, True], ids=["fixed", "auto-width"])
+async def test_picker_table_draws_as_a_data_table(auto: bool) -> None:
+    app = _Tables(auto)
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        ours, theirs = app.query_one("#picker", DataTable), app.query_one("#plain", DataTable)
+        assert ours.virtual_size == theirs.virtual_size
+        assert [c.get_render_width(ours) for c in ours.ordered_columns] == [
+            c.get_render_width(theirs) for c in theirs.ordered_columns
+        ]
+        for y in range(10):
+            assert ours.render_line(y).text == theirs.render_line(y).text
+
+
+async def test_indexers_start_after_the_first_rows(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events: list[str] = []
+    refresh = Screen._compositor_refresh  # noqa: SLF001
+
+    def drawn(self: Screen[object]) -> None:
+        if isinstance(self, PickerScreen) and "drawn" not in events:
+            events.append("drawn")
+        refresh(self)
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", drawn)
+    index_all, fts_build = PickerScreen._index_all, PickerScreen._fts_build  # noqa: SLF001
+
+    def _index_all(self: PickerScreen) -> object:
+        events.append("index")
+        return index_all(self)
+
+    def _fts_build(self: PickerScreen, paths: list[str]) -> object:
+        events.append("fts")
+        return fts_build(self, paths)
+
+    monkeypatch.setattr(PickerScreen, "_index_all", _index_all)
+    monkeypatch.setattr(PickerScreen, "_fts_build", _fts_build)
+    app = make_app(sessions_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        assert picker.fts_ready
+        assert all(s.complete for s in picker.summaries.values())
+    assert events[0] == "drawn" and {"index", "fts"} <= set(events), events
