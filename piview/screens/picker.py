@@ -403,7 +403,7 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
         return [out[n] for n, _w in cols]
 
     def _refill(self) -> None:
-        table = self.query_one(DataTable)
+        table = self.query_one(PickerTable)
         needle = self.query_one("#filter", Input).value.strip()
         self._layout_width = self.size.width
         preview = self.query_one("#preview", Static)
@@ -423,14 +423,16 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
         now = time.time()
         last_project: str | None | bool = False
         grouped = self.sort == "last activity"
+        rows: list[tuple[str, list[Text | str]]] = []
         for p in self._shown:
             s = self.summaries[p]
             if s.parent is not None and s.parent in self.summaries:
-                table.add_row(*self._cells(s, self._cols, False, now), key=p)
+                rows.append((p, self._cells(s, self._cols, False, now)))
                 continue
             show = not grouped or s.project != last_project or self.threaded
-            table.add_row(*self._cells(s, self._cols, show, now), key=p)
+            rows.append((p, self._cells(s, self._cols, show, now)))
             last_project = s.project
+        table.fill(rows)
         self._add_hit_rows(table, now)
         empty = self.query_one("#empty", Static)
         if not self._shown and self.order:

@@ -3,17 +3,20 @@
 Textual's DataTable measures every cell of every new row, once the message queue is idle, to
 size its automatic columns: for the picker's 600 rows that is thousands of Rich measurements
 before the first rows are drawn. The picker gives every column its width, so none of those
-measurements can change what is drawn: this table skips them and sizes itself at once.
+measurements can change what is drawn: this table skips them and sizes itself at once. It also
+fills an empty table with all its rows in one step (:meth:`PickerTable.fill`), where
+``add_row`` sets the cursor, sorts the columns and prompts the message pump once a row.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from itertools import zip_longest
 
 from rich.text import Text
 from textual.geometry import Size
 from textual.widgets import DataTable
-from textual.widgets._data_table import RowKey
+from textual.widgets._data_table import DuplicateKey, Row, RowKey
 
 __all__ = ["PickerTable"]
 
@@ -37,3 +40,33 @@ class PickerTable(DataTable[Text | str]):
         self.virtual_size = Size(
             width + self._row_label_column_width, self._total_row_height + header_height
         )
+
+    def fill(self, rows: Iterable[tuple[str, Sequence[Text | str]]]) -> None:
+        """``add_row(*cells, key=key)`` for each ``(key, cells)``, one line high, in one step:
+        the same rows, cursor and highlight as adding them one by one to an empty table."""
+        if self.row_count:
+            for key, cells in rows:
+                self.add_row(*cells, key=key)
+            return
+        columns = [column.key for column in self.ordered_columns]
+        locations, data, meta, new = self._row_locations, self._data, self.rows, self._new_rows
+        for key, cells in rows:
+            row_key = RowKey(key)
+            if row_key in locations:
+                raise DuplicateKey(f"The row key {row_key!r} already exists.")
+            if len(cells) > len(columns):
+                raise ValueError("More values provided than there are columns.")
+            locations[row_key] = len(meta)
+            data[row_key] = dict(zip_longest(columns, cells))
+            meta[row_key] = Row(row_key, 1, None, False)
+            new.add(row_key)
+        if not meta:
+            return
+        # What add_row does after each row, once: the cursor stays valid, and it is
+        # highlighted as it is when the first row arrives in an empty table.
+        self._require_update_dimensions = True
+        self.cursor_coordinate = self.cursor_coordinate
+        if self.columns and self.show_cursor and self.cursor_type != "none":
+            self._highlight_cursor()
+        self._update_count += 1
+        self.check_idle()

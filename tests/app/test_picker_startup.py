@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import textual.widgets._data_table as data_table
+from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import DataTable
@@ -125,3 +126,51 @@ async def test_indexers_start_after_the_first_rows(
         assert picker.fts_ready
         assert all(s.complete for s in picker.summaries.values())
     assert events[0] == "drawn" and {"index", "fts"} <= set(events), events
+
+
+class _Filled(App[None]):
+    """Two PickerTables: one filled at once, one a row at a time; highlights counted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.highlighted: dict[str, int] = {}
+
+    def compose(self) -> ComposeResult:
+        yield PickerTable(id="fill", cursor_type="row", zebra_stripes=True)
+        yield PickerTable(id="one", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        rows = [(f"k{i}", [Text(f"row {i}", justify="right"), f"{i} kB"]) for i in range(30)]
+        for table in self.query(PickerTable):
+            table.styles.height = 12
+            table.add_column("name", width=12, key="name")
+            table.add_column("size", width=8, key="size")
+            table.add_column("note", width=6, key="note")  # no cell given: empty
+        self.query_one("#fill", PickerTable).fill(rows)
+        one = self.query_one("#one", PickerTable)
+        for key, cells in rows:
+            one.add_row(*cells, key=key)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        name = event.data_table.id or ""
+        self.highlighted[name] = self.highlighted.get(name, 0) + 1
+
+
+async def test_fill_is_adding_the_rows_one_by_one() -> None:
+    app = _Filled()
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        fill, one = app.query_one("#fill", PickerTable), app.query_one("#one", PickerTable)
+        assert fill.row_count == one.row_count == 30
+        assert [fill.get_row_at(i) for i in range(30)] == [one.get_row_at(i) for i in range(30)]
+        assert list(fill.rows) == list(one.rows)
+        assert fill.cursor_coordinate == one.cursor_coordinate
+        assert fill.virtual_size == one.virtual_size
+        assert app.highlighted == {"fill": 1, "one": 1}
+        for y in range(12):
+            assert fill.render_line(y).text == one.render_line(y).text
+        await pilot.press("down", "down")
+        fill.fill([("k99", ["more", "1 kB"])])  # not empty: row by row
+        assert fill.row_count == 31 and fill.get_row_at(30) == ["more", "1 kB", None]
+        with pytest.raises(data_table.DuplicateKey):
+            fill.fill([("k99", ["again"])])
