@@ -363,7 +363,8 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         elif index == kept and kept and row == 0 and mark == "  ":
             mark, style = "✂ ", _KEPT_MARK
         out = Strip.join([Strip([Segment(mark, style)], GUTTER), strip])
-        out = out.crop_extend(0, width, self.rich_style).apply_style(self.rich_style)
+        base = self.rich_style  # walks the widget's ancestors: once a line
+        out = out.crop_extend(0, width, base).apply_style(base)
         selection = self.text_selection
         if selection is not None:
             span = selection.get_span(line)
