@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING
 from textual.widgets import Input
 
 from piview.model.query import parse_query
-from piview.render.search import AllHit
-from piview.screens.search_results import SearchResultsScreen
 from piview.widgets.branch_panel import BranchPanel
 from piview.widgets.search_field import SearchField
 from piview.widgets.transcript import Transcript
@@ -26,6 +24,7 @@ if TYPE_CHECKING:
 
     from piview.model import Session
     from piview.model.query import Query
+    from piview.render.search import AllHit
 
     _Screen = Screen[None]
 else:
@@ -132,6 +131,8 @@ class SessionSearch(_Screen):
                 timeout=4,
             )
             return
+        # Imported on the first search of every branch: the first screen never shows it.
+        from piview.screens.search_results import SearchResultsScreen
 
         def chosen(hit: AllHit | None) -> None:
             if hit is None:

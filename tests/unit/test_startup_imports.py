@@ -23,8 +23,10 @@ SESSION_LATER = (
     "piview.catalog.fts",
     "piview.model.branchcost",
     "piview.widgets.picker_table",
+    "piview.screens.search_results",
 )
-"""The session screen's first frame has the usage sidebar hidden and no picker under it."""
+"""The session screen's first frame has the usage sidebar hidden, no picker under it and no
+search of every branch."""
 
 PICKER_LATER = (
     "piview.screens.session",
