@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import compress, product, repeat
-from operator import and_, mul, ne
+from operator import and_, mul, ne, not_, truth
 from typing import Any, Literal, overload
 
 __all__ = ["Item", "ItemKind", "ItemList"]
@@ -214,10 +214,39 @@ class ItemList(Sequence[Item]):
         Runs over every item of a branch (500,000 in a 1 GB session), so it is built from
         ``map`` over C functions only: no Python code runs per item.
         """
-        sizes = map(lengths.__getitem__, self._entries)
-        # 2 + min(cap - 2, size // (2 * width)), as a count of the thresholds passed.
-        per = 2 * width
-        steps = map(partial(bisect_right, range(per, per * (cap - 1), per)), sizes)
         # Collapsed (collapsible, not expanded: flags & 6 == 2) items get 0 extra lines.
         open_ = map(ne, map(and_, self._flags, repeat(6)), repeat(2))
-        return array("i", map((2).__add__, map(mul, steps, open_)))
+        return _estimates(self._entries, open_, lengths, width, cap)
+
+    def estimates_at(
+        self, where: Sequence[int], expanded: bool, lengths: Sequence[int], width: int, cap: int
+    ) -> array[int]:
+        """:meth:`estimates` of the items at positions ``where``, each shown ``expanded`` or
+        not (a toggle of every thinking block or tool output: thousands of them)."""
+        entries = map(self._entries.__getitem__, where)
+        if expanded:
+            return _estimates(entries, repeat(True), lengths, width, cap)
+        # Collapsed, only collapsible items are shorter: open = not collapsible.
+        flags = map(self._flags.__getitem__, where)
+        return _estimates(entries, map(not_, map(and_, flags, repeat(2))), lengths, width, cap)
+
+    def keys_at(self, where: Sequence[int]) -> list[tuple[int, int]]:
+        """``(entry, part)`` of the items at positions ``where`` (at C speed)."""
+        entries = map(self._entries.__getitem__, where)
+        return list(zip(entries, map(self._parts.__getitem__, where), strict=True))
+
+    def built_expanded_at(self, where: Sequence[int]) -> list[bool]:
+        """Whether each item at positions ``where`` was built expanded (at C speed)."""
+        return list(map(truth, map(and_, map(self._flags.__getitem__, where), repeat(4))))
+
+
+def _estimates(
+    entries: Iterable[int], open_: Iterable[bool], lengths: Sequence[int], width: int, cap: int
+) -> array[int]:
+    """2 lines for each item not ``open_``, else 2 + its entry's line size over twice ``width``
+    (at most ``cap``): :meth:`ItemList.estimates`, from ``map`` over C functions only."""
+    sizes = map(lengths.__getitem__, entries)
+    # 2 + min(cap - 2, size // (2 * width)), as a count of the thresholds passed.
+    per = 2 * width
+    steps = map(partial(bisect_right, range(per, per * (cap - 1), per)), sizes)
+    return array("i", map((2).__add__, map(mul, steps, open_)))

@@ -48,6 +48,12 @@ __all__ = ["Transcript"]
 
 _COMPACTED = Style(dim=True)
 _KEPT_MARK = Style(color="yellow", bold=True)
+_GUTTER_STYLES = {
+    (error, focus): Style(color="red" if error else ("bright_blue" if focus else "blue"), bold=True)
+    for error in (False, True)
+    for focus in (False, True)
+}
+"""The cursor mark's style by (the block is an error, the transcript has the focus)."""
 
 
 class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=True):
@@ -339,15 +345,24 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
             self._reset_heights()
             self._restore_anchor(anchor)
         self._settle()
-        return super().render_lines(crop)
+        # The widget's style is the same for every line of this frame; Textual computes it
+        # from the CSS at each ask (half of a line's time).
+        self._frame_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame_style = None
+
+    _frame_style: Style | None = None
 
     def render_line(self, y: int) -> Strip:
         """One screen line: a gutter (cursor mark) and the item's rendered line."""
         line = round(self.scroll_y) + y
         width = self.scrollable_content_region.width
         lay = self._layout
+        rich_style = self._frame_style or self.rich_style
         if not self.items or line >= lay.total:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, rich_style)
         index = self._item_at_line(line)
         strips = self._strips(index)
         row = line - lay.offsets[index]
@@ -363,7 +378,7 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         elif index == kept and kept and row == 0 and mark == "  ":
             mark, style = "✂ ", _KEPT_MARK
         out = Strip.join([Strip([Segment(mark, style)], GUTTER), strip])
-        out = out.crop_extend(0, width, self.rich_style).apply_style(self.rich_style)
+        out = out.crop_extend(0, width, rich_style).apply_style(rich_style)
         selection = self.text_selection
         if selection is not None:
             span = selection.get_span(line)
@@ -418,8 +433,7 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
 
     def _gutter_style(self, index: int) -> Style:
         item = self.items[index]
-        color = "red" if item.error else ("bright_blue" if self.has_focus else "blue")
-        return Style(color=color, bold=True)
+        return _GUTTER_STYLES[item.error, self.has_focus]
 
     def on_resize(self, event: events.Resize) -> None:
         """Re-estimate at the new width (cached strips are keyed by width)."""
@@ -556,15 +570,14 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
 
     def action_toggle_kind(self, kind: ItemKind) -> None:
         """Expand or collapse every block of one kind (thinking or tool output)."""
-        items = self.items
-        if isinstance(items, ItemList):
-            where = items.positions(kind, collapsible=True)
-        else:
-            where = [k for k, it in enumerate(items) if it.kind == kind and it.collapsible]
-        if not where:
+        lay = self._layout
+        if not lay.kind_positions(self.items, kind):
             return
-        expand = not all(self.is_expanded(items[k]) for k in where)
-        self._set_expanded(where, expand)
+        expand = not lay.kind_expanded(self.items, kind)
+        self._measure_deferred()
+        lay.set_kind_expanded(self.items, kind, expand, self._width)
+        self._update_virtual_size()
+        self.refresh()
         self.scroll_to_item(self.cursor)
 
     def _set_expanded(self, where: Iterable[int], expanded: bool) -> None:
