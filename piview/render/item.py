@@ -195,6 +195,17 @@ class ItemList(Sequence[Item]):
         # Later keys win in a dict: fed backwards, each entry keeps its first position.
         return dict(zip(reversed(self._entries), range(n - 1, -1, -1), strict=True))
 
+    def first_positions_of(self, entries: Iterable[int]) -> list[int]:
+        """Positions of the first item of each of ``entries`` that has one, in order: one
+        pass at C speed over the items (not one per entry: a branch may hold hundreds of
+        labelled entries)."""
+        wanted = entries if isinstance(entries, (set, frozenset, dict)) else set(entries)
+        mine = self._entries
+        first: dict[int, int] = {}
+        for k in compress(range(len(mine)), map(wanted.__contains__, mine)):
+            first.setdefault(mine[k], k)  # only the items of those entries come here
+        return sorted(first.values())
+
     def first_of(self, entry: int) -> int | None:
         """Position of the first item of ``entry`` (searched at C speed)."""
         try:

@@ -1,10 +1,12 @@
-"""``t`` and ``o`` on a branch of thousands of blocks: the work per toggle, and the view after.
+"""Keys on a branch of thousands of blocks: the work each does, and the view after.
 
-A toggle sets the expanded state of every thinking block (or tool output) of the branch; their
-heights become guesses again. These tests hold it to the per-block way (``enter`` on each):
-the same heights, offsets and states, the same view after ``G``, pages and a search; and to
-the cost: no Python work per block of the branch (only for the blocks on screen), and a
-toggle on a big branch costs about what it costs on a small one.
+``t`` and ``o`` set the expanded state of every thinking block (or tool output) of the branch;
+their heights become guesses again. These tests hold them to the per-block way (``enter`` on
+each): the same heights, offsets and states, the same view after ``G``, pages and a search;
+and to the cost: no Python work per block of the branch (only for the blocks on screen), and
+a toggle on a big branch costs about what it costs on a small one. Then ``'`` (one pass over
+the blocks, not one per label), a panel opened and closed again (the blocks drawn at the
+first width are not drawn again) and ``H`` pressed twice (the first setting's blocks kept).
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ from piview.widgets.transcript import Transcript
 SIZE = (100, 30)
 
 
-def write_turns(path: Path, turns: int) -> Path:
+def write_turns(path: Path, turns: int, labels_every: int = 0, custom_every: int = 0) -> Path:
     """A session of ``turns`` small turns: user, assistant (thinking, a tool call), the
-    tool's result, an answer; some tool results are errors, some answers long."""
+    tool's result, an answer; some tool results are errors, some answers long; a label on
+    the assistant message of every ``labels_every``-th turn, an extension's ``custom`` entry
+    (hidden) after every ``custom_every``-th."""
     lines = [
         {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00Z",
          "cwd": "/x"},
@@ -65,6 +69,18 @@ def write_turns(path: Path, turns: int) -> Path:
             {"role": "assistant", "stopReason": "stop",
              "content": [{"type": "text", "text": f"done {i} error" + " word" * (i % 200)}]},
         )  # fmt: skip
+        if labels_every and i % labels_every == 0:
+            lines.append(
+                {"type": "label", "id": f"l{i}", "parentId": parent, "targetId": f"a{i}",
+                 "timestamp": "2026-01-01T00:00:00Z", "label": f"mark {i}"}
+            )  # fmt: skip
+            parent = f"l{i}"
+        if custom_every and i % custom_every == 0:
+            lines.append(
+                {"type": "custom", "id": f"x{i}", "parentId": parent, "customType": "state",
+                 "timestamp": "2026-01-01T00:00:00Z", "data": {"turn": i}}
+            )  # fmt: skip
+            parent = f"x{i}"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     return path
 
@@ -236,3 +252,107 @@ def test_a_toggle_costs_about_the_same_on_a_big_branch_as_on_a_small_one(
     small = cost(write_turns(tmp_path / "small.jsonl", 100))
     large = cost(write_turns(tmp_path / "large.jsonl", 3000))
     assert large < 3 * small + 0.002, (large, small)
+
+
+async def test_the_label_key_looks_at_the_blocks_once_not_once_per_label(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = load_session(write_turns(tmp_path / "labels.jsonl", 3000, labels_every=3))
+    assert len(session.labels) == 1000
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        t = app.screen.query_one(Transcript)
+        items = t.items
+        assert isinstance(items, ItemList)
+        spots = sorted(k for k in (items.first_of(e) for e in session.labels) if k is not None)
+        assert items.first_positions_of(session.labels) == spots
+        looked = []
+        monkeypatch.setattr(ItemList, "first_of", lambda lst, e: looked.append(e))
+        await pilot.press("g")
+        for want in spots[:3]:
+            await pilot.press("apostrophe")
+            assert t.cursor == want
+        await pilot.press("quotation_mark")
+        assert t.cursor == spots[1]
+        assert looked == []
+
+
+def _screen(t: Transcript) -> list[str]:
+    return [t.render_line(y).text for y in range(t.size.height)]
+
+
+async def test_a_panel_closed_again_draws_no_block_again(
+    big: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import piview.widgets.transcript_strips as strips
+
+    app = make_app(load_session(big))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        t = app.screen.query_one(Transcript)
+        await pilot.press("g", "pagedown", "pagedown", "k")
+        await pilot.pause()
+        before, width = _screen(t), t.size.width
+        await pilot.press("u")
+        await pilot.pause()
+        assert t.size.width < width
+        drawn = []
+        draw = strips.item_lines
+
+        def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+            drawn.append(args[1])
+            return draw(*args, **kwargs)
+
+        monkeypatch.setattr(strips, "item_lines", counted)
+        await pilot.press("u")
+        await pilot.pause()
+        assert t.size.width == width
+        assert _screen(t) == before
+        assert drawn == []
+
+
+async def test_h_pressed_again_builds_no_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import piview.widgets.transcript as transcript
+
+    # Extensions' custom entries are hidden: H shows them.
+    path = write_turns(tmp_path / "hidden.jsonl", 600, custom_every=5)
+    built: list[int] = []
+    build = transcript.build_items
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        built.append(1)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(transcript, "build_items", counted)
+
+    async def h_twice(keep: bool) -> tuple[list[str], int]:
+        app = make_app(load_session(path))
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            t = app.screen.query_one(Transcript)
+            await pilot.press("g", "pagedown", "j")
+            await pilot.pause()
+            count, cursor = len(t.items), t.current_entry
+            await pilot.press("H")
+            await pilot.pause()
+            assert len(t.items) > count and t.show_hidden
+            if not keep:
+                t._other_hidden = None  # the reference: built again
+            built.clear()
+            await pilot.press("H")
+            await pilot.pause()
+            assert not t.show_hidden and len(t.items) == count and t.current_entry == cursor
+            seen = _screen(t), len(built)
+            # Another branch (here: the same one built again) forgets the kept blocks.
+            t.set_path(list(t.path), focus_entry=cursor)
+            built.clear()
+            await pilot.press("H")
+            assert built == [1]
+            return seen
+
+    kept, again = await h_twice(True), await h_twice(False)
+    assert kept[0] == again[0]
+    assert (kept[1], again[1]) == (0, 1)
