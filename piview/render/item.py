@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import compress, product, repeat
-from operator import and_, mul, ne, not_, truth
+from operator import and_, mul, ne, not_, or_, truth
 from typing import Any, Literal, overload
 
 __all__ = ["Item", "ItemKind", "ItemList"]
@@ -228,6 +228,18 @@ class ItemList(Sequence[Item]):
         # Collapsed (collapsible, not expanded: flags & 6 == 2) items get 0 extra lines.
         open_ = map(ne, map(and_, self._flags, repeat(6)), repeat(2))
         return _estimates(self._entries, open_, lengths, width, cap)
+
+    def estimates_shown(
+        self, expanded: dict[tuple[int, int], bool], lengths: Sequence[int], width: int, cap: int
+    ) -> array[int]:
+        """:meth:`estimates`, each item shown as ``expanded`` says (``(entry, part)`` →
+        expanded, what the user set) or else as it was built; at C speed (after ``t`` the
+        user has set thousands, and a resize guesses every height again)."""
+        flags = self._flags
+        built = map(truth, map(and_, flags, repeat(4)))
+        shown = map(expanded.get, zip(self._entries, self._parts, strict=True), built)
+        fixed = map(not_, map(and_, flags, repeat(2)))  # not collapsible: always open
+        return _estimates(self._entries, map(or_, fixed, shown), lengths, width, cap)
 
     def estimates_at(
         self, where: Sequence[int], expanded: bool, lengths: Sequence[int], width: int, cap: int

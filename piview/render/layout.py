@@ -87,13 +87,12 @@ class BlockLayout:
         """Guess the height of every block of ``items``; none is exact."""
         if isinstance(items, ItemList):
             lengths = self.session.index.lengths
-            self.heights = items.estimates(lengths, text_width(width), MAX_ESTIMATE)
-            if self.expanded:  # blocks the user opened or closed: only those differ
-                where = items.position_map()
-                for key in self.expanded:
-                    k = where.get(key)
-                    if k is not None:
-                        self.heights[k] = self.estimate(items[k], width)
+            if self.expanded:  # blocks the user opened or closed (thousands after t or o)
+                self.heights = items.estimates_shown(
+                    self.expanded, lengths, text_width(width), MAX_ESTIMATE
+                )
+            else:
+                self.heights = items.estimates(lengths, text_width(width), MAX_ESTIMATE)
         else:
             self.heights = array("i", (self.estimate(it, width) for it in items))
         self.exact = bytearray(len(items))

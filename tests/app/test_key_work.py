@@ -137,6 +137,24 @@ def test_a_toggle_sets_what_enter_on_each_block_sets(big: Path) -> None:
         same(fast, ref)
 
 
+def test_heights_guessed_again_follow_what_the_user_set(big: Path) -> None:
+    """After ``t``, ``o`` and ``enter``, a new width guesses each block as :meth:`estimate`
+    guesses it one at a time, shown as the user set it."""
+    session = load_session(big)
+    items = build_items(session, session.tree.path(session.tree.leaf))
+    lay = BlockLayout(session)
+    lay.reset(items, 100)
+    lay.set_kind_expanded(items, "thinking", True, 100)
+    lay.set_kind_expanded(items, "tool", True, 100)
+    lay.set_kind_expanded(items, "tool", False, 100)
+    lay.set_expanded(items, items.positions("tool", collapsible=True)[5:9], True, 100)
+    lay.set_expanded(items, items.positions("thinking", collapsible=True)[:4], False, 100)
+    for width in (70, 100):
+        lay.reset(items, width)
+        assert lay.heights.tolist() == [lay.estimate(it, width) for it in items]
+        assert not any(lay.exact)
+
+
 class _Counting:
     """Counts the Items an :class:`ItemList` builds and the guesses one at a time."""
 
@@ -174,6 +192,13 @@ async def test_t_and_o_do_no_python_work_per_block_of_the_branch(
         # Only the blocks on screen (30 lines, each drawn line asks for its block).
         assert counting.guesses == 0
         assert counting.items < 1500, counting.items
+        # A new width guesses every height again, each as the user set it: at C speed too.
+        await pilot.press("t")
+        await pilot.resize_terminal(80, 30)
+        await pilot.pause()
+        assert t.size.width < SIZE[0]
+        assert counting.guesses == 0
+        assert counting.items < 3000, counting.items
 
 
 async def _view(app, keys: list[str]) -> list[tuple[object, ...]]:  # type: ignore[no-untyped-def]
