@@ -381,3 +381,36 @@ async def test_h_pressed_again_builds_no_blocks(
     kept, again = await h_twice(True), await h_twice(False)
     assert kept[0] == again[0]
     assert (kept[1], again[1]) == (0, 1)
+
+
+async def test_u_sums_a_big_branch_off_the_main_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """u on 6,400 entries: the sums are made in a worker (the keys stay alive), and the
+    sidebar then shows them."""
+    import threading
+
+    import piview.screens.session as screen_module
+    from piview.widgets.usage_sidebar import UsageSidebar
+
+    session = load_session(write_turns(tmp_path / "usage.jsonl", 1600))
+    assert len(session) > 6000
+    threads: list[bool] = []
+    report = screen_module.usage_report
+
+    def where(*args, **kwargs):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread() is threading.main_thread())
+        return report(*args, **kwargs)
+
+    monkeypatch.setattr(screen_module, "usage_report", where)
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("u")
+        side = app.screen.query_one(UsageSidebar)
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if side.empty_text != "Summing usage…" and threads:
+                break
+        assert threads == [False]
+        assert side.has_class("-visible") and side.report is not None
