@@ -414,3 +414,61 @@ async def test_u_sums_a_big_branch_off_the_main_thread(
                 break
         assert threads == [False]
         assert side.has_class("-visible") and side.report is not None
+
+
+async def test_a_search_redraws_the_transcript_only_for_matches_on_screen(
+    big: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The matches come in batches from the worker (here one a batch): those off screen
+    draw nothing, so keys pressed meanwhile find the main thread free."""
+    import itertools
+
+    import piview.widgets.transcript_search as transcript_search
+
+    clock = itertools.count()
+
+    class Clock:
+        @staticmethod
+        def monotonic() -> float:
+            return float(next(clock))  # a second between any two looks: a batch each
+
+    monkeypatch.setattr(transcript_search, "time", Clock)
+    app = make_app(load_session(big))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        t = app.screen.query_one(Transcript)
+        await pilot.press("g")
+        await pilot.pause()
+        batches: list[int] = []
+        add = Transcript._add_matches
+
+        def counted(self, gen, found, done):  # type: ignore[no-untyped-def]
+            batches.append(len(found))
+            return add(self, gen, found, done)
+
+        monkeypatch.setattr(Transcript, "_add_matches", counted)
+        refreshes = []
+        refresh = Transcript.refresh
+
+        def counted_refresh(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            refreshes.append(1)
+            return refresh(self, *args, **kwargs)
+
+        monkeypatch.setattr(Transcript, "refresh", counted_refresh)
+        t.search("re:done \\d+00 ")  # the answers of turns 100, 200, …, and a few more
+        for _ in range(300):
+            await pilot.pause(0.02)
+            if not t.searching:
+                break
+        assert t.search_state is not None
+        matches = t.search_state[2]
+        assert matches >= 29 and len(batches) >= matches
+        # The first match is focused (the view goes there); the rest are off screen.
+        assert len(refreshes) < 10, len(refreshes)
+        first = t.cursor
+        await pilot.press("n")
+        assert t.cursor > first and t.current_entry is not None
+        # A new search takes the last one's marks off the screen at once.
+        refreshes.clear()
+        t.search("nothing-matches-this")
+        assert refreshes
