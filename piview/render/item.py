@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import compress, product, repeat
-from operator import and_, mul, ne
+from operator import and_, mul, ne, not_, or_, truth
 from typing import Any, Literal, overload
 
 __all__ = ["Item", "ItemKind", "ItemList"]
@@ -195,6 +195,17 @@ class ItemList(Sequence[Item]):
         # Later keys win in a dict: fed backwards, each entry keeps its first position.
         return dict(zip(reversed(self._entries), range(n - 1, -1, -1), strict=True))
 
+    def first_positions_of(self, entries: Iterable[int]) -> list[int]:
+        """Positions of the first item of each of ``entries`` that has one, in order: one
+        pass at C speed over the items (not one per entry: a branch may hold hundreds of
+        labelled entries)."""
+        wanted = entries if isinstance(entries, (set, frozenset, dict)) else set(entries)
+        mine = self._entries
+        first: dict[int, int] = {}
+        for k in compress(range(len(mine)), map(wanted.__contains__, mine)):
+            first.setdefault(mine[k], k)  # only the items of those entries come here
+        return sorted(first.values())
+
     def first_of(self, entry: int) -> int | None:
         """Position of the first item of ``entry`` (searched at C speed)."""
         try:
@@ -214,10 +225,51 @@ class ItemList(Sequence[Item]):
         Runs over every item of a branch (500,000 in a 1 GB session), so it is built from
         ``map`` over C functions only: no Python code runs per item.
         """
-        sizes = map(lengths.__getitem__, self._entries)
-        # 2 + min(cap - 2, size // (2 * width)), as a count of the thresholds passed.
-        per = 2 * width
-        steps = map(partial(bisect_right, range(per, per * (cap - 1), per)), sizes)
         # Collapsed (collapsible, not expanded: flags & 6 == 2) items get 0 extra lines.
         open_ = map(ne, map(and_, self._flags, repeat(6)), repeat(2))
-        return array("i", map((2).__add__, map(mul, steps, open_)))
+        return _estimates(self._entries, open_, lengths, width, cap)
+
+    def estimates_shown(
+        self, expanded: dict[tuple[int, int], bool], lengths: Sequence[int], width: int, cap: int
+    ) -> array[int]:
+        """:meth:`estimates`, each item shown as ``expanded`` says (``(entry, part)`` →
+        expanded, what the user set) or else as it was built; at C speed (after ``t`` the
+        user has set thousands, and a resize guesses every height again)."""
+        flags = self._flags
+        built = map(truth, map(and_, flags, repeat(4)))
+        shown = map(expanded.get, zip(self._entries, self._parts, strict=True), built)
+        fixed = map(not_, map(and_, flags, repeat(2)))  # not collapsible: always open
+        return _estimates(self._entries, map(or_, fixed, shown), lengths, width, cap)
+
+    def estimates_at(
+        self, where: Sequence[int], expanded: bool, lengths: Sequence[int], width: int, cap: int
+    ) -> array[int]:
+        """:meth:`estimates` of the items at positions ``where``, each shown ``expanded`` or
+        not (a toggle of every thinking block or tool output: thousands of them)."""
+        entries = map(self._entries.__getitem__, where)
+        if expanded:
+            return _estimates(entries, repeat(True), lengths, width, cap)
+        # Collapsed, only collapsible items are shorter: open = not collapsible.
+        flags = map(self._flags.__getitem__, where)
+        return _estimates(entries, map(not_, map(and_, flags, repeat(2))), lengths, width, cap)
+
+    def keys_at(self, where: Sequence[int]) -> list[tuple[int, int]]:
+        """``(entry, part)`` of the items at positions ``where`` (at C speed)."""
+        entries = map(self._entries.__getitem__, where)
+        return list(zip(entries, map(self._parts.__getitem__, where), strict=True))
+
+    def built_expanded_at(self, where: Sequence[int]) -> list[bool]:
+        """Whether each item at positions ``where`` was built expanded (at C speed)."""
+        return list(map(truth, map(and_, map(self._flags.__getitem__, where), repeat(4))))
+
+
+def _estimates(
+    entries: Iterable[int], open_: Iterable[bool], lengths: Sequence[int], width: int, cap: int
+) -> array[int]:
+    """2 lines for each item not ``open_``, else 2 + its entry's line size over twice ``width``
+    (at most ``cap``): :meth:`ItemList.estimates`, from ``map`` over C functions only."""
+    sizes = map(lengths.__getitem__, entries)
+    # 2 + min(cap - 2, size // (2 * width)), as a count of the thresholds passed.
+    per = 2 * width
+    steps = map(partial(bisect_right, range(per, per * (cap - 1), per)), sizes)
+    return array("i", map((2).__add__, map(mul, steps, open_)))

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from itertools import accumulate
+from itertools import accumulate, repeat
 from typing import TYPE_CHECKING
 
-from piview.render.items import Item, ItemList
+from piview.render.items import Item, ItemKind, ItemList
 
 if TYPE_CHECKING:
     from piview.model import Session
@@ -49,7 +50,7 @@ class BlockLayout:
     filter or width) it calls :meth:`reset` or :meth:`keep_prefix`.
     """
 
-    __slots__ = ("session", "expanded", "heights", "offsets", "exact")
+    __slots__ = ("session", "expanded", "heights", "offsets", "exact", "_groups")
 
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -62,6 +63,9 @@ class BlockLayout:
         """``offsets[k]``: the line block ``k`` starts on; ``offsets[-1]``: all lines."""
         self.exact: bytearray = bytearray()
         """1 where the height is the rendered block's, 0 where it is a guess."""
+        self._groups: dict[str, _Group] = {}
+        """The collapsible blocks of each kind ``t`` and ``o`` toggle, for the items last
+        toggled (an :class:`ItemList` never changes once built)."""
 
     @property
     def total(self) -> int:
@@ -83,13 +87,12 @@ class BlockLayout:
         """Guess the height of every block of ``items``; none is exact."""
         if isinstance(items, ItemList):
             lengths = self.session.index.lengths
-            self.heights = items.estimates(lengths, text_width(width), MAX_ESTIMATE)
-            if self.expanded:  # blocks the user opened or closed: only those differ
-                where = items.position_map()
-                for key in self.expanded:
-                    k = where.get(key)
-                    if k is not None:
-                        self.heights[k] = self.estimate(items[k], width)
+            if self.expanded:  # blocks the user opened or closed (thousands after t or o)
+                self.heights = items.estimates_shown(
+                    self.expanded, lengths, text_width(width), MAX_ESTIMATE
+                )
+            else:
+                self.heights = items.estimates(lengths, text_width(width), MAX_ESTIMATE)
         else:
             self.heights = array("i", (self.estimate(it, width) for it in items))
         self.exact = bytearray(len(items))
@@ -136,17 +139,95 @@ class BlockLayout:
             return True
         return False
 
+    def kind_positions(self, items: Sequence[Item], kind: ItemKind) -> Sequence[int]:
+        """Positions of the collapsible blocks of ``kind`` (what ``t`` or ``o`` toggles)."""
+        if isinstance(items, ItemList):
+            return self._group(items, kind).where
+        return [k for k, it in enumerate(items) if it.kind == kind and it.collapsible]
+
+    def kind_expanded(self, items: Sequence[Item], kind: ItemKind) -> bool:
+        """Whether every collapsible block of ``kind`` is shown expanded."""
+        if isinstance(items, ItemList):
+            group = self._group(items, kind)
+            return all(map(self.expanded.get, group.keys, group.built))
+        return self.all_expanded(items, self.kind_positions(items, kind))
+
+    def set_kind_expanded(
+        self, items: Sequence[Item], kind: ItemKind, expanded: bool, width: int
+    ) -> None:
+        """Expand or collapse every collapsible block of ``kind``; their heights are
+        guesses again (as :meth:`set_expanded`, from what the last toggle kept)."""
+        if not isinstance(items, ItemList):
+            self.set_expanded(items, self.kind_positions(items, kind), expanded, width)
+            return
+        group = self._group(items, kind)
+        where = group.where
+        if not where:
+            return
+        guesses = group.guesses.get((expanded, width))
+        if guesses is None:
+            lengths = self.session.index.lengths
+            guesses = items.estimates_at(where, expanded, lengths, text_width(width), MAX_ESTIMATE)
+            if len(group.guesses) >= 4:  # widths seen before: a resize or two
+                group.guesses.clear()
+            group.guesses[(expanded, width)] = guesses
+        self.expanded.update(zip(group.keys, repeat(expanded)))
+        deque(map(self.heights.__setitem__, where, guesses), maxlen=0)
+        deque(map(self.exact.__setitem__, where, repeat(0)), maxlen=0)
+        self.recompute(where[0])
+
+    def _group(self, items: ItemList, kind: ItemKind) -> _Group:
+        group = self._groups.get(kind)
+        if group is None or group.items is not items:
+            group = self._groups[kind] = _Group(items, kind)
+        return group
+
+    def all_expanded(self, items: Sequence[Item], where: Sequence[int]) -> bool:
+        """Whether every block at positions ``where`` is shown expanded."""
+        if isinstance(items, ItemList):  # thousands of blocks (``t``, ``o``): at C speed
+            shown = map(self.expanded.get, items.keys_at(where), items.built_expanded_at(where))
+            return all(shown)
+        return all(self.is_expanded(items[k]) for k in where)
+
     def set_expanded(
         self, items: Sequence[Item], where: Iterable[int], expanded: bool, width: int
     ) -> None:
         """Expand or collapse the blocks at positions ``where``: their heights are guesses
         again."""
-        for k in where:
-            it = items[k]
-            self.expanded[(it.entry, it.part)] = expanded
-            self.exact[k] = 0
-            self.heights[k] = self.estimate(it, width)
-        self.recompute()
+        where = list(where)
+        if not where:
+            return
+        if isinstance(items, ItemList):
+            # ``t`` and ``o`` set thousands of blocks: the same guesses as :meth:`estimate`,
+            # made and stored by C functions (no Python code runs per block).
+            self.expanded.update(zip(items.keys_at(where), repeat(expanded)))
+            lengths = self.session.index.lengths
+            guesses = items.estimates_at(where, expanded, lengths, text_width(width), MAX_ESTIMATE)
+            deque(map(self.heights.__setitem__, where, guesses), maxlen=0)
+            deque(map(self.exact.__setitem__, where, repeat(0)), maxlen=0)
+        else:
+            for k in where:
+                it = items[k]
+                self.expanded[(it.entry, it.part)] = expanded
+                self.exact[k] = 0
+                self.heights[k] = self.estimate(it, width)
+        # The sums before the first block changed stay as they are.
+        self.recompute(min(where))
+
+
+class _Group:
+    """The collapsible blocks of one kind in one item list: their positions, keys, how they
+    were built, and their guessed heights by ``(expanded, width)`` (a toggle of thousands of
+    blocks then stores what it computed once)."""
+
+    __slots__ = ("items", "where", "keys", "built", "guesses")
+
+    def __init__(self, items: ItemList, kind: ItemKind) -> None:
+        self.items = items
+        self.where = items.positions(kind, collapsible=True)
+        self.keys = items.keys_at(self.where)
+        self.built = items.built_expanded_at(self.where)
+        self.guesses: dict[tuple[bool, int], array[int]] = {}
 
 
 def index_of_entry(session: Session, items: Sequence[Item], entry: int) -> int | None:

@@ -8,7 +8,8 @@ that what the user is looking at stays put.
 
 The parts: the heights and prefix sums are :class:`piview.render.layout.BlockLayout`; keeping
 the view still is :mod:`piview.widgets.transcript_viewport`; the cached strips are
-:mod:`piview.widgets.transcript_strips`; the search is :mod:`piview.widgets.transcript_search`.
+:mod:`piview.widgets.transcript_strips`; the search is :mod:`piview.widgets.transcript_search`;
+the jumps to the next block of a sort are :mod:`piview.widgets.transcript_jumps`.
 """
 
 from __future__ import annotations
@@ -31,11 +32,10 @@ from piview.render.items_follow import calls_answered, grew_without_compaction
 from piview.render.layout import (
     GUTTER,
     BlockLayout,
-    find_item,
     index_of_entry,
     nearest_index,
-    step_cyclic,
 )
+from piview.widgets.transcript_jumps import TranscriptJumps
 from piview.widgets.transcript_search import TranscriptSearch, highlight
 from piview.widgets.transcript_strips import BlockStrips
 from piview.widgets.transcript_viewport import TranscriptViewport
@@ -48,9 +48,15 @@ __all__ = ["Transcript"]
 
 _COMPACTED = Style(dim=True)
 _KEPT_MARK = Style(color="yellow", bold=True)
+_GUTTER_STYLES = {
+    (error, focus): Style(color="red" if error else ("bright_blue" if focus else "blue"), bold=True)
+    for error in (False, True)
+    for focus in (False, True)
+}
+"""The cursor mark's style by (the block is an error, the transcript has the focus)."""
 
 
-class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=True):
+class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollView, can_focus=True):
     """The transcript of one branch: root to leaf, one item per block.
 
     | Key(s) | Description |
@@ -214,6 +220,7 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         ``items``: the items of ``path`` already built (by a worker, for a big file).
         """
         self.path = path
+        self._other_hidden = None
         if items is None:
             items = build_items(self.session, path, show_hidden=self.show_hidden)
         self.items = items
@@ -264,6 +271,7 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         if self._kept_for is old and grew_without_compaction(old, new, same):
             self._kept_for = new  # the same blocks are compacted away
         self.path = path
+        self._other_hidden = None
         self.items = new
         self._blocks.clear()
         self._layout.keep_prefix(new, fresh_from, self._width)
@@ -289,10 +297,16 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         ``items``: the path's items for that setting, already built (by a worker).
         """
         entry = self.current_entry
+        shown = (self.path, len(self.path), self.show_hidden, self.items)
         self.show_hidden = show
-        if items is None:
-            items = build_items(self.session, self.path, show_hidden=show)
-        self.items = items
+        other = self._other_hidden
+        self._other_hidden = shown
+        if items is not None:
+            self.items = items
+        elif other is not None and other[0] is self.path and other[1:3] == (len(self.path), show):
+            self.items = other[3]  # H pressed again on the same branch: no build
+        else:
+            self.items = build_items(self.session, self.path, show_hidden=show)
         self._blocks.clear()
         self._reset_heights()
         self.cursor = 0
@@ -303,6 +317,10 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
             self.cursor = found
         self.call_after_refresh(self.scroll_to_item, self.cursor)
         self.refresh()
+
+    _other_hidden: tuple[list[int], int, bool, Sequence[Item]] | None = None
+    """The path, its length, the setting and the items before the last :meth:`set_show_hidden`
+    (the items of the other setting, while the path stays the same list)."""
 
     def index_of_entry(self, entry: int) -> int | None:
         """Index of the first item of ``entry`` (or of the item that draws it, for results)."""
@@ -334,20 +352,29 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         width = self.scrollable_content_region.width or self.size.width
         if width and width != self._width:
             # A new width changes every height: the block the reader is on stays where it is.
+            # The drawn blocks are kept (keyed by width): a panel closed again finds them.
             anchor = self._screen_anchor()
-            self._blocks.clear_cache()
             self._reset_heights()
             self._restore_anchor(anchor)
         self._settle()
-        return super().render_lines(crop)
+        # The widget's style is the same for every line of this frame; Textual computes it
+        # from the CSS at each ask (half of a line's time).
+        self._frame_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame_style = None
+
+    _frame_style: Style | None = None
 
     def render_line(self, y: int) -> Strip:
         """One screen line: a gutter (cursor mark) and the item's rendered line."""
         line = round(self.scroll_y) + y
         width = self.scrollable_content_region.width
         lay = self._layout
+        rich_style = self._frame_style or self.rich_style
         if not self.items or line >= lay.total:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, rich_style)
         index = self._item_at_line(line)
         strips = self._strips(index)
         row = line - lay.offsets[index]
@@ -363,8 +390,7 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         elif index == kept and kept and row == 0 and mark == "  ":
             mark, style = "✂ ", _KEPT_MARK
         out = Strip.join([Strip([Segment(mark, style)], GUTTER), strip])
-        base = self.rich_style  # walks the widget's ancestors: once a line
-        out = out.crop_extend(0, width, base).apply_style(base)
+        out = out.crop_extend(0, width, rich_style).apply_style(rich_style)
         selection = self.text_selection
         if selection is not None:
             span = selection.get_span(line)
@@ -419,8 +445,7 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
 
     def _gutter_style(self, index: int) -> Style:
         item = self.items[index]
-        color = "red" if item.error else ("bright_blue" if self.has_focus else "blue")
-        return Style(color=color, bold=True)
+        return _GUTTER_STYLES[item.error, self.has_focus]
 
     def on_resize(self, event: events.Resize) -> None:
         """Re-estimate at the new width (cached strips are keyed by width)."""
@@ -470,81 +495,6 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
         self._post_cursor()
         self.refresh()
 
-    def action_user(self, step: int) -> None:
-        """Focus the next (or previous) user message."""
-        found = find_item(self.items, self.cursor, step, lambda it: it.user)
-        if found is not None:
-            self._set_cursor(found)
-        else:
-            self.app.bell()
-
-    def action_label(self, step: int) -> None:
-        """Focus the next (or previous) labelled entry of the branch, wrapping around."""
-        session = self.session
-        if session is None or not self.items:
-            return
-        items = self.items
-        if isinstance(items, ItemList):  # labels are few: look each one up at C speed
-            found = (items.first_of(e) for e in session.labels)
-            spots = sorted(k for k in found if k is not None)
-        else:
-            spots = [k for k, it in enumerate(items) if it.entry in session.labels]
-        if not spots:
-            elsewhere = len(session.labels)
-            self.notify(
-                "No labelled entry on this branch"
-                + (f" ({elsewhere} on other branches: b shows them)" if elsewhere else ""),
-                timeout=3,
-            )
-            return
-        self._set_cursor(step_cyclic(spots, self.cursor, step)[0])
-
-    _JUMPS: dict[str, str] = {
-        "compaction": "compaction",
-        "model": "model change",
-        "bash": "! shell command",
-    }
-
-    def _jump_targets(self, kind: str) -> list[int]:
-        """Positions of the items ``action_jump`` goes to, in order (found at C speed)."""
-        items = self.items
-        item_kind = "divider" if kind == "model" else kind
-        if isinstance(items, ItemList):
-            spots = items.positions(item_kind)  # type: ignore[arg-type]
-        else:
-            spots = [k for k, it in enumerate(items) if it.kind == item_kind]
-        if kind == "model":
-            nodes = self.session.nodes
-            spots = [k for k in spots if nodes[items[k].entry].type == "model_change"]
-        return spots
-
-    def action_jump(self, kind: str, step: int) -> None:
-        """Focus the next (or previous) compaction, model change or ``!`` command, wrapping
-        around and saying so."""
-        what = self._JUMPS.get(kind, kind)
-        spots = self._jump_targets(kind)
-        if not spots:
-            self.notify(f"No {what} on this branch", timeout=3)
-            return
-        target, wrapped = step_cyclic(spots, self.cursor, step)
-        if wrapped:
-            where = "below: back to the first one" if step > 0 else "above: back to the last one"
-            self.notify(f"No more {what}s {where}", timeout=3)
-        self._set_cursor(target)
-
-    def action_next_error(self) -> None:
-        """Focus the next error (wrapping around)."""
-        found = find_item(self.items, self.cursor, 1, lambda it: it.error)
-        wrapped = found is None
-        if found is None:
-            found = find_item(self.items, -1, 1, lambda it: it.error)
-        if found is None:
-            self.notify("No errors on this branch", timeout=3)
-            return
-        if wrapped:
-            self.notify("No more errors below: back to the first one", timeout=3)
-        self._set_cursor(found)
-
     # Textual's DOMNode has an action_toggle(attribute) of its own; this one is the "toggle"
     # action of the enter binding, and keeps that name.
     def action_toggle(self) -> None:  # type: ignore[override]
@@ -557,15 +507,14 @@ class Transcript(TranscriptViewport, TranscriptSearch, ScrollView, can_focus=Tru
 
     def action_toggle_kind(self, kind: ItemKind) -> None:
         """Expand or collapse every block of one kind (thinking or tool output)."""
-        items = self.items
-        if isinstance(items, ItemList):
-            where = items.positions(kind, collapsible=True)
-        else:
-            where = [k for k, it in enumerate(items) if it.kind == kind and it.collapsible]
-        if not where:
+        lay = self._layout
+        if not lay.kind_positions(self.items, kind):
             return
-        expand = not all(self.is_expanded(items[k]) for k in where)
-        self._set_expanded(where, expand)
+        expand = not lay.kind_expanded(self.items, kind)
+        self._measure_deferred()
+        lay.set_kind_expanded(self.items, kind, expand, self._width)
+        self._update_virtual_size()
+        self.refresh()
         self.scroll_to_item(self.cursor)
 
     def _set_expanded(self, where: Iterable[int], expanded: bool) -> None:

@@ -64,6 +64,7 @@ class TranscriptSearch(_Widget):
         def _set_cursor(self, index: int) -> None: ...
         def _set_expanded(self, where: Iterable[int], expanded: bool) -> None: ...
         def _post_search_updated(self) -> None: ...
+        def _shown_blocks(self) -> range: ...
 
     def search(self, query: str | Query, *, target: tuple[int, int] | None = None) -> None:
         """Search the blocks of this branch for ``query`` (see :mod:`piview.model.query`),
@@ -82,6 +83,8 @@ class TranscriptSearch(_Widget):
             self._post_search_updated()
             return
         self._search_gen += 1
+        if self._search is not None:
+            self.refresh()  # the last search's marks go (the new one's come as found)
         self._search = _Search(q, [], set(), running=not q.blank, target=target)
         self._post_search_updated()
         if q.blank:
@@ -160,7 +163,9 @@ class TranscriptSearch(_Widget):
             self.action_search_step(1)
         if done and not s.matches:
             self.notify(f"No match for {s.query.text!r} on this branch", timeout=3, markup=False)
-        self.refresh()
+        shown = self._shown_blocks()
+        if any(k in shown for k in found):  # else nothing on screen is marked anew
+            self.refresh()
         self._post_search_updated()
 
     def _is_target(self, k: int, target: tuple[int, int]) -> bool:

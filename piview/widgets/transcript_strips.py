@@ -69,11 +69,6 @@ class BlockStrips:
         if self._prerender is None:
             self._prerendered.clear()
 
-    def clear_cache(self) -> None:
-        """Forget the cached strips but not the child's blocks (the width changed: those
-        are keyed by their width)."""
-        self._cache.clear()
-
     def _take_prerendered(self) -> None:
         """Collect the child's blocks (once), if they are what this widget would draw."""
         pre, self._prerender = self._prerender, None

@@ -100,6 +100,12 @@ class TranscriptViewport(_Widget):
     def _item_at_line(self, y: int) -> int:
         return self._layout.block_at(y)
 
+    def _shown_blocks(self) -> range:
+        """The blocks on screen (at their current heights)."""
+        top = round(self.scroll_y)
+        height = self.scrollable_content_region.height or self.size.height
+        return range(self._item_at_line(top), self._item_at_line(top + height) + 1)
+
     def _measure(self, index: int) -> bool:
         """Render item ``index``; fix its height. True when the height changed."""
         return self._layout.measured(index, len(self._strips(index)))

@@ -217,7 +217,9 @@ async def test_big_file_opens_on_its_tail_then_swaps_in_the_whole_file(tmp_path)
         for _ in range(200):
             await pilot.pause(0.05)
             # The whole session is in, and its screen has shown its branch (mounted).
-            if not app.screen.session.partial and app.screen.query_one(Transcript).path:
+            # (The new screen may not be composed yet: no transcript to ask.)
+            shown = app.screen.query(Transcript)
+            if not app.screen.session.partial and shown and shown.first().path:
                 break
         t = app.screen.query_one(Transcript)
         assert not app.screen.session.partial
