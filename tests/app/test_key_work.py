@@ -390,19 +390,19 @@ async def test_u_sums_a_big_branch_off_the_main_thread(
     sidebar then shows them."""
     import threading
 
-    import piview.screens.session as screen_module
+    import piview.model as model_module  # the screen imports usage_report on first use
     from piview.widgets.usage_sidebar import UsageSidebar
 
     session = load_session(write_turns(tmp_path / "usage.jsonl", 1600))
     assert len(session) > 6000
     threads: list[bool] = []
-    report = screen_module.usage_report
+    report = model_module.usage_report
 
     def where(*args, **kwargs):  # type: ignore[no-untyped-def]
         threads.append(threading.current_thread() is threading.main_thread())
         return report(*args, **kwargs)
 
-    monkeypatch.setattr(screen_module, "usage_report", where)
+    monkeypatch.setattr(model_module, "usage_report", where)
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
