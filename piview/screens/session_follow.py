@@ -23,7 +23,7 @@ from textual.timer import Timer
 
 from piview.model.follow import Found, Update, absorb, install, look, rebuild
 from piview.render.items import ItemList, build_items
-from piview.render.items_follow import extend_items
+from piview.render.items_follow import branch_items, extend_items
 from piview.widgets.branch_panel import BranchPanel
 from piview.widgets.offthread import compute_off_thread
 from piview.widgets.transcript import Transcript
@@ -245,7 +245,7 @@ class SessionFollow(_Screen):
             self._polling = False
             return
         old_latest, old_count = s.tree.leaf, len(s)
-        extended = found.extension is not None
+        extended = found.plain  # the branch shown may grow at its end
         try:
             done = absorb(s, found)
         except (ValueError, BufferError):  # changed under the worker: read it all again
@@ -295,8 +295,15 @@ class SessionFollow(_Screen):
             path = transcript.path + list(added) if grows else s.tree.path(latest)
             continues = grows or old_latest is None or old_latest in path  # at C speed
             at_end = transcript.following_end
+            fresh = None
             if grows and isinstance(items, ItemList):
                 fresh = extend_items(s, items, added, show_hidden=transcript.show_hidden)
+            elif isinstance(items, ItemList):
+                # A new branch under an entry shown: the blocks up to the fork are kept.
+                fresh = branch_items(
+                    s, items, transcript.path, path, old_count, show_hidden=transcript.show_hidden
+                )
+            if fresh is not None:
                 self._show_path(latest, path, added, fresh)
             elif len(path) >= _ITEMS_IN_WORKER:
                 self._polling = True  # no look at the file until this branch shows
