@@ -246,6 +246,7 @@ class SessionFollow(_Screen):
             return
         old_latest, old_count = s.tree.leaf, len(s)
         extended = found.plain  # the branch shown may grow at its end
+        grown = found.extension is not None  # the tree grew: the old entries stay as they were
         try:
             done = absorb(s, found)
         except (ValueError, BufferError):  # changed under the worker: read it all again
@@ -254,7 +255,7 @@ class SessionFollow(_Screen):
         if done:
             self._polling = False
             if found.shows_more:
-                self._show_appended(old_latest, old_count, extended=extended)
+                self._show_appended(old_latest, old_count, extended=extended, grown=grown)
             return
         compute_off_thread(
             self,
@@ -277,9 +278,12 @@ class SessionFollow(_Screen):
         self._polling = False
         self._show_appended(old_latest, old_count, extended=False)
 
-    def _show_appended(self, old_latest: int | None, old_count: int, *, extended: bool) -> None:
+    def _show_appended(
+        self, old_latest: int | None, old_count: int, *, extended: bool, grown: bool = False
+    ) -> None:
         """Show the entries from ``old_count`` on: move the view to the new leaf when it was on
-        the latest one, else say where they went."""
+        the latest one, else say where they went. ``extended``: a plain append; ``grown``: the
+        tree was extended, not rebuilt (the branch panel may grow its rows)."""
         s = self.session
         self.last_entry_at = _now()
         new = len(s) - old_count
@@ -303,19 +307,20 @@ class SessionFollow(_Screen):
                 fresh = branch_items(
                     s, items, transcript.path, path, old_count, show_hidden=transcript.show_hidden
                 )
+            grown_from = old_count if grown else None
             if fresh is not None:
-                self._show_path(latest, path, added, fresh)
+                self._show_path(latest, path, added, fresh, grown_from)
             elif len(path) >= _ITEMS_IN_WORKER:
                 self._polling = True  # no look at the file until this branch shows
                 compute_off_thread(
                     self,
                     partial(build_items, s, path, show_hidden=transcript.show_hidden),
-                    partial(self._items_built, s, latest, path, added),
+                    partial(self._items_built, s, latest, path, added, grown_from),
                     group="follow",
                     description="Building the branch's blocks",
                 )
             else:
-                self._show_path(latest, path, added, None)
+                self._show_path(latest, path, added, None, grown_from)
             if not continues:
                 self.notify("Pi moved to another branch: following its new leaf", timeout=5)
             elif not at_end and new:
@@ -331,21 +336,38 @@ class SessionFollow(_Screen):
         self._refresh_panes()
 
     def _items_built(
-        self, s: Session, leaf: int, path: list[int], added: range, items: ItemList | None
+        self,
+        s: Session,
+        leaf: int,
+        path: list[int],
+        added: range,
+        grown_from: int | None,
+        items: ItemList | None,
     ) -> None:
         self._polling = False
         if s is self.session:
-            self._show_path(leaf, path, added, items)
+            self._show_path(leaf, path, added, items, grown_from)
 
-    def _show_path(self, leaf: int, path: list[int], added: range, items: ItemList | None) -> None:
+    def _show_path(
+        self,
+        leaf: int,
+        path: list[int],
+        added: range,
+        items: ItemList | None,
+        grown_from: int | None = None,
+    ) -> None:
         """Show the branch to ``leaf`` (grown by ``added``), then the panes around it."""
         self.leaf = leaf
         self.query_one(Transcript).update_path(path, added=added, items=items)
-        self._refresh_panes()
+        self._refresh_panes(grown_from)
 
-    def _refresh_panes(self) -> None:
+    def _refresh_panes(self, grown_from: int | None = None) -> None:
+        """Bring the panes up to date; ``grown_from``: the tree was extended by the entries
+        from there on (the branch panel lays out only what changed, when it can)."""
         s = self.session
-        self.query_one(BranchPanel).set_session(s, self.leaf)
+        panel = self.query_one(BranchPanel)
+        if grown_from is None or self.leaf is None or not panel.grow(s, self.leaf, grown_from):
+            panel.set_session(s, self.leaf)
         self._refresh_usage()
         self._refresh_title()  # a session_info, a new model, the first user message
         self._update_status()

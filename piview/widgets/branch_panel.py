@@ -5,7 +5,8 @@ and only their texts are read from the file (and cached), so a 20,000-entry sess
 fast as a short one. See ``docs`` in ``textual-stack.md`` section 5 for why this is not a
 ``Tree`` widget. The lines are drawn by :mod:`piview.widgets.branch_rows`; the search is
 :mod:`piview.widgets.branch_search`; marking and comparing branches
-:mod:`piview.widgets.branch_compare`.
+:mod:`piview.widgets.branch_compare`; its keys :mod:`piview.widgets.branch_keys`; following the
+file without flattening it again :mod:`piview.widgets.branch_grow`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from piview.model.treetext import row_text
 from piview.model.treeview import Folds, Row, TreeRows, flatten
 from piview.widgets.branch_compare import BranchCompare
 from piview.widgets.branch_figures import BranchFigures
+from piview.widgets.branch_grow import BranchGrow
 from piview.widgets.branch_keys import BranchKeys
 from piview.widgets.branch_rows import BranchRows
 from piview.widgets.branch_search import TreeSearch
@@ -42,7 +44,14 @@ BIG_TREE = 100_000
 
 
 class BranchPanel(
-    BranchKeys, BranchRows, BranchFigures, TreeSearch, BranchCompare, ScrollView, can_focus=True
+    BranchKeys,
+    BranchGrow,
+    BranchRows,
+    BranchFigures,
+    TreeSearch,
+    BranchCompare,
+    ScrollView,
+    can_focus=True,
 ):
     """The branches of a session: a cursor list of Pi's ``/tree`` rows.
 

@@ -1,0 +1,98 @@
+"""Provides :class:`BranchGrow`: the branch panel following what Pi appends, as a mixin of
+:class:`piview.widgets.branch_panel.BranchPanel`.
+
+When the file grew by a chain of entries under an entry of the active path (Pi appended to its
+leaf, or went back with ``/tree`` and went on), the panel lays out only the fork's segment
+again (:func:`piview.model.treeview_grow.grow_rows`) instead of flattening the whole tree in a
+worker: the new rows show with the poll. The usage figures of the grown tree are summed in a
+worker meanwhile; until they arrive the rows keep the figures they had (new rows show none).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from piview.model.subtree import SubtreeSums, subtree_sums
+from piview.model.treefilter import FilterMode
+from piview.model.treeview import Folds, TreeRows
+from piview.model.treeview_grow import grow_rows
+from piview.widgets.offthread import compute_off_thread
+
+if TYPE_CHECKING:
+    from collections import OrderedDict
+
+    from textual.scroll_view import ScrollView as _Widget
+
+    from piview.model.session import Session
+else:
+    _Widget = object  # a plain mixin: Textual sees only the widget class itself
+
+__all__ = ["BranchGrow"]
+
+
+class BranchGrow(_Widget):
+    """Growing the rows with the file; the panel provides what is declared here."""
+
+    _session: Session | None
+    _leaf: int | None
+    _folds: Folds
+    _tree_rows: TreeRows | None
+    _stale: bool
+    _generation: int
+    building: bool
+    cursor: int
+    filter_mode: FilterMode
+    marked: int | None
+    _texts: OrderedDict[int, str]
+
+    if TYPE_CHECKING:
+
+        def _update_virtual_size(self) -> None: ...
+        def set_sums(self, sums: SubtreeSums | None) -> None: ...
+
+    def grow(self, session: Session, leaf: int, first_new: int) -> bool:
+        """Show ``session``, which grew by the entries from ``first_new`` on, with ``leaf``
+        active, as :meth:`~piview.widgets.branch_panel.BranchPanel.set_session` would, laying
+        out only what changed. False when it cannot (a panel hidden or building, folds the
+        user chose, a shape :func:`~piview.model.treeview_grow.grow_rows` leaves to a full
+        flatten): then call ``set_session``."""
+        old = self._tree_rows
+        if (
+            session is not self._session
+            or old is None
+            or self.building
+            or self._stale
+            or not (self.is_mounted and self.display)
+        ):
+            return False
+        fresh = Folds.for_tree(len(session), self.filter_mode)
+        folds = self._folds
+        if folds.opened or folds.closed or folds.fold_side != fresh.fold_side:
+            return False  # set_session forgets the user's folds: the old rows had them
+        rows = grow_rows(old, session, leaf, first_new, self.filter_mode, fresh)
+        if rows is None:
+            return False
+        self.marked = None
+        self._leaf = leaf
+        self._folds = fresh
+        self._texts.clear()
+        self._generation += 1
+        self._tree_rows = rows
+        row = rows.nearest_row(leaf)
+        self._update_virtual_size()
+        self.cursor = row if row is not None else 0
+        self.refresh()
+        compute_off_thread(
+            self,
+            partial(subtree_sums, session),
+            partial(self._grown_sums, self._generation, session),
+            group="flatten",
+            description="Summing the usage of the grown tree",
+        )
+        return True
+
+    def _grown_sums(self, generation: int, session: Session, sums: SubtreeSums | None) -> None:
+        if generation == self._generation and session is self._session and sums is not None:
+            self.set_sums(sums)
+            self.refresh()
