@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from piview.model.store import F_ERROR
-from piview.render.item import Item, ItemList
+from piview.render.item import _KIND_CODE, Item, ItemList
 from piview.render.items import build_items
 
 if TYPE_CHECKING:
@@ -51,13 +51,18 @@ def extend_items(
 
 
 def grew_without_compaction(old: Sequence[Item], new: Sequence[Item], same: int) -> bool:
-    """Whether ``new`` is ``old`` (its first ``same`` items) and more, none of them a
-    compaction: then the same blocks are compacted away (no look at the compactions)."""
-    return (
-        same == len(old)
-        and isinstance(new, ItemList)
-        and "compaction" not in {it.kind for it in new[same:]}
-    )
+    """Whether ``new`` is ``old``'s first ``same`` items and more, and neither has a
+    compaction after them (the branch grew, or a new branch left it after them): then the
+    same blocks are compacted away (no look at the compactions)."""
+    if not isinstance(new, ItemList):
+        return False
+    if same == len(old):
+        return "compaction" not in {it.kind for it in new[same:]}
+    if not isinstance(old, ItemList):
+        return False
+    # The kinds of the two rests, at C speed (a new branch may leave a long one behind).
+    code = _KIND_CODE["compaction"]
+    return code not in old._kinds[same:] and code not in new._kinds[same:]  # noqa: SLF001
 
 
 def calls_answered(session: Session, items: Sequence[Item], entries: Iterable[int]) -> set[int]:

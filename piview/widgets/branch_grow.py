@@ -83,16 +83,33 @@ class BranchGrow(_Widget):
         self._update_virtual_size()
         self.cursor = row if row is not None else 0
         self.refresh()
+        self._sum_grown()
+        return True
+
+    _summing = False
+    """True while a worker sums the usage of a grown tree (one at a time)."""
+
+    def _sum_grown(self) -> None:
+        """Sum the usage of the tree shown in a worker (a second one waits for the first:
+        appends may come faster than a 1 GB tree is summed)."""
+        session = self._session
+        if self._summing or session is None:
+            return
+        self._summing = True
         compute_off_thread(
             self,
             partial(subtree_sums, session),
-            partial(self._grown_sums, self._generation, session),
-            group="flatten",
+            partial(self._grown_sums, session),
+            group="grow",
             description="Summing the usage of the grown tree",
         )
-        return True
 
-    def _grown_sums(self, generation: int, session: Session, sums: SubtreeSums | None) -> None:
-        if generation == self._generation and session is self._session and sums is not None:
+    def _grown_sums(self, session: Session, sums: SubtreeSums | None) -> None:
+        self._summing = False
+        if session is not self._session or sums is None:
+            return
+        if sums.tree is session.tree:
             self.set_sums(sums)
             self.refresh()
+        else:
+            self._sum_grown()  # the tree grew again meanwhile

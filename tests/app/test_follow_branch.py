@@ -78,7 +78,12 @@ async def test_appends_and_a_new_branch_grow_the_open_panel(
         assert list(t.items) == list(build_items(s, t.path))
         assert any("Pi moved to another branch" in m for m in notes(app))
         assert "FORKED question" in screen_text(app)
+        panel = app.screen.query_one(BranchPanel)
+
+        def summed() -> bool:  # the figures of the grown tree, summed in a worker
+            return panel.sums is not None and panel.sums.tree is s.tree
+
+        await wait_until(pilot, summed, "the sums of the grown tree")
         await pilot.press("j")  # the panel has the focus and answers
         await settle(pilot)
-        panel = app.screen.query_one(BranchPanel)
         assert panel.cursor_entry != s.tree.leaf or len(panel.rows) == panel.cursor + 1

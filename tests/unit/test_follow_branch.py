@@ -15,8 +15,8 @@ import pytest
 import piview.model.session as session_module
 from piview.model import Session, load_session
 from piview.model.follow import Built
-from piview.render.items import build_items
-from piview.render.items_follow import branch_items, extend_items
+from piview.render.items import build_items, kept_from
+from piview.render.items_follow import branch_items, extend_items, grew_without_compaction
 from tests.conftest import corpus_files, fixture
 from tests.unit.test_follow_model import same
 
@@ -131,6 +131,9 @@ def test_random_appends_with_new_branches_equal_a_full_load(
                 assert not k or k > len(old_path) or old_path[k - 1] != new_path[k - 1]
                 continue
         assert list(got) == list(want), f"step {step}"
+        # The transcript keeps its compaction mark when neither rest holds a compaction.
+        if grew_without_compaction(old_items, got, old_items.common_prefix(got)):
+            assert kept_from(s, got) == kept_from(s, old_items), f"step {step}"
 
 
 def _user(eid: str, parent: str | None, ts: str = "2026-05-11T08:10:00.000Z") -> bytes:
