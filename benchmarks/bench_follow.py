@@ -71,7 +71,8 @@ class Pane:
 
     def __init__(self, command: str, size: tuple[int, int]) -> None:
         self.name = f"follow{time.monotonic_ns()}"
-        script = f"{command}; echo EXIT=$?; sleep 30"
+        # From the checkout: ``python -m`` imports from the working directory first.
+        script = f"cd {shlex.quote(str(self.root))} && {command}; echo EXIT=$?; sleep 30"
         env = f"env PYTHONPATH={shlex.quote(str(self.root))} TERM=xterm-256color"
         subprocess.run(
             ["tmux", "-L", SOCKET, "-f", os.devnull, "new-session", "-d", "-s", self.name,
