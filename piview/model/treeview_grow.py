@@ -32,9 +32,11 @@ def grow_rows(
 ) -> TreeRows | None:
     """The rows :func:`~piview.model.treeview.flatten` gives for ``session`` (``leaf``
     active, ``mode``, ``folds``) when ``old`` are its rows before the entries from
-    ``first_new`` on were appended, with the same ``mode`` and ``folds``: linear in the new
-    entries, the fork's subtree and the rows after it (and a pass at C speed over the
-    preorder positions); None when this is not a shape handled here (then flatten)."""
+    ``first_new`` on were appended, with the same ``mode`` and ``folds``; None when this is
+    not a shape handled here (then flatten), ``old`` left as it was. Otherwise ``old`` is
+    grown in place (its lists and arrays are the new rows'): linear in the new entries, the
+    fork's subtree, what follows it in the rows, and the active path above the fork (whose
+    subtree sizes grow)."""
     walk = old.walk
     tree = session.tree
     store = session.nodes
@@ -73,14 +75,21 @@ def grow_rows(
     return _grow(old, walk, session, n0, fork, shown, folds)
 
 
-def _tree_order(session: Session, x: int, pre: array[int]) -> list[int] | None:
-    """The children of ``x`` that were there before (those ``pre`` covers), in tree order,
-    when each is visible; else None (hidden children would hand their own children up in
-    an order to be worked out again)."""
-    kids = [c for c in session.tree.children[x] if c < len(pre)]
-    if any(pre[c] < 0 for c in kids):
-        return None
-    return kids
+def _visible_below(session: Session, x: int, pre: array[int]) -> list[int]:
+    """The visible entries that hang from ``x`` in the visible tree (its visible children,
+    and those of its hidden children, passed up), in tree order: what flatten's walk gives
+    when no entry under ``x`` is on the active path. Only the entries ``pre`` covers."""
+    n0 = len(pre)
+    children = session.tree.children
+    out: list[int] = []
+    stack = [c for c in reversed(children[x]) if c < n0]
+    while stack:
+        c = stack.pop()
+        if pre[c] >= 0:
+            out.append(c)
+        else:
+            stack.extend(reversed(children[c]))
+    return out
 
 
 def _state(row: Row, walk: _Walk, i: int) -> _Work:
@@ -106,62 +115,63 @@ def _grow(
     fork: int,
     shown: bytearray,
     folds: Folds,
-) -> TreeRows | None:
+) -> TreeRows:
+    """Grow ``old`` in place (its lists and arrays become the new rows' own)."""
     tree = session.tree
     n = len(tree)
     parents = tree.parents
-    pre0, size0, on_path0, vchildren0 = walk.pre, walk.size, walk.on_path, walk.vchildren
-    # The old branch below the fork leaves the active path.
+    pre, size, on_path, vchildren = walk.pre, walk.size, walk.on_path, walk.vchildren
+    rows, row_of, vparent = old.rows, old.row_of, walk.vparent
+    # The old branch below the fork leaves the active path: its branch points, and the fork,
+    # list their visible children in tree order now, the new branch first at the fork.
     old_branch: list[int] = []
     x = old.leaf
     assert x is not None
     while x != fork:
-        if x < 0:
-            return None  # the fork was not on the old active path
         old_branch.append(x)
         x = parents[x]
-    vchildren = dict(vchildren0)  # lists replaced, never changed in place
-    for x in old_branch:
-        kids = vchildren0.get(x)
-        if kids is not None and len(kids) > 1:
-            order = _tree_order(session, x, pre0)
-            if order is None:
-                return None
-            vchildren[x] = order
+    reordered = {
+        x: _visible_below(session, x, pre)
+        for x in (*old_branch, fork)
+        if len(vchildren.get(x, ())) > 1
+    }
     grown = [n0 + j for j, on in enumerate(shown) if on]
-    before = vchildren0.get(fork, [])
-    if len(before) > 1:
-        # The old branch's child is no longer first: all in tree order after the new one.
-        order = _tree_order(session, fork, pre0)
-        if order is None:
-            return None
-        before = order
-    vchildren[fork] = [grown[0], *before]
+    k = len(grown)
+    lo, hi = pre[fork], pre[fork] + size[fork]
+    index = row_of[fork]
+    end = index + 1
+    while end < len(rows) and lo <= pre[rows[end].entry] < hi:
+        end += 1
+    # The preorder positions after the fork's subtree move on by k: those of the rows after
+    # its rows, and of what the folded ones among them hide.
+    for r in rows[end:]:
+        pre[r.entry] += k
+        if r.folded:
+            stack = list(vchildren.get(r.entry, ()))
+            while stack:
+                e = stack.pop()
+                pre[e] += k
+                stack.extend(vchildren.get(e, ()))
+    vchildren.update(reordered)
+    vchildren[fork] = [grown[0], *vchildren.get(fork, ())]
     for a, b in zip(grown, grown[1:], strict=False):
         vchildren[a] = [b]
-    on_path = bytearray(on_path0)
     for x in old_branch:
         on_path[x] = 0
     on_path.extend(b"\x01" * (n - n0))
-    vparent = list(walk.vparent)
     vparent.extend([-1] * (n - n0))
     anc = fork
     for g in grown:
         vparent[g] = anc
         anc = g
-    k = len(grown)
-    size = array("q", size0)
     size.extend([1] * (n - n0))
     for j, g in enumerate(grown):
         size[g] = k - j
     a = fork
-    while a >= 0:
+    while a >= 0:  # the visible ancestors' subtrees grow (a walk up the active path)
         size[a] += k
         a = vparent[a]
-    # Preorder: after the fork's subtree everything moves on by k; the subtree is walked again
-    # (its order changed: the new branch first, the old one in tree order).
-    lo, hi = pre0[fork], pre0[fork] + size0[fork]
-    pre = array("q", (p + k if p >= hi else p for p in pre0))
+    # The fork's subtree in its new order: the new branch first, the old one in tree order.
     pre.extend([-1] * (n - n0))
     at = lo
     stack = [fork]
@@ -177,21 +187,15 @@ def _grow(
     new_walk = _Walk(
         vchildren, vparent, size, pre, on_path, n - 1, walk.multi, labels, labelled, walk.vside
     )
-    rows = old.rows
-    index = old.row_of[fork]
-    end = index + 1
-    while end < len(rows) and lo <= pre0[rows[end].entry] < hi:
-        end += 1
     sub: list[Row] = []
     _emit(new_walk, folds, [_state(rows[index], new_walk, fork)], sub)
-    out = [*rows[:index], *sub, *rows[end:]]
-    row_of = dict(old.row_of)
     for r in rows[index:end]:
         del row_of[r.entry]
-    for j in range(index, len(out)):
-        row_of[out[j].entry] = j
+    rows[index:end] = sub
+    for j in range(index, len(rows)):
+        row_of[rows[j].entry] = j
     return TreeRows(
-        rows=out,
+        rows=rows,
         mode=old.mode,
         leaf=n - 1,
         shown=old.shown + k,
