@@ -2,12 +2,15 @@
 UI thread.
 
 * :func:`look` (in a worker) reads and decodes what Pi appended, without changing the session;
-  when it is a plain append (each new entry the child of the one before it, the first under
-  the file's last entry, with new ids), it also computes the tree, the pairing and the labels
-  extended by the new entries: linear in those, whatever the size of the file.
+  when each new entry hangs from an earlier one with a new id (a plain append: each the child
+  of the one before, the first under the file's last entry; or a new branch, under an earlier
+  entry, as Pi writes after ``/tree``), it also computes the tree, the pairing and the labels
+  extended by the new entries: linear in those (and the siblings they join), whatever the
+  size of the file.
 * :func:`absorb` (on the UI thread) adds the new entries to the session's index, in time linear
-  in them, and installs the extension; for anything else (a new branch, a repeated id, a
-  pending line that changed, a header that arrived) it returns False, and
+  in them, and installs the extension; for anything else (a new root, an orphan or its
+  missing parent, a repeated id, a pending line that changed, a header that arrived) it
+  returns False, and
 * :func:`rebuild` (in a worker) computes the ids, tree, pairing and labels of the whole file,
   which :func:`install` then makes the session's (assignments only).
 
