@@ -127,7 +127,7 @@ def _grow(
     old_branch: list[int] = []
     x = old.leaf
     assert x is not None
-    while x != fork:
+    while x != fork and x >= 0:  # the fork is on the old active path: an ancestor
         old_branch.append(x)
         x = parents[x]
     reordered = {

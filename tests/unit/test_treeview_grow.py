@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,40 @@ def test_grown_rows_equal_a_new_flatten(path: Path, tmp_path: Path, fold_side: b
                 same_rows(got, flatten(s, new_leaf, mode, folds))
     if s.version >= 3 and not s.tree.side:
         assert handled, "no append was grown"
+
+
+def _user_line(eid: str, parent: str | None) -> bytes:
+    entry = {
+        "type": "message",
+        "id": eid,
+        "parentId": parent,
+        "timestamp": "2026-05-11T08:10:00.000Z",
+        "message": {"role": "user", "content": [{"type": "text", "text": eid}]},
+    }
+    return json.dumps(entry).encode() + b"\n"
+
+
+def test_growing_costs_a_fraction_of_a_flatten(tmp_path: Path) -> None:
+    """A new branch near the end of a 30,000-entry chain is laid out in a small part of the
+    time a flatten takes (a ratio of two runs in one process, with a wide margin)."""
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-05-11T08:00:00Z"}
+    live = tmp_path / "long.jsonl"
+    lines = [json.dumps(header).encode() + b"\n", _user_line("e0", None)]
+    lines += [_user_line(f"e{i}", f"e{i - 1}") for i in range(1, 30_000)]
+    live.write_bytes(b"".join(lines))
+    s = load_session(live)
+    s.labels  # noqa: B018
+    folds = Folds()
+    rows = flatten(s, s.tree.leaf, "default", folds)
+    with open(live, "ab") as f:
+        f.write(_user_line("b0", "e29990"))
+    assert s.poll() == "appended"
+    n0 = len(s) - 1
+    t0 = time.perf_counter()
+    grown = grow_rows(rows, s, n0, n0, "default", folds)
+    t1 = time.perf_counter()
+    want = flatten(s, n0, "default", folds)
+    t2 = time.perf_counter()
+    assert grown is not None
+    same_rows(grown, want)
+    assert (t1 - t0) * 5 < t2 - t1, f"grow {t1 - t0:.4f} s, flatten {t2 - t1:.4f} s"
