@@ -20,8 +20,6 @@ from piview.model.treeview_grow import grow_rows
 from piview.widgets.offthread import compute_off_thread
 
 if TYPE_CHECKING:
-    from collections import OrderedDict
-
     from textual.scroll_view import ScrollView as _Widget
 
     from piview.model.session import Session
@@ -44,7 +42,6 @@ class BranchGrow(_Widget):
     cursor: int
     filter_mode: FilterMode
     marked: int | None
-    _texts: OrderedDict[int, str]
 
     if TYPE_CHECKING:
 
@@ -76,14 +73,16 @@ class BranchGrow(_Widget):
         self.marked = None
         self._leaf = leaf
         self._folds = fresh
-        self._texts.clear()
+        # The row texts stay: an entry's text is its own (set_session forgets them because
+        # its session may be another).
         self._generation += 1
         self._tree_rows = rows
         row = rows.nearest_row(leaf)
         self._update_virtual_size()
         self.cursor = row if row is not None else 0
         self.refresh()
-        self._sum_grown()
+        # After the paint: summing a 1 GB tree holds the interpreter lock half the time.
+        self.call_after_refresh(self._sum_grown)
         return True
 
     _summing = False
