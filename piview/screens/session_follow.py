@@ -363,14 +363,28 @@ class SessionFollow(_Screen):
 
     def _refresh_panes(self, grown_from: int | None = None) -> None:
         """Bring the panes up to date; ``grown_from``: the tree was extended by the entries
-        from there on (the branch panel lays out only what changed, when it can)."""
+        from there on (the branch panel then lays out only what changed, when it can, after
+        the transcript's paint)."""
         s = self.session
-        panel = self.query_one(BranchPanel)
-        if grown_from is None or self.leaf is None or not panel.grow(s, self.leaf, grown_from):
-            panel.set_session(s, self.leaf)
+        self._panes_generation += 1
+        if grown_from is None or self.leaf is None:
+            self.query_one(BranchPanel).set_session(s, self.leaf)
+        else:
+            self.call_after_refresh(self._grow_panel, s, self._panes_generation)
         self._refresh_usage()
         self._refresh_title()  # a session_info, a new model, the first user message
         self._update_status()
+
+    _panes_generation = 0
+    """Counts the panes' refreshes: a branch panel's growth put off by a newer one is moot."""
+
+    def _grow_panel(self, s: Session, generation: int) -> None:
+        """Grow the branch panel's rows with what the file gained, else lay them out anew."""
+        if s is not self.session or generation != self._panes_generation:
+            return  # a newer refresh of the panes grows the panel, or sets it anew
+        panel = self.query_one(BranchPanel)
+        if self.leaf is None or not panel.grow(s, self.leaf):
+            panel.set_session(s, self.leaf)
 
     _reloading = False
 

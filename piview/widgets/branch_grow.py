@@ -48,21 +48,27 @@ class BranchGrow(_Widget):
         def _update_virtual_size(self) -> None: ...
         def set_sums(self, sums: SubtreeSums | None) -> None: ...
 
-    def grow(self, session: Session, leaf: int, first_new: int) -> bool:
-        """Show ``session``, which grew by the entries from ``first_new`` on, with ``leaf``
-        active, as :meth:`~piview.widgets.branch_panel.BranchPanel.set_session` would, laying
-        out only what changed. False when it cannot (a panel hidden or building, folds the
-        user chose, a shape :func:`~piview.model.treeview_grow.grow_rows` leaves to a full
-        flatten): then call ``set_session``."""
+    def grow(self, session: Session, leaf: int) -> bool:
+        """Show ``session``, which grew since the rows were laid out (its tree extended, the
+        entries before left as they were), with ``leaf`` active, as
+        :meth:`~piview.widgets.branch_panel.BranchPanel.set_session` would, laying out only
+        what changed. True when done (or nothing grew); False when it cannot (a panel hidden
+        or building, folds the user chose, a shape
+        :func:`~piview.model.treeview_grow.grow_rows` leaves to a full flatten): then call
+        ``set_session``."""
         old = self._tree_rows
         if (
             session is not self._session
             or old is None
+            or old.walk is None
             or self.building
             or self._stale
             or not (self.is_mounted and self.display)
         ):
             return False
+        first_new = len(old.walk.pre)  # the entries the rows were laid out for
+        if first_new == len(session) and old.leaf == leaf:
+            return True
         fresh = Folds.for_tree(len(session), self.filter_mode)
         folds = self._folds
         if folds.opened or folds.closed or folds.fold_side != fresh.fold_side:
