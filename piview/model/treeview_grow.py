@@ -2,7 +2,8 @@
 under an entry of the active path (to its leaf, or a new branch after ``/tree``), from the rows
 it had, without flattening the whole tree again.
 
-Only the fork's segment is laid out again (the fork's row and what hangs under it, as
+Only the fork's segment is laid out again (the row of the fork, or of its nearest visible
+ancestor when the filter hides it, and what hangs under it, as
 :func:`~piview.model.treeview.refold` does for a fold); the visible tree is carried over: the
 new entries join it, the fork's children and the old branch's branch points are put back in
 tree order (the active child first), the subtree sizes of the fork's ancestors grow, and the
@@ -59,7 +60,13 @@ def grow_rows(
     if any(parents[j] != j - 1 for j in range(n0 + 1, n)):
         return None  # not one chain
     pre0, on_path0 = walk.pre, walk.on_path
-    if not 0 <= fork < n0 or not on_path0[fork] or pre0[fork] < 0 or fork not in old.row_of:
+    if not 0 <= fork < n0 or not on_path0[fork]:
+        return None
+    # The new branch hangs, in the visible tree, from the fork or its nearest visible ancestor.
+    top = fork
+    while top >= 0 and pre0[top] < 0:
+        top = parents[top]
+    if top < 0 or top not in old.row_of:
         return None
     new_nodes = [store[i] for i in range(n0, n)]
     if any(sk.type in ("label", "archive") for sk in new_nodes):
@@ -72,24 +79,35 @@ def grow_rows(
     old_leaf = old.leaf
     if not visibility([store[old_leaf]], mode, {0: ""} if old_leaf in walk.labels else {})[0]:
         return None
-    return _grow(old, walk, session, n0, fork, shown, folds)
+    return _grow(old, walk, session, n0, fork, top, shown, folds)
 
 
-def _visible_below(session: Session, x: int, pre: array[int]) -> list[int]:
+def _visible_below(
+    session: Session, x: int, pre: array[int], first: frozenset[int] = frozenset()
+) -> list[int]:
     """The visible entries that hang from ``x`` in the visible tree (its visible children,
-    and those of its hidden children, passed up), in tree order: what flatten's walk gives
-    when no entry under ``x`` is on the active path. Only the entries ``pre`` covers."""
+    and those of its hidden children, passed up), in the order of flatten's walk: tree order,
+    but that a child in ``first`` (on the active path) comes first. Only the entries ``pre``
+    covers (those there before)."""
     n0 = len(pre)
     children = session.tree.children
-    out: list[int] = []
-    stack = [c for c in reversed(children[x]) if c < n0]
+
+    def kids(y: int) -> list[int]:
+        out = [c for c in children[y] if c < n0]
+        for j, c in enumerate(out):
+            if c in first:
+                return [c, *out[:j], *out[j + 1 :]]
+        return out
+
+    found: list[int] = []
+    stack = kids(x)[::-1]
     while stack:
         c = stack.pop()
         if pre[c] >= 0:
-            out.append(c)
+            found.append(c)
         else:
-            stack.extend(reversed(children[c]))
-    return out
+            stack.extend(reversed(kids(c)))
+    return found
 
 
 def _state(row: Row, walk: _Walk, i: int) -> _Work:
@@ -113,17 +131,20 @@ def _grow(
     session: Session,
     n0: int,
     fork: int,
+    top: int,
     shown: bytearray,
     folds: Folds,
 ) -> TreeRows:
-    """Grow ``old`` in place (its lists and arrays become the new rows' own)."""
+    """Grow ``old`` in place (its lists and arrays become the new rows' own): the new chain
+    hangs from ``fork``, which is ``top`` or hidden under it (``top`` visible)."""
     tree = session.tree
     n = len(tree)
     parents = tree.parents
     pre, size, on_path, vchildren = walk.pre, walk.size, walk.on_path, walk.vchildren
     rows, row_of, vparent = old.rows, old.row_of, walk.vparent
-    # The old branch below the fork leaves the active path: its branch points, and the fork,
-    # list their visible children in tree order now, the new branch first at the fork.
+    # The old branch below the fork leaves the active path: its branch points list their
+    # visible children in tree order now; ``top`` lists the new branch first, then the rest
+    # in flatten's order (the hidden entries from it down to the fork stay on the path).
     old_branch: list[int] = []
     x = old.leaf
     assert x is not None
@@ -131,14 +152,18 @@ def _grow(
         old_branch.append(x)
         x = parents[x]
     reordered = {
-        x: _visible_below(session, x, pre)
-        for x in (*old_branch, fork)
-        if len(vchildren.get(x, ())) > 1
+        x: _visible_below(session, x, pre) for x in old_branch if len(vchildren.get(x, ())) > 1
     }
+    hidden_path: list[int] = []
+    x = fork
+    while x != top:
+        hidden_path.append(x)
+        x = parents[x]
+    reordered[top] = _visible_below(session, top, pre, frozenset(hidden_path))
     grown = [n0 + j for j, on in enumerate(shown) if on]
     k = len(grown)
-    lo, hi = pre[fork], pre[fork] + size[fork]
-    index = row_of[fork]
+    lo, hi = pre[top], pre[top] + size[top]
+    index = row_of[top]
     end = index + 1
     while end < len(rows) and lo <= pre[rows[end].entry] < hi:
         end += 1
@@ -153,28 +178,28 @@ def _grow(
                 pre[e] += k
                 stack.extend(vchildren.get(e, ()))
     vchildren.update(reordered)
-    vchildren[fork] = [grown[0], *vchildren.get(fork, ())]
+    vchildren[top] = [grown[0], *reordered[top]]
     for a, b in zip(grown, grown[1:], strict=False):
         vchildren[a] = [b]
     for x in old_branch:
         on_path[x] = 0
     on_path.extend(b"\x01" * (n - n0))
     vparent.extend([-1] * (n - n0))
-    anc = fork
+    anc = top
     for g in grown:
         vparent[g] = anc
         anc = g
     size.extend([1] * (n - n0))
     for j, g in enumerate(grown):
         size[g] = k - j
-    a = fork
+    a = top
     while a >= 0:  # the visible ancestors' subtrees grow (a walk up the active path)
         size[a] += k
         a = vparent[a]
-    # The fork's subtree in its new order: the new branch first, the old one in tree order.
+    # Top's subtree in its new order: the new branch first, the old one in tree order.
     pre.extend([-1] * (n - n0))
     at = lo
-    stack = [fork]
+    stack = [top]
     while stack:
         i = stack.pop()
         pre[i] = at
@@ -188,7 +213,7 @@ def _grow(
         vchildren, vparent, size, pre, on_path, n - 1, walk.multi, labels, labelled, walk.vside
     )
     sub: list[Row] = []
-    _emit(new_walk, folds, [_state(rows[index], new_walk, fork)], sub)
+    _emit(new_walk, folds, [_state(rows[index], new_walk, top)], sub)
     for r in rows[index:end]:
         del row_of[r.entry]
     rows[index:end] = sub
