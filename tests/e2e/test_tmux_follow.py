@@ -271,8 +271,9 @@ def test_new_branches_with_the_branch_panel_open(
     )
     assert "branch to e0000002" in status_line(screen), screen
     assert re.search(r"\(\d+/\d+\) \[default\]", screen), screen
-    leaf_row = next(x for x in screen.splitlines() if "◀" in x)
-    assert "user: PA" in leaf_row, screen  # the new leaf's row, under the marker
+    lines = screen.splitlines()
+    at = next(k for k, x in enumerate(lines) if "◀" in x)  # the leaf's row (its text cut short)
+    assert "user:" in lines[at] and "PANEL-FORK" in lines[at - 1], screen
     assert "EXIT=0" in _quit(tmux)
 
 
