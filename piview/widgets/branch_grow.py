@@ -5,7 +5,8 @@ When the file grew by a chain of entries under an entry of the active path (Pi a
 leaf, or went back with ``/tree`` and went on), the panel lays out only the fork's segment
 again (:func:`piview.model.treeview_grow.grow_rows`) instead of flattening the whole tree in a
 worker: the new rows show with the poll. The usage figures of the grown tree are summed in a
-worker meanwhile; until they arrive the rows keep the figures they had (new rows show none).
+worker once the file is quiet for a moment; until they arrive the rows keep the figures they
+had (new rows show none).
 """
 
 from __future__ import annotations
@@ -21,12 +22,16 @@ from piview.widgets.offthread import compute_off_thread
 
 if TYPE_CHECKING:
     from textual.scroll_view import ScrollView as _Widget
+    from textual.timer import Timer
 
     from piview.model.session import Session
 else:
     _Widget = object  # a plain mixin: Textual sees only the widget class itself
 
-__all__ = ["BranchGrow"]
+__all__ = ["SUMS_DELAY", "BranchGrow"]
+
+SUMS_DELAY = 1.0
+"""Seconds after the last growth before the usage of the grown tree is summed (in a worker)."""
 
 
 class BranchGrow(_Widget):
@@ -87,9 +92,14 @@ class BranchGrow(_Widget):
         self._update_virtual_size()
         self.cursor = row if row is not None else 0
         self.refresh()
-        # After the paint: summing a 1 GB tree holds the interpreter lock half the time.
-        self.call_after_refresh(self._sum_grown)
+        # Once the file is quiet for a moment: summing a 1 GB tree takes seconds of the
+        # interpreter's time, which the next appends' paints would have to share.
+        if self._sums_timer is not None:
+            self._sums_timer.stop()
+        self._sums_timer = self.set_timer(SUMS_DELAY, self._sum_grown, name="grow-sums")
         return True
+
+    _sums_timer: Timer | None = None
 
     _summing = False
     """True while a worker sums the usage of a grown tree (one at a time)."""
@@ -97,6 +107,7 @@ class BranchGrow(_Widget):
     def _sum_grown(self) -> None:
         """Sum the usage of the tree shown in a worker (a second one waits for the first:
         appends may come faster than a 1 GB tree is summed)."""
+        self._sums_timer = None
         session = self._session
         if self._summing or session is None:
             return
