@@ -5,6 +5,11 @@ For each file (a copy of it in a temporary folder, which the benchmark appends t
 * **append → on screen**: ``piview COPY`` runs in a detached tmux pane; once the whole file is
   loaded, a user message is appended under the last entry, and the time until its text is on
   the tmux screen is taken (``capture-pane`` every 10 ms). Repeated ``--appends`` times.
+* **new branch → on screen**: as above, but the user message hangs from an entry ten up the
+  branch shown (Pi after ``/tree`` back to an earlier entry): the time until it is on screen.
+* **append with the branch panel open**: ``b`` opens the panel, then appends: the time until
+  the message is on screen, and until the panel lists its row (its footer's count grew and it
+  is not building the tree).
 * **key during a poll**: right after an append, ``k`` is sent, and the time until the status
   line's block number changes is taken (the UI thread must answer while the poll runs).
 * **q → shell prompt**: ``q`` is sent and the time until the pane prints ``EXIT=`` (the shell
@@ -17,6 +22,11 @@ Medians are printed.
 
     python benchmarks/bench_follow.py /tmp/bench/s1g.jsonl --baseline /tmp/bench/s50.jsonl
     python benchmarks/bench_follow.py ... --root /tmp/piview-before   # another checkout
+    python benchmarks/bench_follow.py ... --against /tmp/piview-before --only branch,panel
+
+``--against`` runs a second checkout alternately with the first (run by run, on the same
+copy), so that before and after see the same load; each figure is printed with the median
+1-minute load average of its runs.
 """
 
 from __future__ import annotations
@@ -61,7 +71,8 @@ class Pane:
 
     def __init__(self, command: str, size: tuple[int, int]) -> None:
         self.name = f"follow{time.monotonic_ns()}"
-        script = f"{command}; echo EXIT=$?; sleep 30"
+        # From the checkout: ``python -m`` imports from the working directory first.
+        script = f"cd {shlex.quote(str(self.root))} && {command}; echo EXIT=$?; sleep 30"
         env = f"env PYTHONPATH={shlex.quote(str(self.root))} TERM=xterm-256color"
         subprocess.run(
             ["tmux", "-L", SOCKET, "-f", os.devnull, "new-session", "-d", "-s", self.name,
@@ -104,11 +115,29 @@ def _last_id(path: Path) -> str:
     return str(json.loads(last)["id"])
 
 
-def _append(path: Path, marker: str) -> None:
+def _fork_id(path: Path, up: int = 10) -> str:
+    """The id of the entry ``up`` steps above the last one (read from the file's tail)."""
+    with open(path, "rb") as f:
+        f.seek(max(0, path.stat().st_size - 8 * 1024 * 1024))
+        lines = f.read().rstrip(b"\n").split(b"\n")[1:]
+    parent: dict[str, str | None] = {}
+    for raw in lines:
+        obj = json.loads(raw)
+        parent[obj["id"]] = obj.get("parentId")
+    at = str(json.loads(lines[-1])["id"])
+    for _ in range(up):
+        up_id = parent.get(at)
+        if up_id is None:
+            break
+        at = up_id
+    return at
+
+
+def _append(path: Path, marker: str, parent: str | None = None) -> None:
     entry = {
         "type": "message",
         "id": marker.lower(),
-        "parentId": _last_id(path),
+        "parentId": parent or _last_id(path),
         "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
         "message": {"role": "user", "content": [{"type": "text", "text": marker}]},
     }
@@ -185,6 +214,69 @@ def follow_only_run(copy: Path, size: tuple[int, int], appends: int, tag: str) -
     return times
 
 
+def branch_run(copy: Path, size: tuple[int, int], appends: int, tag: str) -> list[float]:
+    """New branches (under an entry ten up the branch shown): the time until each is on
+    screen."""
+    times = []
+    pane = Pane(_piview(copy), size)
+    try:
+        pane.wait(_loaded, timeout=300)
+        time.sleep(1.0)
+        for n in range(appends):
+            marker = f"FORK-{tag}-{n:03d}-{time.monotonic_ns() % 10**8}"
+            fork = _fork_id(copy)
+            _append(copy, marker, parent=fork)
+            times.append(pane.wait(lambda s, m=marker: m in s))
+            time.sleep(0.3)
+        pane.send("q")
+        pane.wait(lambda s: "EXIT=" in s)
+    finally:
+        pane.kill()
+    return times
+
+
+def _panel_rows(screen: str) -> int | None:
+    """``n`` of the branch panel's footer ``(i/n) [filter]``, None while it is building."""
+    if "building the tree" in screen:
+        return None
+    for line in screen.splitlines():
+        head, sep, rest = line.partition("(")
+        if sep and "/" in rest and ") [" in rest:
+            n = rest.split("/", 1)[1].split(")", 1)[0]
+            if n.isdigit():
+                return int(n)
+    return None
+
+
+def panel_run(
+    copy: Path, size: tuple[int, int], appends: int, tag: str
+) -> tuple[list[float], list[float]]:
+    """Appends with the branch panel open: the times until each is in the transcript, and
+    until the panel lists it."""
+    shown, listed = [], []
+    pane = Pane(_piview(copy), size)
+    try:
+        pane.wait(_loaded, timeout=300)
+        pane.send("b")
+        pane.wait(lambda s: _panel_rows(s) is not None, timeout=120)
+        time.sleep(1.0)
+        for n in range(appends):
+            rows = _panel_rows(pane.screen())
+            marker = f"PANEL-{tag}-{n:03d}-{time.monotonic_ns() % 10**8}"
+            _append(copy, marker)
+            t0 = time.perf_counter()
+            pane.wait(lambda s, m=marker: m in s)
+            shown.append(time.perf_counter() - t0)
+            pane.wait(lambda s, r=rows: (_panel_rows(s) or 0) > (r or 0))
+            listed.append(time.perf_counter() - t0)
+            time.sleep(0.3)
+        pane.send("q")
+        pane.wait(lambda s: "EXIT=" in s)
+    finally:
+        pane.kill()
+    return shown, listed
+
+
 def quit_run(command: str, size: tuple[int, int], state: str, copy: Path | None) -> float:
     """Seconds from ``q`` to the shell running on, in ``state``."""
     pane = Pane(command, size)
@@ -215,6 +307,35 @@ def _ms(values: list[float]) -> str:
     )
 
 
+GROUPS = ("append", "branch", "panel", "keys", "quit")
+"""The cases ``--only`` picks from: plain appends, new branches, appends with the branch panel
+open, appends with keys pressed, and quitting."""
+
+
+def _one_run(
+    copy: Path, size: tuple[int, int], appends: int, tag: str, only: set[str]
+) -> dict[str, list[float]]:
+    """Each case picked, once, on one checkout (:attr:`Pane.root`)."""
+    r: dict[str, list[float]] = {}
+    if "append" in only:
+        r["append, no key"] = follow_only_run(copy, size, appends, f"{tag}a")
+    if "branch" in only:
+        r["new branch, no key"] = branch_run(copy, size, appends, f"{tag}f")
+    if "panel" in only:
+        r["append, panel open"], r["  ... panel lists it"] = panel_run(
+            copy, size, appends, f"{tag}p"
+        )
+    if "keys" in only:
+        got = follow_run(copy, size, appends, f"{tag}b")
+        r["append, with k and G"] = got["append"]
+        r["key during poll"] = got["key during poll"]
+        r["quit idle"] = got["quit idle"]
+    if "quit" in only:
+        r["quit while loading"] = [quit_run(_piview(copy), size, "loading", copy)]
+        r["quit during poll"] = [quit_run(_piview(copy), size, "poll", copy)]
+    return r
+
+
 def main() -> None:
     """Time following and quitting on the files given."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -227,17 +348,28 @@ def main() -> None:
     ap.add_argument(
         "--root", type=Path, default=ROOT, help="the piview checkout to run (default: this one)"
     )
+    ap.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        help="another checkout (the code before a change), run alternately with --root",
+    )
+    ap.add_argument(
+        "--only", default=",".join(GROUPS), help=f"cases to run, of {', '.join(GROUPS)}"
+    )
     args = ap.parse_args()
-    Pane.root = args.root
+    only = set(args.only.split(","))
     if shutil.which("tmux") is None:
         sys.exit("tmux is not installed")
     cols, rows = (int(x) for x in args.size.split("x"))
     size = (cols, rows)
     files = [args.file] + ([args.baseline] if args.baseline else [])
+    roots = [args.root] + ([args.against] if args.against else [])
     work = Path(tempfile.mkdtemp(prefix="bench-follow-", dir=args.tmp))
     hello = work / "hello.py"
     hello.write_text(HELLO)
     results: dict[str, dict[str, list[float]]] = {}
+    loads: dict[str, dict[str, list[float]]] = {}
     failures: list[str] = []
     # One session that lives through the runs: the server stays up between panes (a new one
     # may fail while the last one's server exits).
@@ -249,40 +381,38 @@ def main() -> None:
         for f in files:
             copy = work / f.name
             shutil.copyfile(f, copy)
-            label = f"{f.name} ({f.stat().st_size / 1e6:.0f} MB)"
-            r: dict[str, list[float]] = {
-                "append, no key": [],
-                "append, with k and G": [],
-                "key during poll": [],
-                "quit idle": [],
-                "quit while loading": [],
-                "quit during poll": [],
-            }
             for k in range(args.runs):
-                try:
-                    r["append, no key"] += follow_only_run(copy, size, args.appends, f"{k}a")
-                    got = follow_run(copy, size, args.appends, f"{k}b")
-                    r["append, with k and G"] += got["append"]
-                    r["key during poll"] += got["key during poll"]
-                    r["quit idle"] += got["quit idle"]
-                    r["quit while loading"].append(quit_run(_piview(copy), size, "loading", copy))
-                    r["quit during poll"].append(quit_run(_piview(copy), size, "poll", copy))
-                except TimeoutError as exc:  # an append never shown, a viewer that hangs
-                    failures.append(f"{label}, run {k}: timed out; last screen:\n{exc}")
-            results[label] = r
-        hello_times = [
-            quit_run(f"{shlex.quote(sys.executable)} {hello}", size, "idle", None)
-            for _ in range(args.runs)
-        ]
-        results["textual, one line"] = {"quit idle": hello_times}
+                for root in roots:  # alternately: both see the same load
+                    Pane.root = root
+                    label = f"{f.name} ({f.stat().st_size / 1e6:.0f} MB), {root}"
+                    r = results.setdefault(label, {})
+                    seen = loads.setdefault(label, {})
+                    try:
+                        got = _one_run(copy, size, args.appends, f"{k}{roots.index(root)}", only)
+                    except TimeoutError as exc:  # an append never shown, a viewer that hangs
+                        failures.append(f"{label}, run {k}: timed out; last screen:\n{exc}")
+                        continue
+                    load = os.getloadavg()[0]
+                    for name, values in got.items():
+                        r.setdefault(name, []).extend(values)
+                        seen.setdefault(name, []).append(load)
+        if "quit" in only:
+            hello_times = [
+                quit_run(f"{shlex.quote(sys.executable)} {hello}", size, "idle", None)
+                for _ in range(args.runs)
+            ]
+            results["textual, one line"] = {"quit idle": hello_times}
     finally:
         shutil.rmtree(work, ignore_errors=True)
         subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True, check=False)
-    print(f"piview from {args.root}; tmux pane {args.size}, {args.runs} viewers per file and state")
+    print(f"tmux pane {args.size}, {args.runs} viewers per file, case and checkout")
+    print(f"load average at the end: {os.getloadavg()}")
     for label, r in results.items():
         print(label)
         for name, values in r.items():
-            print(f"  {name:22s} {_ms(values)}")
+            at = loads.get(label, {}).get(name)
+            load = f"  load {statistics.median(at):.2f}" if at else ""
+            print(f"  {name:22s} {_ms(values)}{load}")
     for failure in failures:
         print("FAILED", failure)
 

@@ -2,12 +2,15 @@
 UI thread.
 
 * :func:`look` (in a worker) reads and decodes what Pi appended, without changing the session;
-  when it is a plain append (each new entry the child of the one before it, the first under
-  the file's last entry, with new ids), it also computes the tree, the pairing and the labels
-  extended by the new entries: linear in those, whatever the size of the file.
+  when each new entry hangs from an earlier one with a new id (a plain append: each the child
+  of the one before, the first under the file's last entry; or a new branch, under an earlier
+  entry, as Pi writes after ``/tree``), it also computes the tree, the pairing and the labels
+  extended by the new entries: linear in those (and the siblings they join), whatever the
+  size of the file.
 * :func:`absorb` (on the UI thread) adds the new entries to the session's index, in time linear
-  in them, and installs the extension; for anything else (a new branch, a repeated id, a
-  pending line that changed, a header that arrived) it returns False, and
+  in them, and installs the extension; for anything else (a new root, an orphan or its
+  missing parent, a repeated id, a pending line that changed, a header that arrived) it
+  returns False, and
 * :func:`rebuild` (in a worker) computes the ids, tree, pairing and labels of the whole file,
   which :func:`install` then makes the session's (assignments only).
 
@@ -16,6 +19,7 @@ UI thread.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -25,7 +29,7 @@ from piview.model.labels import extend_labels, resolve_labels
 from piview.model.openclaw import side_notes
 from piview.model.pairing import Pairing, extend_pairing, pair_tool_calls
 from piview.model.store import NodeStore
-from piview.model.tree import Tree
+from piview.model.tree import Tree, parse_iso_ms
 
 __all__ = ["EXTEND_MAX", "Built", "Found", "Update", "absorb", "install", "look", "rebuild"]
 
@@ -96,7 +100,10 @@ class Found:
     header_arrived: bool = False
     """The piece holds the header of a file that had none."""
     extension: Update | None = None
-    """The session extended by the piece (a plain append), else None."""
+    """The session extended by the piece (each new entry under an earlier one), else None."""
+    plain: bool = False
+    """The extension is a plain append: each new entry the child of the one before it, the
+    first under the last entry (the branch shown grows at its end)."""
     base: int = 0
     """How many entries the session had when looked at (the piece reads on after them)."""
 
@@ -117,15 +124,18 @@ def look(session: Session) -> Found:
     piece.consume(session.file_descriptor(), final=False)
     added = len(piece.nodes)
     header_arrived = index.header is None and piece.header is not None
-    extension = None
+    extension, plain = None, False
     if added and not header_arrived and not index.tail_entry:
-        extension = _extend(session, piece.piece_entries(), piece)
+        extended = _extend(session, piece.piece_entries(), piece)
+        if extended is not None:
+            extension, plain = extended
     return Found(
         "grown",
         piece=piece,
         added=added,
         header_arrived=header_arrived,
         extension=extension,
+        plain=plain,
         base=len(session),
     )
 
@@ -165,35 +175,51 @@ def install(session: Session, update: Update) -> None:
     session.install(update.built, pairing=update.pairing, labels=update.labels)
 
 
-def _extend(session: Session, entries: list[SkEntry], piece: FileIndex) -> Update | None:
-    """The session extended by ``entries`` when they are a plain append, else None."""
+def _extend(
+    session: Session, entries: list[SkEntry], piece: FileIndex
+) -> tuple[Update, bool] | None:
+    """The session extended by ``entries`` when each hangs from an entry before it (a plain
+    append, or a new branch under an earlier entry), and whether it is a plain append; else
+    None."""
     if len(entries) > EXTEND_MAX or session.legacy_ids or session.version < 3:
         return None
     store, tree = session.nodes, session.tree
     n = len(tree)
-    if not n or n != len(store) or store.missing_ids or tree.children.size(n - 1):
+    if not n or n != len(store) or store.missing_ids:
         return None
     id_index = tree.id_index
     orphan_refs = {store.forward_refs.get(i) for i in tree.orphans}
     ids: list[str] = []
-    fresh: set[str] = set()
+    parents: list[int] = []
+    fresh: dict[str, int] = {}
+    chain = True  # each new entry the child of the one before, the first under the last
     prev = session.ids[n - 1]
-    for sk in entries:
-        own = sk.id
-        # The parent must be the entry just before; an id seen before (a repeated id, the
-        # missing parent of an orphan) changes how other entries resolve: rebuild.
-        if not own or sk.parent_id != prev or own in id_index or own in fresh:
+    for j, sk in enumerate(entries):
+        own, ref = sk.id, sk.parent_id
+        # An id seen before (a repeated id, the missing parent of an orphan) changes how other
+        # entries resolve; a new root or orphan reorders the roots: rebuild.
+        if not own or own in id_index or own in fresh or own in orphan_refs or ref is None:
             return None
-        if own in orphan_refs:
-            return None
+        p = fresh.get(ref)
+        if p is None:
+            p = id_index.get(ref)  # every entry so far precedes: the last with the id is nearest
+            if p is None:
+                return None
+        chain = chain and ref == prev
         ids.append(own)
-        fresh.add(own)
+        parents.append(p)
+        fresh[own] = n + j
         prev = own
-    if _labels_wait_for(session, fresh):
+    if chain and tree.children.size(n - 1):
+        chain = False  # the last entry had children already (an OpenClaw leaf moved away)
+    if _labels_wait_for(session, set(fresh)):
         return None
     # OpenClaw's side notes among the new lines (their offsets are the file's).
-    found = side_notes(session.pread, piece.offsets, piece.lengths)
-    new_tree = tree.with_chain(ids, frozenset(n + j for j in found))
+    found = frozenset(n + j for j in side_notes(session.pread, piece.offsets, piece.lengths))
+    if chain:
+        new_tree = tree.with_chain(ids, found)
+    else:
+        new_tree = tree.with_entries(parents, ids, _sort_key(store, entries, n), found)
     built = Built([*session.ids, *ids], new_tree, legacy=False)
     old_pairing = session.cached_pairing
     pairing = (
@@ -203,7 +229,18 @@ def _extend(session: Session, entries: list[SkEntry], piece: FileIndex) -> Updat
     labels = None
     if old_labels is not None:
         labels = extend_labels(old_labels, enumerate(entries, n), new_tree, built.ids)
-    return Update(built, pairing, labels)
+    return Update(built, pairing, labels), chain
+
+
+def _sort_key(store: NodeStore, entries: list[SkEntry], n: int) -> Callable[[int], float]:
+    """An entry's timestamp in ms, ``inf`` when invalid (how the tree orders siblings): from
+    the store for its entries, from ``entries`` for those after them."""
+
+    def key(i: int) -> float:
+        ms = parse_iso_ms(store.timestamp(i) if i < n else entries[i - n].timestamp)
+        return float("inf") if ms is None else ms
+
+    return key
 
 
 def _labels_wait_for(session: Session, ids: set[str]) -> bool:

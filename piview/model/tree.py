@@ -16,7 +16,8 @@ No walk here recurses, so a chain 100,000 entries deep is fine.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from bisect import bisect_left, insort
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import accumulate, compress
@@ -235,6 +236,114 @@ class Tree:
             path.extend(range(n, n + k))
             tree._last_path = (n + k - 1, path)
         return tree
+
+    def with_entries(
+        self,
+        parents: Sequence[int],
+        ids: Sequence[str],
+        sort_key: Callable[[int], float],
+        side: frozenset[int] = frozenset(),
+    ) -> Tree:
+        """A new tree: this one and, after its last entry, one new entry per id of ``ids``,
+        the ``j``-th under ``parents[j]`` (an earlier entry: one of this tree's, or a new one
+        before it). This is Pi appending anywhere: to its leaf, or under an earlier entry when
+        the user went back with ``/tree`` (a new branch). The caller checks that this is what
+        the file says: the new ids are new, name no orphan's missing parent, and each parent
+        is the nearest preceding entry with the ``parentId``. ``sort_key``: an entry's
+        timestamp in ms (``inf`` when invalid), to place a new child among its siblings as
+        :func:`build_tree` orders them. ``side``: the new entries that are side notes.
+
+        Linear in the new entries and the siblings they join, but for copies of the arrays
+        (at C speed): this tree is left as it was, for whoever still reads it.
+        """
+        n, k = len(self.parents), len(ids)
+        if len(parents) != k:
+            raise ValueError("one parent per new entry")
+        if any(not 0 <= p < n + j for j, p in enumerate(parents)):
+            raise ValueError("a new entry hangs from an earlier entry")
+        new_parents = array("q", self.parents)
+        new_parents.extend(parents)
+        under_old: dict[int, list[int]] = {}
+        under_new: dict[int, list[int]] = {}
+        for j, p in enumerate(parents):
+            (under_old if p < n else under_new).setdefault(p, []).append(n + j)
+
+        def key(i: int) -> tuple[float, int]:
+            return (sort_key(i), i)
+
+        old_start, old_items = self.children.start, self.children.items
+        items = array("q", old_items)
+        forks = sorted(under_old)
+        for p in reversed(forks):  # from the end: the positions before stay put
+            a, b = old_start[p], old_start[p + 1]
+            kids = old_items[a:b].tolist()
+            for c in under_old[p]:
+                insort(kids, c, key=key)
+            items[a:b] = array("q", kids)
+        start = old_start[: forks[0] + 1] if forks else array("q", old_start)
+        shift = 0
+        for at, p in enumerate(forks):
+            # The entries after p start later by the children added up to p.
+            shift += len(under_old[p])
+            end = forks[at + 1] + 1 if at + 1 < len(forks) else n + 1
+            start.extend(map(shift.__add__, old_start[p + 1 : end]))
+        for i in range(n, n + k):
+            grown = under_new.get(i)
+            if grown:
+                grown.sort(key=key)
+                items.extend(grown)
+            start.append(len(items))
+        id_index = dict(self.id_index)
+        id_index.update(zip(ids, range(n, n + k), strict=True))
+        all_side = self.side | side if side else self.side
+        tree = Tree(
+            parents=new_parents,
+            children=Children(start, items),
+            roots=self.roots,
+            id_index=id_index,
+            orphans=self.orphans,
+            self_parents=self.self_parents,
+            cycles=self.cycles,
+            duplicate_ids=self.duplicate_ids,
+            side=all_side,
+        )
+        leaves = self._leaves
+        if leaves is not None and not all_side:
+            # Parents that had no children are leaves no more; new childless entries are.
+            kept = list(leaves)
+            for p in sorted(under_old, reverse=True):
+                if old_start[p] == old_start[p + 1]:
+                    at = bisect_left(kept, p)
+                    if at < len(kept) and kept[at] == p:
+                        del kept[at]
+            kept.extend(i for i in range(n, n + k) if i not in under_new)
+            tree._leaves = kept
+        tree._last_path = self._path_through(new_parents, n)
+        return tree
+
+    def _path_through(self, parents: array[int], n: int) -> tuple[int, array[int]] | None:
+        """The cached path, carried to a tree of ``parents`` with entries from ``n`` on added:
+        the path to its last entry when it hangs from the cached path (up the new entries
+        only), else the cached path as it was (paths of old entries never change)."""
+        last = self._last_path
+        if last is None or len(parents) == n:
+            return last
+        chain: list[int] = []
+        i = len(parents) - 1
+        while i >= n:
+            chain.append(i)
+            i = parents[i]
+        cached = last[1]
+        if i == last[0]:
+            at = len(cached) - 1
+        else:
+            try:
+                at = cached.index(i)  # the fork on the cached path (at C speed), or not
+            except ValueError:
+                return last
+        path = cached[: at + 1]
+        path.extend(reversed(chain))
+        return (path[-1], path)
 
     def subtree(self, i: int) -> list[int]:
         """``i`` and all its descendants, depth first in child order."""

@@ -23,7 +23,7 @@ from textual.timer import Timer
 
 from piview.model.follow import Found, Update, absorb, install, look, rebuild
 from piview.render.items import ItemList, build_items
-from piview.render.items_follow import extend_items
+from piview.render.items_follow import branch_items, extend_items
 from piview.widgets.branch_panel import BranchPanel
 from piview.widgets.offthread import compute_off_thread
 from piview.widgets.transcript import Transcript
@@ -245,7 +245,8 @@ class SessionFollow(_Screen):
             self._polling = False
             return
         old_latest, old_count = s.tree.leaf, len(s)
-        extended = found.extension is not None
+        extended = found.plain  # the branch shown may grow at its end
+        grown = found.extension is not None  # the tree grew: the old entries stay as they were
         try:
             done = absorb(s, found)
         except (ValueError, BufferError):  # changed under the worker: read it all again
@@ -254,7 +255,7 @@ class SessionFollow(_Screen):
         if done:
             self._polling = False
             if found.shows_more:
-                self._show_appended(old_latest, old_count, extended=extended)
+                self._show_appended(old_latest, old_count, extended=extended, grown=grown)
             return
         compute_off_thread(
             self,
@@ -277,9 +278,12 @@ class SessionFollow(_Screen):
         self._polling = False
         self._show_appended(old_latest, old_count, extended=False)
 
-    def _show_appended(self, old_latest: int | None, old_count: int, *, extended: bool) -> None:
+    def _show_appended(
+        self, old_latest: int | None, old_count: int, *, extended: bool, grown: bool = False
+    ) -> None:
         """Show the entries from ``old_count`` on: move the view to the new leaf when it was on
-        the latest one, else say where they went."""
+        the latest one, else say where they went. ``extended``: a plain append; ``grown``: the
+        tree was extended, not rebuilt (the branch panel may grow its rows)."""
         s = self.session
         self.last_entry_at = _now()
         new = len(s) - old_count
@@ -295,20 +299,28 @@ class SessionFollow(_Screen):
             path = transcript.path + list(added) if grows else s.tree.path(latest)
             continues = grows or old_latest is None or old_latest in path  # at C speed
             at_end = transcript.following_end
+            fresh = None
             if grows and isinstance(items, ItemList):
                 fresh = extend_items(s, items, added, show_hidden=transcript.show_hidden)
-                self._show_path(latest, path, added, fresh)
+            elif isinstance(items, ItemList):
+                # A new branch under an entry shown: the blocks up to the fork are kept.
+                fresh = branch_items(
+                    s, items, transcript.path, path, old_count, show_hidden=transcript.show_hidden
+                )
+            grown_from = old_count if grown else None
+            if fresh is not None:
+                self._show_path(latest, path, added, fresh, grown_from)
             elif len(path) >= _ITEMS_IN_WORKER:
                 self._polling = True  # no look at the file until this branch shows
                 compute_off_thread(
                     self,
                     partial(build_items, s, path, show_hidden=transcript.show_hidden),
-                    partial(self._items_built, s, latest, path, added),
+                    partial(self._items_built, s, latest, path, added, grown_from),
                     group="follow",
                     description="Building the branch's blocks",
                 )
             else:
-                self._show_path(latest, path, added, None)
+                self._show_path(latest, path, added, None, grown_from)
             if not continues:
                 self.notify("Pi moved to another branch: following its new leaf", timeout=5)
             elif not at_end and new:
@@ -324,24 +336,55 @@ class SessionFollow(_Screen):
         self._refresh_panes()
 
     def _items_built(
-        self, s: Session, leaf: int, path: list[int], added: range, items: ItemList | None
+        self,
+        s: Session,
+        leaf: int,
+        path: list[int],
+        added: range,
+        grown_from: int | None,
+        items: ItemList | None,
     ) -> None:
         self._polling = False
         if s is self.session:
-            self._show_path(leaf, path, added, items)
+            self._show_path(leaf, path, added, items, grown_from)
 
-    def _show_path(self, leaf: int, path: list[int], added: range, items: ItemList | None) -> None:
+    def _show_path(
+        self,
+        leaf: int,
+        path: list[int],
+        added: range,
+        items: ItemList | None,
+        grown_from: int | None = None,
+    ) -> None:
         """Show the branch to ``leaf`` (grown by ``added``), then the panes around it."""
         self.leaf = leaf
         self.query_one(Transcript).update_path(path, added=added, items=items)
-        self._refresh_panes()
+        self._refresh_panes(grown_from)
 
-    def _refresh_panes(self) -> None:
+    def _refresh_panes(self, grown_from: int | None = None) -> None:
+        """Bring the panes up to date; ``grown_from``: the tree was extended by the entries
+        from there on (the branch panel then lays out only what changed, when it can, after
+        the transcript's paint)."""
         s = self.session
-        self.query_one(BranchPanel).set_session(s, self.leaf)
+        self._panes_generation += 1
+        if grown_from is None or self.leaf is None:
+            self.query_one(BranchPanel).set_session(s, self.leaf)
+        else:
+            self.call_after_refresh(self._grow_panel, s, self._panes_generation)
         self._refresh_usage()
         self._refresh_title()  # a session_info, a new model, the first user message
         self._update_status()
+
+    _panes_generation = 0
+    """Counts the panes' refreshes: a branch panel's growth put off by a newer one is moot."""
+
+    def _grow_panel(self, s: Session, generation: int) -> None:
+        """Grow the branch panel's rows with what the file gained, else lay them out anew."""
+        if s is not self.session or generation != self._panes_generation:
+            return  # a newer refresh of the panes grows the panel, or sets it anew
+        panel = self.query_one(BranchPanel)
+        if self.leaf is None or not panel.grow(s, self.leaf):
+            panel.set_session(s, self.leaf)
 
     _reloading = False
 

@@ -5,7 +5,8 @@ and only their texts are read from the file (and cached), so a 20,000-entry sess
 fast as a short one. See ``docs`` in ``textual-stack.md`` section 5 for why this is not a
 ``Tree`` widget. The lines are drawn by :mod:`piview.widgets.branch_rows`; the search is
 :mod:`piview.widgets.branch_search`; marking and comparing branches
-:mod:`piview.widgets.branch_compare`.
+:mod:`piview.widgets.branch_compare`; its keys :mod:`piview.widgets.branch_keys`; following the
+file without flattening it again :mod:`piview.widgets.branch_grow`.
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ from textual.strip import Strip
 
 from piview.model.session import Session
 from piview.model.subtree import cached_sums, subtree_sums
-from piview.model.treefilter import FilterMode, next_filter
+from piview.model.treefilter import FilterMode
 from piview.model.treetext import row_text
-from piview.model.treeview import Folds, Row, TreeRows, flatten, refold
+from piview.model.treeview import Folds, Row, TreeRows, flatten
 from piview.widgets.branch_compare import BranchCompare
 from piview.widgets.branch_figures import BranchFigures
+from piview.widgets.branch_grow import BranchGrow
+from piview.widgets.branch_keys import BranchKeys
 from piview.widgets.branch_rows import BranchRows
 from piview.widgets.branch_search import TreeSearch
 from piview.widgets.offthread import compute_off_thread
@@ -40,7 +43,16 @@ BIG_TREE = 100_000
 """Sessions of this many entries and more are flattened in a worker (0.6 s and up)."""
 
 
-class BranchPanel(BranchRows, BranchFigures, TreeSearch, BranchCompare, ScrollView, can_focus=True):
+class BranchPanel(
+    BranchKeys,
+    BranchGrow,
+    BranchRows,
+    BranchFigures,
+    TreeSearch,
+    BranchCompare,
+    ScrollView,
+    can_focus=True,
+):
     """The branches of a session: a cursor list of Pi's ``/tree`` rows.
 
     Each row shows the tree art (``├─ └─ │``), a fold marker on segment starts (``⊟`` open,
@@ -482,113 +494,6 @@ class BranchPanel(BranchRows, BranchFigures, TreeSearch, BranchCompare, ScrollVi
         """Track the width and keep the cursor in view."""
         self._update_virtual_size()
         self._reveal_cursor = True
-
-    # ----------------------------------------------------------------- actions
-
-    def action_move(self, delta: int) -> None:
-        """Move the cursor by ``delta`` rows."""
-        self.cursor += delta
-
-    def action_page(self, direction: int) -> None:
-        """Move the cursor by a page."""
-        self.cursor += direction * self._body_height()
-
-    def action_jump_to(self, row: int) -> None:
-        """Move the cursor to ``row`` (negative counts from the end)."""
-        self.cursor = row if row >= 0 else len(self.rows) + row
-
-    def action_select(self) -> None:
-        """Post :class:`EntrySelected` for the row under the cursor."""
-        entry = self.cursor_entry
-        if entry is None or self._session is None:
-            return
-        # As Pi's HTML export: the path through the entry down to its newest leaf.
-        leaf = self._session.tree.newest_leaf(entry)
-        self.post_message(self.EntrySelected(self, entry, leaf))
-
-    def action_toggle_fold(self) -> None:
-        """Fold or unfold the segment under the cursor."""
-        row = self._fold_target()
-        if row is not None:
-            self._set_fold(row, not self.rows[row].folded)
-
-    def action_fold(self) -> None:
-        """Fold the cursor's segment, or go to the start of the enclosing segment."""
-        rows = self.rows
-        if not rows:
-            return
-        row = rows[self.cursor]
-        if row.expanded:
-            self._set_fold(self.cursor, True)
-            return
-        assert self._tree_rows is not None
-        start = self._tree_rows.segment_start(self.cursor)
-        if start is not None:
-            self.cursor = start
-
-    def action_unfold(self) -> None:
-        """Unfold the cursor's segment, or go to the next branch start below."""
-        rows = self.rows
-        if not rows:
-            return
-        if rows[self.cursor].folded:
-            self._set_fold(self.cursor, False)
-            return
-        for k in range(self.cursor + 1, len(rows)):
-            if rows[k].connector:
-                self.cursor = k
-                return
-
-    # ----------------------------------------------------------------- filter and folds
-
-    def action_label(self, step: int) -> None:
-        """Move to the next (or previous) labelled entry in tree order, wrapping around and
-        unfolding what hides it."""
-        rows = self.rows
-        walk = self._tree_rows.walk if self._tree_rows is not None else None
-        if walk is None or not rows:
-            return
-        target = walk.next_labelled(walk.pre[rows[self.cursor].entry], step)
-        if target is None:
-            self.notify("No labelled entry in this filter", timeout=3)
-            return
-        self.move_to_entry(target)
-
-    def action_cycle_filter(self, step: int) -> None:
-        """Switch to the next (or previous) filter mode."""
-        self.filter_mode = next_filter(self.filter_mode, step)
-
-    def _fold_target(self) -> int | None:
-        rows = self.rows
-        if not rows:
-            return None
-        if rows[self.cursor].foldable:
-            return self.cursor
-        assert self._tree_rows is not None
-        return self._tree_rows.segment_start(self.cursor)
-
-    def _set_fold(self, row: int, folded: bool) -> None:
-        entry = self.rows[row].entry
-        self._folds.set(entry, folded)
-        tree_rows = self._tree_rows
-        if tree_rows is None or tree_rows.walk is None or self.building or self._stale:
-            self._rebuild(keep=entry)
-            return
-        # Only this row's subtree changes: cut its rows out, or lay them out again.
-        self._generation += 1
-        self._apply(refold(tree_rows, row, self._folds), entry)
-
-    # ----------------------------------------------------------------- mouse
-
-    def on_click(self, event: events.Click) -> None:
-        """A click moves the cursor to the row and selects it."""
-        y = event.y
-        if y >= self.scrollable_content_region.height - 1:
-            return
-        row = round(self.scroll_y) + y
-        if 0 <= row < len(self.rows):
-            self.cursor = row
-            self.action_select()
 
 
 def _flatten_and_sum(

@@ -2,8 +2,9 @@
 ``tools.jsonl``) that the test appends to as Pi would, at 80×24 and 200×60.
 
 Appends at the end show without a key; appends while scrolled up leave the view still; a line
-written in two halves, a new branch, a truncation and an atomic replace; ``p`` pauses; the
-header follows the file; ``q`` quits at once while a big file is still loading.
+written in two halves, a new branch (also with the branch panel open), a truncation and an
+atomic replace; ``p`` pauses; the header follows the file; ``q`` quits at once while a big
+file is still loading.
 """
 
 from __future__ import annotations
@@ -236,6 +237,43 @@ def test_torn_line_new_branch_truncation_and_atomic_replace(tmux: Tmux, live: Pa
         what="an append after the replace",
     )
     tmux.wait_until(lambda s: "following" in status_line(s), what="following (once notices go)")
+    assert "EXIT=0" in _quit(tmux)
+
+
+def _panel_rows(screen: str) -> int:
+    """``n`` of the branch panel's footer ``(i/n) [filter]`` (0 while it is building)."""
+    m = re.search(r"\((\d+)/(\d+)\) \[", screen)
+    return 0 if m is None or "building the tree" in screen else int(m.group(2))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_new_branches_with_the_branch_panel_open(
+    tmux: Tmux, live: Path, size: tuple[int, int]
+) -> None:
+    """With the panel open, a new branch a few entries up (Pi after ``/tree``) shows in the
+    transcript and in the panel (one more row, the leaf's); an append to it too."""
+    _open(tmux, live, size)
+    tmux.send("b")
+    screen = tmux.wait_until(lambda s: _panel_rows(s) > 0, what="the panel")
+    rows = _panel_rows(screen)
+    fork = json.loads(live.read_bytes().splitlines()[-4])["id"]
+    _append(live, _user("e0000001", fork, "PANEL-FORK asked"))
+    screen = tmux.wait_until(
+        lambda s: "PANEL-FORK asked" in s and _panel_rows(s) == rows + 1,
+        what="the new branch in the transcript and the panel",
+    )
+    status = status_line(screen)
+    assert "branch to e0000001" in status and "2 leaves" in status, screen
+    _append(live, _user("e0000002", "e0000001", "PANEL-NEXT said"))
+    screen = tmux.wait_until(
+        lambda s: "PANEL-NEXT said" in s and _panel_rows(s) == rows + 2,
+        what="the append in the transcript and the panel",
+    )
+    assert "branch to e0000002" in status_line(screen), screen
+    assert re.search(r"\(\d+/\d+\) \[default\]", screen), screen
+    lines = screen.splitlines()
+    at = next(k for k, x in enumerate(lines) if "◀" in x)  # the leaf's row (its text cut short)
+    assert "user:" in lines[at] and "PANEL-FORK" in lines[at - 1], screen
     assert "EXIT=0" in _quit(tmux)
 
 

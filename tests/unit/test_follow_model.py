@@ -148,7 +148,7 @@ def test_a_plain_append_extends_and_anything_else_rebuilds(
         "label": "waiting",
     }
     for data, what, rebuilds in [
-        (_user("b1", s.ids[1]), "a new branch", True),
+        (_user("b1", s.ids[1]), "a new branch", False),
         (_user("b2", None), "a new root", True),
         (_user("b1", "b2"), "a repeated id", True),
         (_user("o1", "later-x"), "an orphan", True),
