@@ -133,12 +133,14 @@ class FileIndex:
         v = self.header.version if self.header is not None else None
         return v if isinstance(v, int) else 1
 
-    def consume(self, fd: int, *, final: bool) -> int:
+    def consume(self, fd: int, *, final: bool, end: int | None = None) -> int:
         """Index the complete lines after :attr:`size`; return how many entries were added.
 
         A last line without a newline is kept pending (Pi may be writing it right now): with
         ``final`` it is still decoded, as an entry if it parses, else as a torn bad line; it is
-        read again on the next call either way.
+        read again on the next call either way. ``end`` stops the reading at that byte (the
+        lines after the last newline before it are read by the next call; :mod:`piview.model.
+        split` reads a big file's halves so).
         """
         # The pending last line of the previous call is read again, now maybe complete.
         self._drop_pending()
@@ -149,7 +151,8 @@ class FileIndex:
         line_no = self.line_no
         carry = b""
         while True:
-            chunk = os.pread(fd, _CHUNK, base + len(carry))
+            want = _CHUNK if end is None else min(_CHUNK, end - base - len(carry))
+            chunk = os.pread(fd, want, base + len(carry)) if want > 0 else b""
             if not chunk:
                 break
             buf = carry + chunk if carry else chunk
@@ -263,12 +266,19 @@ class FileIndex:
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
             values = None
         if values is not None and len(values) == len(ends):
-            if "session" not in map(_TYPE_OF, values):  # a header line needs the slow pass
+            starts = array("q", [start])
+            starts.extend(map((1).__add__, ends[:-1]))
+            # A header line needs the slow pass; so do an old file's roles (migrated there)
+            # and a line with spaces or a CR around it (trimmed there): what a line becomes
+            # does not depend on where its block starts.
+            if (
+                "session" not in map(_TYPE_OF, values)
+                and not self._legacy_hint()
+                and not _padded(buf, starts, ends)
+            ):
                 count = len(ends)
                 self.nodes.extend(values)
                 self.lines.extend(range(line_no + 1, line_no + 1 + count))
-                starts = array("q", [start])
-                starts.extend(map((1).__add__, ends[:-1]))
                 self.lengths.extend(map(sub, ends, starts))
                 self.offsets.extend(map(base.__add__, starts))
                 return line_no + count
@@ -400,6 +410,13 @@ class FileIndex:
 
     def _legacy_hint(self) -> bool:
         return self.version < 3 if self.header is not None else False
+
+
+def _padded(buf: bytes, starts: array[int], ends: array[int]) -> bool:
+    """Whether a line of ``buf`` (none empty) starts or ends with a space, tab or CR."""
+    at = buf.__getitem__
+    edges = bytes(map(at, starts)) + bytes(map(at, map((-1).__add__, ends)))
+    return len(edges.translate(None, _WS)) != len(edges)
 
 
 class _Pending(NodeStore):

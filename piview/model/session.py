@@ -26,6 +26,7 @@ from piview.model.labels import resolve_labels, session_name
 from piview.model.openclaw import active_leaf, side_notes
 from piview.model.pairing import Pairing, pair_tool_calls
 from piview.model.source import SqliteSession, SqliteSourceError, parse_sqlite_ref
+from piview.model.split import consume_split
 from piview.model.store import F_NO_ID, ROLE_NAMES, NodeStore
 from piview.model.tree import Tree, build_tree, build_tree_resolved
 from piview.model.types import CompactionEntry, Entry, SessionHeader, UnknownEntry
@@ -318,7 +319,9 @@ class Session:
             restored = cache.restore(self.path, fd) if cache is not None else None
             if restored is not None:
                 self.index = restored
-            added = self.index.consume(fd, final=True)
+            added = consume_split(self.index, fd) if restored is None else None
+            if added is None:  # a small file, or no second core: one pass
+                added = self.index.consume(fd, final=True)
             if restored is not None:
                 # The slot is rewritten in place and not cached: read it again.
                 self.index.read_title_slot(fd)
