@@ -23,7 +23,8 @@ import pickle
 import signal
 import sys
 from array import array
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import fields, replace
 from typing import Any
 
 from piview.model.fileindex import FileIndex
@@ -98,29 +99,37 @@ def consume_split(index: FileIndex, fd: int, *, min_bytes: int | None = None) ->
     split = split_point(fd, index.size, size)
     if split is None:
         return None
+    second = _fork(lambda: second_half(index, fd, split, parent=os.getppid()))
+    if second is None:
+        return None
+    index.consume(fd, final=False, end=split)  # the first half, meanwhile
+    part = _collect(*second)
+    if part is None or index.size != split:
+        return None  # the child failed: the caller reads on from where this half stopped
+    join(index, part)
+    return len(index.nodes)
+
+
+def _fork(read: Callable[[], FileIndex]) -> tuple[int, int] | None:
+    """Fork a child that hands back the index ``read`` returns; ``(pid, memfd)`` or None."""
     memfd = os.memfd_create("piview-split", os.MFD_CLOEXEC)
     try:
         pid = os.fork()
     except OSError:
         os.close(memfd)
         return None
-    if pid == 0:  # the child: read the second half, hand it back, leave without any cleanup
+    if pid == 0:  # the child: read, hand it back, leave without any cleanup
         status = 1
         try:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-            _child(index, fd, split, memfd)
+            payload = _pack(read())
+            with memoryview(payload) as view:
+                while view:
+                    view = view[os.write(memfd, view) :]
             status = 0
         finally:
             os._exit(status)
-    try:
-        index.consume(fd, final=False, end=split)
-        part = _collect(pid, memfd)
-    finally:
-        os.close(memfd)
-    if part is None or index.size != split:
-        return None  # the child failed: the caller reads on from where this half stopped
-    join(index, part)
-    return len(index.nodes)
+    return pid, memfd
 
 
 def second_half(index: FileIndex, fd: int, split: int, *, parent: int | None = None) -> FileIndex:
@@ -145,61 +154,39 @@ def second_half(index: FileIndex, fd: int, split: int, *, parent: int | None = N
     return part
 
 
-def _child(index: FileIndex, fd: int, split: int, memfd: int) -> None:
-    part = second_half(index, fd, split, parent=os.getppid())
-    store = part.nodes
+_INDEX_FIELDS = tuple(f.name for f in fields(FileIndex) if f.name != "nodes")
+
+
+def _pack(ix: FileIndex) -> bytes:
+    store = ix.nodes
     state = {name: getattr(store, name) for name in _STORE_FIELDS}
     state["_open_calls"] = store._open_calls
     state["_pattern_code"] = store._pattern_code
-    payload = pickle.dumps(
-        (
-            state,
-            part.lines,
-            part.offsets,
-            part.lengths,
-            part.bad_lines,
-            part.tail,
-            part.tail_entry,
-            part.size,
-            part.line_no,
-            part.seen,
-        ),
-        protocol=5,
-    )
-    with memoryview(payload) as view:
-        while view:
-            view = view[os.write(memfd, view) :]
+    return pickle.dumps((state, [getattr(ix, name) for name in _INDEX_FIELDS]), protocol=5)
 
 
 def _collect(pid: int, memfd: int) -> FileIndex | None:
-    """The child's index (its lines counted from its first), or None when it failed."""
+    """The index a child handed back, or None when it failed."""
     try:
-        _, status = os.waitpid(pid, 0)
-    except ChildProcessError:
-        return None
-    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
-        return None
-    length = os.fstat(memfd).st_size
-    if not length:
-        return None
-    with mmap.mmap(memfd, length, access=mmap.ACCESS_READ) as buf:
-        got = pickle.loads(buf)
-    state, lines, offsets, lengths, bad, tail, tail_entry, size, line_no, seen = got
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:
+            return None
+        if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+            return None
+        length = os.fstat(memfd).st_size
+        if not length:
+            return None
+        with mmap.mmap(memfd, length, access=mmap.ACCESS_READ) as buf:
+            state, values = pickle.loads(buf)
+    finally:
+        os.close(memfd)
     store = NodeStore()
     for name, value in state.items():
         setattr(store, name, value)
-    return FileIndex(
-        nodes=store,
-        lines=lines,
-        offsets=offsets,
-        lengths=lengths,
-        bad_lines=bad,
-        tail=tail,
-        tail_entry=tail_entry,
-        size=size,
-        line_no=line_no,
-        seen=seen,
-    )
+    store._model_code = {pair: k for k, pair in enumerate(store.model_table)}
+    store._recent = None  # rebuilt from every id on the next append
+    return FileIndex(store, **dict(zip(_INDEX_FIELDS, values, strict=True)))
 
 
 def join(index: FileIndex, part: FileIndex) -> None:

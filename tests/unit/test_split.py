@@ -208,7 +208,7 @@ def test_a_failing_child_falls_back_to_one_pass(monkeypatch: pytest.MonkeyPatch)
     def fail(*_args: object) -> None:
         raise RuntimeError("child failed")
 
-    monkeypatch.setattr(split_module, "_child", fail)
+    monkeypatch.setattr(split_module, "second_half", fail)
     path = FIXTURES / "tool_pairing.jsonl"
     with opened(path) as fd:
         ix = FileIndex()
