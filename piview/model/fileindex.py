@@ -149,20 +149,27 @@ class FileIndex:
             self.read_title_slot(fd)  # oh-my-pi's line 1: the title, not an entry
         base = self.size
         line_no = self.line_no
-        carry = b""
+        # Each block is read into one buffer, from just after the last complete line (the
+        # partial line at the end of a block is read again with the next): a new 8 MB buffer
+        # per block, and one more to join the partial line to the next, were a second of page
+        # faults at 1 GB.
+        want = _CHUNK
+        buf = bytearray()
         while True:
-            want = _CHUNK if end is None else min(_CHUNK, end - base - len(carry))
-            chunk = os.pread(fd, want, base + len(carry)) if want > 0 else b""
-            if not chunk:
+            n = want if end is None else min(want, end - base)
+            if n > len(buf):
+                buf = bytearray(n)
+            got = _read_into(fd, buf, n, base) if n > 0 else 0
+            last = buf.rfind(b"\n", 0, got)
+            if last >= 0:
+                line_no = self._take_block(buf, last + 1, base, line_no)
+            if got < n or end is not None and base + got >= end:
+                carry = bytes(buf[last + 1 : got])  # the end of the file (or of what was asked)
+                base += last + 1
                 break
-            buf = carry + chunk if carry else chunk
-            last = buf.rfind(b"\n")
-            if last < 0:
-                carry = buf
-                continue
-            line_no = self._take_block(buf, last + 1, base, line_no)
-            carry = buf[last + 1 :]
             base += last + 1
+            # A line longer than the block: read it again with more.
+            want = _CHUNK if last >= 0 else 2 * want
         self.size = base
         self.line_no = line_no
         self.seen = base + len(carry)
@@ -240,7 +247,7 @@ class FileIndex:
         self.tail_entry = piece.tail_entry
         return len(self.nodes) - before
 
-    def _take_block(self, buf: bytes, end: int, base: int, line_no: int) -> int:
+    def _take_block(self, buf: bytes | bytearray, end: int, base: int, line_no: int) -> int:
         """Index the complete lines in ``buf[:end]``; return the last line number.
 
         Fast path: one ``decode_lines`` call for the whole block, and line positions from a
@@ -287,7 +294,7 @@ class FileIndex:
 
     def _take_lines(
         self,
-        buf: bytes,
+        buf: bytes | bytearray,
         start: int,
         end: int,
         base: int,
@@ -330,7 +337,7 @@ class FileIndex:
         batch: list[SkEntry] = []
         for (ln, s, e), sk in zip(spans, values, strict=True):
             if sk.type == "session" or legacy:
-                value = finish_skeleton(sk, buf[s:e], legacy=legacy)
+                value = finish_skeleton(sk, bytes(buf[s:e]), legacy=legacy)
                 if isinstance(value, SessionHeader):
                     self.nodes.extend(batch)
                     batch = []
@@ -412,7 +419,21 @@ class FileIndex:
         return self.version < 3 if self.header is not None else False
 
 
-def _padded(buf: bytes, starts: array[int], ends: array[int]) -> bool:
+def _read_into(fd: int, buf: bytearray, n: int, offset: int) -> int:
+    """Read up to ``n`` bytes at ``offset`` into the start of ``buf`` (short only at the end
+    of the file); how many were read."""
+    total = 0
+    with memoryview(buf) as view:
+        while total < n:
+            with view[total:n] as part:
+                got = os.preadv(fd, [part], offset + total)
+            if got <= 0:
+                break
+            total += got
+    return total
+
+
+def _padded(buf: bytes | bytearray, starts: array[int], ends: array[int]) -> bool:
     """Whether a line of ``buf`` (none empty) starts or ends with a space, tab or CR."""
     at = buf.__getitem__
     edges = bytes(map(at, starts)) + bytes(map(at, map((-1).__add__, ends)))

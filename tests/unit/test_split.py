@@ -289,3 +289,22 @@ def test_one_pass_does_not_depend_on_where_its_blocks_start(
         monkeypatch.setattr(fileindex, "_CHUNK", chunk)
         assert index_state(single_pass(path)) == want, path.name
         monkeypatch.undo()
+
+
+@pytest.mark.parametrize("step", [1, 37, 500])
+def test_reading_up_to_any_byte_then_on_equals_one_pass(
+    step: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from piview.model import fileindex
+
+    monkeypatch.setattr(fileindex, "_CHUNK", 128)  # lines longer than a block, too
+    for path in FILES:
+        want = index_state(single_pass(path))
+        size = path.stat().st_size
+        with opened(path) as fd:
+            ix = FileIndex()
+            for end in range(step, size, step):
+                ix.consume(fd, final=False, end=end)
+                assert ix.size <= end
+            ix.consume(fd, final=True)
+        assert index_state(ix) == want, path.name
