@@ -305,6 +305,6 @@ def test_reading_up_to_any_byte_then_on_equals_one_pass(
             ix = FileIndex()
             for end in range(step, size, step):
                 ix.consume(fd, final=False, end=end)
-                assert ix.size <= end
+                assert ix.size <= max(end, ix.slot_bytes)  # the title slot is read whole
             ix.consume(fd, final=True)
         assert index_state(ix) == want, path.name
