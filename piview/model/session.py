@@ -12,6 +12,7 @@ import contextlib
 import gc
 import os
 import threading
+from array import array
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,7 +24,7 @@ from piview.model.fileindex import BadLine, FileIndex
 from piview.model.follow import Built, absorb, install, look, rebuild
 from piview.model.index_cache import CACHE_MIN_BYTES, IndexCache
 from piview.model.labels import resolve_labels, session_name
-from piview.model.openclaw import active_leaf, side_notes
+from piview.model.openclaw import active_leaf, side_notes, side_notes_at
 from piview.model.pairing import Pairing, pair_tool_calls
 from piview.model.source import SqliteSession, SqliteSourceError, parse_sqlite_ref
 from piview.model.split import consume_split
@@ -319,6 +320,8 @@ class Session:
             restored = cache.restore(self.path, fd) if cache is not None else None
             if restored is not None:
                 self.index = restored
+            else:
+                self.index.side_at = array("q")  # OpenClaw's side notes, found as it reads
             added = consume_split(self.index, fd) if restored is None else None
             if added is None:  # a small file, or no second core: one pass
                 added = self.index.consume(fd, final=True)
@@ -455,7 +458,11 @@ class Session:
         built = self._build()
         # OpenClaw's side notes: the few lines naming appendMode are found in one pass.
         index = self.index
-        built.tree.side = frozenset(side_notes(self.pread, index.offsets, index.lengths))
+        if index.side_at is not None:  # found as the file was read
+            side = side_notes_at(index.side_at, self.pread, index.offsets, index.lengths)
+        else:
+            side = side_notes(self.pread, index.offsets, index.lengths)
+        built.tree.side = frozenset(side)
         return built
 
     def _build(self) -> Built:

@@ -142,6 +142,7 @@ def second_half(index: FileIndex, fd: int, split: int, *, parent: int | None = N
         size=split,
         seen=split,
         prior=1,  # a header line here is an extra one, as in a single pass
+        side_at=array("q") if index.side_at is not None else None,
     )
     while True:
         size = os.fstat(fd).st_size
@@ -205,6 +206,10 @@ def join(index: FileIndex, part: FileIndex) -> None:
         index.bad_lines.append(moved)
     index.tail = tail
     index.tail_entry = part.tail_entry
+    if index.side_at is not None and part.side_at is not None:
+        index.side_at.extend(part.side_at)  # file positions already
+    else:
+        index.side_at = None
     index.size = part.size
     index.line_no = part.line_no + off
     index.seen = part.seen

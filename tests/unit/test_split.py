@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from array import array
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -50,6 +51,7 @@ def index_state(ix: FileIndex) -> tuple[Any, ...]:
         ix.tail_entry,
         ix.title_slot,
         ix.slot_bytes,
+        None if ix.side_at is None else ix.side_at.tolist(),
     )
 
 
@@ -67,6 +69,7 @@ def session_state(s: Session) -> tuple[Any, ...]:
         t.cycles,
         t.duplicate_ids,
         t.leaf,
+        t.side,
         p.calls,
         p.paired,
         p.orphan_results,
@@ -87,7 +90,7 @@ def opened(path: Path) -> Iterator[int]:
 
 def single_pass(path: Path) -> FileIndex:
     with opened(path) as fd:
-        ix = FileIndex()
+        ix = FileIndex(side_at=array("q"))
         ix.consume(fd, final=True)
         return ix
 
@@ -106,7 +109,7 @@ def joined_at(path: Path, split: int) -> FileIndex | None:
     """The index read in two halves at ``split`` (no fork), or None where ``consume_split``
     would not split there (no header nor entry before it)."""
     with opened(path) as fd:
-        ix = FileIndex()
+        ix = FileIndex(side_at=array("q"))
         ix.consume(fd, final=False, end=split)
         if ix.header is None and not len(ix.nodes) or ix.size != split:
             return None
@@ -151,7 +154,7 @@ def test_join_of_generated_shapes_equals_one_pass(shapes: list[Path]) -> None:
 
 def _split_index(path: Path) -> FileIndex:
     with opened(path) as fd:
-        ix = FileIndex()
+        ix = FileIndex(side_at=array("q"))
         added = consume_split(ix, fd, min_bytes=0)
         if added is None:
             ix.consume(fd, final=True)
@@ -166,7 +169,7 @@ def test_forked_split_equals_one_pass(path: Path) -> None:
 def test_forked_split_of_shapes_equals_one_pass(shapes: list[Path]) -> None:
     for path in shapes:
         with opened(path) as fd:
-            ix = FileIndex()
+            ix = FileIndex(side_at=array("q"))
             assert consume_split(ix, fd, min_bytes=0) is not None
         assert index_state(ix) == index_state(single_pass(path)), path.name
 
@@ -211,7 +214,7 @@ def test_a_failing_child_falls_back_to_one_pass(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(split_module, "second_half", fail)
     path = FIXTURES / "tool_pairing.jsonl"
     with opened(path) as fd:
-        ix = FileIndex()
+        ix = FileIndex(side_at=array("q"))
         assert consume_split(ix, fd, min_bytes=0) is None
         ix.consume(fd, final=True)  # what the session does then: read on
     assert index_state(ix) == index_state(single_pass(path))
@@ -222,7 +225,7 @@ def test_one_huge_line_is_not_split(tmp_path: Path) -> None:
     head = json.dumps({"type": "session", "version": 3, "id": "s", "cwd": "/"})
     path.write_text(head + "\n" + json.dumps({"type": "custom", "data": "x" * 200_000}))
     with opened(path) as fd:
-        ix = FileIndex()
+        ix = FileIndex(side_at=array("q"))
         assert consume_split(ix, fd, min_bytes=0) is None
         ix.consume(fd, final=True)
     assert index_state(ix) == index_state(single_pass(path))
@@ -302,9 +305,52 @@ def test_reading_up_to_any_byte_then_on_equals_one_pass(
         want = index_state(single_pass(path))
         size = path.stat().st_size
         with opened(path) as fd:
-            ix = FileIndex()
+            ix = FileIndex(side_at=array("q"))
             for end in range(step, size, step):
                 ix.consume(fd, final=False, end=end)
                 assert ix.size <= max(end, ix.slot_bytes)  # the title slot is read whole
             ix.consume(fd, final=True)
         assert index_state(ix) == want, path.name
+
+
+def _side_note_lines(torn: bool) -> bytes:
+    h = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z"}
+    rows = [json.dumps(h)]
+    parent = None
+    for k in range(40):
+        e: dict[str, Any] = {"type": "custom", "id": f"e{k}", "parentId": parent}
+        e["timestamp"] = "2026-01-01T00:00:01.000Z"
+        if k % 7 == 3:
+            e["appendMode"] = "side"
+        elif k % 11 == 5:
+            e["note"] = 'text naming "appendMode" only'
+        else:
+            parent = f"e{k}"
+        rows.append(json.dumps(e))
+    rows.append('{"type": "custom", "appendMode": "side", bad json')
+    data = "\n".join(rows) + "\n"
+    if torn:
+        data += json.dumps({"type": "custom", "id": "t", "parentId": parent, "appendMode": "side"})
+    return data.encode()
+
+
+@pytest.mark.parametrize("torn", [False, True])
+def test_side_notes_found_as_the_file_is_read_equal_a_search(
+    torn: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from piview.model import fileindex
+    from piview.model.openclaw import side_notes
+
+    path = tmp_path / "side.jsonl"
+    path.write_bytes(_side_note_lines(torn))
+    monkeypatch.setattr(fileindex, "_CHUNK", 300)
+    for p in [path, *FILES, *corpus_files()]:
+        s = load_session(p)
+        assert s.index.side_at is not None
+        searched = side_notes(s.pread, s.index.offsets, s.index.lengths)
+        assert s.tree.side == frozenset(searched), p.name
+        if p == path:
+            assert len(searched) == 6 + torn
+        for cut in boundaries(p)[1::5]:
+            got = joined_at(p, cut)
+            assert got is None or got.side_at == s.index.side_at
