@@ -17,7 +17,6 @@ Where there is no fork or ``memfd``, on one core, for small files, or with
 
 from __future__ import annotations
 
-import mmap
 import os
 import pickle
 import signal
@@ -30,7 +29,14 @@ from typing import Any
 from piview.model.fileindex import FileIndex
 from piview.model.store import NodeStore
 
-__all__ = ["SPLIT_MIN_BYTES", "consume_split", "join", "join_store", "split_point"]
+__all__ = [
+    "SPLIT_MIN_BYTES",
+    "consume_split",
+    "join",
+    "join_store",
+    "read_all",
+    "split_point",
+]
 
 SPLIT_MIN_BYTES = 48 * 1024 * 1024
 """Files smaller than this are read in one pass (a fork and a join cost about 50 ms)."""
@@ -82,6 +88,19 @@ def split_point(fd: int, start: int, size: int) -> int | None:
             return split if split < size else None
         pos += len(peek)
     return None
+
+
+def read_all(index: FileIndex, fd: int, *, fresh: bool) -> int:
+    """Index the whole file; return how many entries were added. A ``fresh`` index (nothing
+    read yet) of a big file is read on two cores (:func:`consume_split`), and OpenClaw's
+    side notes are looked for as it is read; else it reads on in one pass."""
+    before = len(index.nodes)
+    if fresh:
+        index.side_at = array("q")
+        if consume_split(index, fd) is not None:
+            return len(index.nodes) - before
+    index.consume(fd, final=True)  # a small file, no second core, or a cached index
+    return len(index.nodes) - before
 
 
 def consume_split(index: FileIndex, fd: int, *, min_bytes: int | None = None) -> int | None:
@@ -175,11 +194,13 @@ def _collect(pid: int, memfd: int) -> FileIndex | None:
             return None
         if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
             return None
-        length = os.fstat(memfd).st_size
-        if not length:
+        if not os.fstat(memfd).st_size:
             return None
-        with mmap.mmap(memfd, length, access=mmap.ACCESS_READ) as buf:
-            state, values = pickle.loads(buf)
+        # Read as a stream (not mapped whole): the 40 MB of a 1 GB file's second half are
+        # never all in this process at once, only what is made of them.
+        with os.fdopen(memfd, "rb", buffering=1 << 20, closefd=False) as stream:
+            stream.seek(0)
+            state, values = pickle.load(stream)
     finally:
         os.close(memfd)
     store = NodeStore()

@@ -354,3 +354,25 @@ def test_side_notes_found_as_the_file_is_read_equal_a_search(
         for cut in boundaries(p)[1::5]:
             got = joined_at(p, cut)
             assert got is None or got.side_at == s.index.side_at
+
+
+def test_read_all_counts_every_entry_whichever_way_it_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from piview.model.split import read_all
+
+    path = FIXTURES / "tool_pairing.jsonl"
+    want = len(single_pass(path).nodes)
+    monkeypatch.setattr(split_module, "SPLIT_MIN_BYTES", 0)
+    with opened(path) as fd:
+        assert read_all(FileIndex(), fd, fresh=True) == want  # split
+        monkeypatch.setattr(split_module, "second_half", lambda *a, **k: 1 / 0)
+        assert read_all(FileIndex(), fd, fresh=True) == want  # the child failed: read on
+        monkeypatch.setenv("PIVIEW_NO_SPLIT", "1")
+        assert read_all(FileIndex(), fd, fresh=True) == want  # one pass
+
+
+def test_free_memory_is_handed_back_on_linux() -> None:
+    from piview.model.memory import release_free_memory
+
+    assert release_free_memory() is sys.platform.startswith("linux")
