@@ -11,8 +11,9 @@ usage and result rows and bad lines are all renumbered as a single pass would ha
 
 The child never writes the session file and leaves when this process is gone (``q`` while
 loading ends the viewer at once: the child sees its parent change and stops within a step).
-Where there is no fork or ``memfd``, on one core, for small files, or with
-``PIVIEW_NO_SPLIT`` set, nothing is done and the caller reads the file in one pass.
+Where there is no fork or ``memfd``, on one core or a busy machine (:func:`spare_core`), for
+small files, or with ``PIVIEW_NO_SPLIT`` set, nothing is done and the caller reads the file in
+one pass.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ __all__ = [
     "join",
     "join_store",
     "read_all",
+    "spare_core",
     "split_point",
 ]
 
@@ -70,9 +72,23 @@ def applies(fd: int, index: FileIndex, min_bytes: int) -> bool:
         and hasattr(os, "fork")
         and hasattr(os, "memfd_create")
         and not os.environ.get("PIVIEW_NO_SPLIT")
-        and (min_bytes == 0 or _cores() >= 2)
+        and (min_bytes == 0 or spare_core())
         and os.fstat(fd).st_size >= min_bytes
     )
+
+
+def spare_core() -> bool:
+    """Whether there are two cores and they are not both busy (the load average of the last
+    minute below the number of cores): on a busy machine the two halves would only take turns
+    on the same cores, and handing the second half over costs about 0.5 s of CPU at 1 GB, so
+    the file is read in one pass."""
+    cores = _cores()
+    if cores < 2:
+        return False
+    try:
+        return os.getloadavg()[0] < cores
+    except OSError:
+        return True
 
 
 def split_point(fd: int, start: int, size: int) -> int | None:

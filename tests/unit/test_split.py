@@ -376,3 +376,20 @@ def test_free_memory_is_handed_back_on_linux() -> None:
     from piview.model.memory import release_free_memory
 
     assert release_free_memory() is sys.platform.startswith("linux")
+
+
+def test_a_busy_machine_reads_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    from piview.model.split import spare_core
+
+    monkeypatch.setattr(split_module, "_cores", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.2, 0.0, 0.0))  # one core taken
+    assert spare_core()
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.5, 0.0, 0.0))  # both cores taken
+    assert not spare_core()
+    path = FIXTURES / "tool_pairing.jsonl"
+    monkeypatch.setattr(split_module, "SPLIT_MIN_BYTES", 1)
+    with opened(path) as fd:
+        assert consume_split(FileIndex(), fd) is None
+    monkeypatch.setattr(split_module, "_cores", lambda: 1)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert not spare_core()
