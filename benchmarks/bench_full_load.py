@@ -12,6 +12,10 @@ before and after, and ratios are to the skeleton pass of the same run.
     git archive <old commit> | tar -x -C /tmp/old
     python -m compileall -q piview /tmp/old/piview
     python benchmarks/bench_full_load.py --file /tmp/bench/s1g.jsonl --runs 3 --tree /tmp/old
+    python benchmarks/bench_full_load.py --runs 3 --tree /tmp/old --variants --no-phases
+
+The split is taken only when the cores are not all busy (``model/split.py`` ``spare_core``);
+``--variants`` also runs this checkout with it forced and with it off, alternating with the rest.
 """
 
 from __future__ import annotations
@@ -63,9 +67,15 @@ APP_RSS = APP.replace(
 half)."""
 
 
-def run_in(tree: Path, code: str, *args: str) -> dict[str, float]:
+FORCE_SPLIT = "import piview.model.split as _split\n_split.spare_core = lambda: True\n"
+"""Prepended to a run: the split even on a busy machine (``--variants``)."""
+
+
+def run_in(
+    tree: Path, code: str, *args: str, env: dict[str, str] | None = None
+) -> dict[str, float]:
     """Run ``code`` in a fresh interpreter with ``tree`` first on the path."""
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+    env = {**os.environ, **(env or {}), "PYTHONPATH": str(tree)}
     out = subprocess.run(
         [sys.executable, "-c", code, *args],
         capture_output=True,
@@ -89,9 +99,17 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--tree", type=Path, action="append", default=[], help="another checkout")
     ap.add_argument("--no-phases", action="store_true")
+    ap.add_argument(
+        "--variants",
+        action="store_true",
+        help="this checkout's viewer run also with the split forced and with PIVIEW_NO_SPLIT=1",
+    )
     args = ap.parse_args()
     trees = [ROOT, *args.tree]
     path = str(args.file)
+    variants: dict[str, list[dict[str, float]]] = (
+        {"split forced": [], "one pass (PIVIEW_NO_SPLIT=1)": []} if args.variants else {}
+    )
     print(f"{args.file}: {args.file.stat().st_size / 2**20:.0f} MB; load {os.getloadavg()}")
     app: dict[Path, list[dict[str, float]]] = {t: [] for t in trees}
     phases: dict[Path, list[dict[str, float]]] = {t: [] for t in trees}
@@ -99,6 +117,10 @@ def main() -> None:
     for k in range(args.runs):
         for t in trees:
             app[t].append(run_in(t, APP_RSS, path))
+        for name, rows in variants.items():
+            forced = name == "split forced"
+            code = FORCE_SPLIT + APP_RSS if forced else APP_RSS
+            rows.append(run_in(ROOT, code, path, env=None if forced else {"PIVIEW_NO_SPLIT": "1"}))
         base.append(run_in(ROOT, SKELETON, path))
         if not args.no_phases:
             for t in trees:
@@ -123,6 +145,12 @@ def main() -> None:
                 f"    phases: {parts}; child cpu {med(p, 'child_cpu'):.2f} s; peak RSS "
                 f"{med(p, 'rss_mb'):.0f} MB (children {med(p, 'child_rss_mb'):.0f} MB)"
             )
+    for name, rows in variants.items():
+        s = med(rows, "seconds")
+        print(
+            f"{ROOT} {name}: viewer, whole file shown {s:.2f} s ({s / b:.2f}x the pass), "
+            f"peak RSS {med(rows, 'rss_mb'):.0f} MB (children {med(rows, 'child_rss_mb'):.0f} MB)"
+        )
     print(f"load at the end {os.getloadavg()}")
 
 
