@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from array import array
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from operator import attrgetter, sub
@@ -26,6 +27,7 @@ from piview.model.decode import (
     finish_skeleton,
     sk_decoder,
 )
+from piview.model.openclaw import SIDE_KEY
 from piview.model.store import NodeStore
 from piview.model.types import SessionHeader, TitleSlot
 
@@ -108,6 +110,10 @@ class FileIndex:
     """oh-my-pi's line 1, the current title (neither an entry nor a bad line)."""
     slot_bytes: int = 0
     """Bytes of the title slot's line, newline included (0: the file has none)."""
+    side_at: array[int] | None = None
+    """Where OpenClaw's side-note key (:data:`~piview.model.openclaw.SIDE_KEY`) is in the
+    lines read, found in each block as it is read, when asked for (an empty array before the
+    first read); None: not looked for (the file is searched again for it)."""
 
     def read_title_slot(self, fd: int) -> bool:
         """Read the title slot again (oh-my-pi rewrites it in place); True when it changed.
@@ -133,12 +139,14 @@ class FileIndex:
         v = self.header.version if self.header is not None else None
         return v if isinstance(v, int) else 1
 
-    def consume(self, fd: int, *, final: bool) -> int:
+    def consume(self, fd: int, *, final: bool, end: int | None = None) -> int:
         """Index the complete lines after :attr:`size`; return how many entries were added.
 
         A last line without a newline is kept pending (Pi may be writing it right now): with
         ``final`` it is still decoded, as an entry if it parses, else as a torn bad line; it is
-        read again on the next call either way.
+        read again on the next call either way. ``end`` stops the reading at that byte (the
+        lines after the last newline before it are read by the next call; :mod:`piview.model.
+        split` reads a big file's halves so).
         """
         # The pending last line of the previous call is read again, now maybe complete.
         self._drop_pending()
@@ -147,23 +155,35 @@ class FileIndex:
             self.read_title_slot(fd)  # oh-my-pi's line 1: the title, not an entry
         base = self.size
         line_no = self.line_no
-        carry = b""
+        # Each block is read into one buffer, from just after the last complete line (the
+        # partial line at the end of a block is read again with the next): a new 8 MB buffer
+        # per block, and one more to join the partial line to the next, were a second of page
+        # faults at 1 GB.
+        want = _CHUNK
+        buf = bytearray()
         while True:
-            chunk = os.pread(fd, _CHUNK, base + len(carry))
-            if not chunk:
+            n = want if end is None else min(want, end - base)
+            if n > len(buf):
+                buf = bytearray(n)
+            got = _read_into(fd, buf, n, base) if n > 0 else 0
+            last = buf.rfind(b"\n", 0, got)
+            if last >= 0:
+                line_no = self._take_block(buf, last + 1, base, line_no)
+                if self.side_at is not None:
+                    _find_all(self.side_at, buf, last + 1, base)
+            if got < n or end is not None and base + got >= end:
+                carry = bytes(buf[last + 1 : got])  # the end of the file (or of what was asked)
+                base += last + 1
                 break
-            buf = carry + chunk if carry else chunk
-            last = buf.rfind(b"\n")
-            if last < 0:
-                carry = buf
-                continue
-            line_no = self._take_block(buf, last + 1, base, line_no)
-            carry = buf[last + 1 :]
             base += last + 1
+            # A line longer than the block: read it again with more.
+            want = _CHUNK if last >= 0 else 2 * want
         self.size = base
         self.line_no = line_no
         self.seen = base + len(carry)
         if carry and final:
+            if self.side_at is not None:
+                _find_all(self.side_at, carry, len(carry), base)  # dropped with the line
             start = 3 if base == 0 and carry.startswith(BOM) else 0
             view = memoryview(carry)
             count = len(self.nodes)
@@ -235,9 +255,10 @@ class FileIndex:
         self.seen = piece.seen
         self.tail = piece.tail
         self.tail_entry = piece.tail_entry
+        self.side_at = None  # a poll's piece looks for side notes itself
         return len(self.nodes) - before
 
-    def _take_block(self, buf: bytes, end: int, base: int, line_no: int) -> int:
+    def _take_block(self, buf: bytes | bytearray, end: int, base: int, line_no: int) -> int:
         """Index the complete lines in ``buf[:end]``; return the last line number.
 
         Fast path: one ``decode_lines`` call for the whole block, and line positions from a
@@ -263,12 +284,19 @@ class FileIndex:
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
             values = None
         if values is not None and len(values) == len(ends):
-            if "session" not in map(_TYPE_OF, values):  # a header line needs the slow pass
+            starts = array("q", [start])
+            starts.extend(map((1).__add__, ends[:-1]))
+            # A header line needs the slow pass; so do an old file's roles (migrated there)
+            # and a line with spaces or a CR around it (trimmed there): what a line becomes
+            # does not depend on where its block starts.
+            if (
+                "session" not in map(_TYPE_OF, values)
+                and not self._legacy_hint()
+                and not _padded(buf, starts, ends)
+            ):
                 count = len(ends)
                 self.nodes.extend(values)
                 self.lines.extend(range(line_no + 1, line_no + 1 + count))
-                starts = array("q", [start])
-                starts.extend(map((1).__add__, ends[:-1]))
                 self.lengths.extend(map(sub, ends, starts))
                 self.offsets.extend(map(base.__add__, starts))
                 return line_no + count
@@ -277,7 +305,7 @@ class FileIndex:
 
     def _take_lines(
         self,
-        buf: bytes,
+        buf: bytes | bytearray,
         start: int,
         end: int,
         base: int,
@@ -320,7 +348,7 @@ class FileIndex:
         batch: list[SkEntry] = []
         for (ln, s, e), sk in zip(spans, values, strict=True):
             if sk.type == "session" or legacy:
-                value = finish_skeleton(sk, buf[s:e], legacy=legacy)
+                value = finish_skeleton(sk, bytes(buf[s:e]), legacy=legacy)
                 if isinstance(value, SessionHeader):
                     self.nodes.extend(batch)
                     batch = []
@@ -345,6 +373,8 @@ class FileIndex:
     def _drop_pending(self) -> None:
         """Forget the pending last line (a torn bad line, or an entry read before its line
         was complete): it is read again."""
+        if self.side_at is not None and (self.tail is not None or self.tail_entry):
+            del self.side_at[bisect_left(self.side_at, self.size) :]
         if self.tail is not None:
             self.bad_lines.remove(self.tail)
             self.tail = None
@@ -400,6 +430,37 @@ class FileIndex:
 
     def _legacy_hint(self) -> bool:
         return self.version < 3 if self.header is not None else False
+
+
+def _find_all(out: array[int], buf: bytes | bytearray, end: int, base: int) -> None:
+    """Add where :data:`SIDE_KEY` is in ``buf[:end]`` (as file positions, ``buf`` read at
+    ``base``) to ``out`` (C speed; a side note is rare)."""
+    find = buf.find
+    hit = find(SIDE_KEY, 0, end)
+    while hit >= 0:
+        out.append(base + hit)
+        hit = find(SIDE_KEY, hit + 1, end)
+
+
+def _read_into(fd: int, buf: bytearray, n: int, offset: int) -> int:
+    """Read up to ``n`` bytes at ``offset`` into the start of ``buf`` (short only at the end
+    of the file); how many were read."""
+    total = 0
+    with memoryview(buf) as view:
+        while total < n:
+            with view[total:n] as part:
+                got = os.preadv(fd, [part], offset + total)
+            if got <= 0:
+                break
+            total += got
+    return total
+
+
+def _padded(buf: bytes | bytearray, starts: array[int], ends: array[int]) -> bool:
+    """Whether a line of ``buf`` (none empty) starts or ends with a space, tab or CR."""
+    at = buf.__getitem__
+    edges = bytes(map(at, starts)) + bytes(map(at, map((-1).__add__, ends)))
+    return len(edges.translate(None, _WS)) != len(edges)
 
 
 class _Pending(NodeStore):

@@ -29,6 +29,7 @@ __all__ = [
     "gateway_origin",
     "side_line",
     "side_notes",
+    "side_notes_at",
 ]
 
 _CHUNK = 8 * 1024 * 1024
@@ -104,6 +105,26 @@ def side_notes(
         if pos + len(data) >= end:
             break
         pos += max(len(data) - keep, 1)
+    return out
+
+
+def side_notes_at(
+    positions: Sequence[int],
+    pread: Callable[[int, int], bytes],
+    offsets: Sequence[int],
+    lengths: Sequence[int],
+) -> set[int]:
+    """:func:`side_notes` of every entry, from where :data:`SIDE_KEY` is in the file
+    (``positions``, ascending: the index finds them as it reads), without reading it again."""
+    n = len(offsets)
+    out: set[int] = set()
+    checked = -1
+    for at in positions:
+        i = bisect_right(offsets, at, 0, n) - 1
+        if i > checked and i >= 0 and at < offsets[i] + lengths[i]:
+            checked = i
+            if side_line(pread(lengths[i], offsets[i])):
+                out.add(i)
     return out
 
 

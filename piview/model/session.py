@@ -23,9 +23,11 @@ from piview.model.fileindex import BadLine, FileIndex
 from piview.model.follow import Built, absorb, install, look, rebuild
 from piview.model.index_cache import CACHE_MIN_BYTES, IndexCache
 from piview.model.labels import resolve_labels, session_name
-from piview.model.openclaw import active_leaf, side_notes
+from piview.model.memory import release_free_memory
+from piview.model.openclaw import active_leaf, side_notes, side_notes_at
 from piview.model.pairing import Pairing, pair_tool_calls
 from piview.model.source import SqliteSession, SqliteSourceError, parse_sqlite_ref
+from piview.model.split import SPLIT_MIN_BYTES, read_all
 from piview.model.store import F_NO_ID, ROLE_NAMES, NodeStore
 from piview.model.tree import Tree, build_tree, build_tree_resolved
 from piview.model.types import CompactionEntry, Entry, SessionHeader, UnknownEntry
@@ -318,7 +320,7 @@ class Session:
             restored = cache.restore(self.path, fd) if cache is not None else None
             if restored is not None:
                 self.index = restored
-            added = self.index.consume(fd, final=True)
+            added = read_all(self.index, fd, fresh=restored is None)
             if restored is not None:
                 # The slot is rewritten in place and not cached: read it again.
                 self.index.read_title_slot(fd)
@@ -326,6 +328,8 @@ class Session:
         finally:
             if was_enabled:
                 gc.enable()
+        if self.index.size >= SPLIT_MIN_BYTES:
+            release_free_memory()  # what the load freed, before the views are built on it
         self.index_cache = cache
         self.index_from_cache = restored is not None
         self._index_dirty = cache is not None and (restored is None or added > 0)
@@ -452,7 +456,11 @@ class Session:
         built = self._build()
         # OpenClaw's side notes: the few lines naming appendMode are found in one pass.
         index = self.index
-        built.tree.side = frozenset(side_notes(self.pread, index.offsets, index.lengths))
+        if index.side_at is not None:  # found as the file was read
+            side = side_notes_at(index.side_at, self.pread, index.offsets, index.lengths)
+        else:
+            side = side_notes(self.pread, index.offsets, index.lengths)
+        built.tree.side = frozenset(side)
         return built
 
     def _build(self) -> Built:

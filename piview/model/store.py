@@ -302,6 +302,28 @@ class NodeStore(Sequence[SkEntry]):
             }
 
     def _pattern(self, blocks: list[SkBlock], open_calls: dict[str, str]) -> int:
+        for b in blocks:
+            if b.id is not None:
+                break
+        else:
+            return self._shared_pattern(blocks)
+        # Tool-call ids make a list unique (never looked up); the other blocks in it can
+        # still be shared.
+        canon = self._canon
+        out = []
+        for b in blocks:
+            own = b.id
+            if b.name is not None:
+                b.name = sys.intern(b.name)
+            if own is not None:
+                open_calls[own] = own
+                out.append(b)
+            else:
+                out.append(canon.setdefault(astuple(b), b))
+        self.patterns.append(tuple(out))
+        return len(self.patterns) - 1
+
+    def _shared_pattern(self, blocks: list[SkBlock]) -> int:
         key = tuple(map(astuple, blocks))
         shared = self._pattern_code
         if shared is None:
@@ -311,23 +333,11 @@ class NodeStore(Sequence[SkEntry]):
         code = shared.get(key)
         if code is not None:
             return code
-        code = len(self.patterns)
-        unique = False
         for b in blocks:
-            if b.id is not None:
-                unique = True
-                open_calls[b.id] = b.id
             if b.name is not None:
                 b.name = sys.intern(b.name)
-        if unique:
-            # Tool-call ids make a list unique; the other blocks in it can still be shared.
-            canon = self._canon
-            self.patterns.append(
-                tuple([b if b.id is not None else canon.setdefault(astuple(b), b) for b in blocks])
-            )
-        else:
-            self.patterns.append(tuple(blocks))
-            shared[key] = code
+        code = shared[key] = len(self.patterns)
+        self.patterns.append(tuple(blocks))
         return code
 
     def truncate(self, n: int) -> None:
