@@ -209,19 +209,23 @@ class SessionFollow(_Screen):
     def _poll(self) -> None:
         """Look at the file for what Pi appended (every :data:`POLL_INTERVAL` s while
         following): one ``stat`` here; reading, decoding and extending the tree in a worker.
+        An OpenClaw database's session is looked at in the worker alone: its query for the
+        rows after the last ``seq`` would hold the main loop for as long as SQLite takes.
         """
         if not self.follow or self._polling:
             return
         s = self.session
         if s.retitle():  # oh-my-pi rewrote its title slot in place (256 bytes read)
             self._refresh_title()
-        change = s.stat_change()
-        if change == "none":
-            return
+        if s.sqlite_ref is None:  # an OpenClaw database is asked by the worker, never here
+            change = s.stat_change()
+            if change == "none":
+                return
+            if change == "replaced":
+                self._polling = True
+                self._reload()
+                return
         self._polling = True
-        if change == "replaced":
-            self._reload()
-            return
         compute_off_thread(
             self,
             partial(look, s),

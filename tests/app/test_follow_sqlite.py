@@ -64,3 +64,33 @@ async def test_new_rows_show_and_a_rewrite_reloads(db: Path) -> None:
         await settle(pilot)
         assert len(transcript(app).session) == 2
         assert any("reloaded" in m for m in notes(app))
+
+
+async def test_the_database_is_never_asked_on_the_main_thread(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each poll's query for the rows after the last seq runs in the worker: SQLite may take
+    its time (a busy or big database) and the keys must still answer."""
+    import threading
+
+    from piview.model.source import SqliteSession
+
+    asked: list[bool] = []
+    refresh = SqliteSession.refresh
+
+    def where(self: SqliteSession) -> int:
+        asked.append(threading.current_thread() is threading.main_thread())
+        return refresh(self)
+
+    sid = sqlite_session_id()
+    session = load_session(f"{db}#{sid[:8]}")
+    monkeypatch.setattr(SqliteSession, "refresh", where)
+    app = make_app(session, follow=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        s = transcript(app).session
+        leaf = s.ids[s.tree.leaf]
+        append_events(db, sid, [_event(user("e0000002", leaf, "ROW asked off the loop"))])
+        await wait_until(pilot, _shows(app, "e0000002"), "the new row")
+        await settle(pilot)
+    assert asked and not any(asked), asked
