@@ -22,6 +22,7 @@ from piview.model.decode import BadLineError, decode_entry, decode_json
 from piview.model.fileindex import BadLine, FileIndex
 from piview.model.follow import Built, absorb, install, look, rebuild
 from piview.model.index_cache import CACHE_MIN_BYTES, IndexCache
+from piview.model.index_extras import adopt, capture
 from piview.model.labels import resolve_labels, session_name
 from piview.model.openclaw import active_leaf, side_notes
 from piview.model.pairing import Pairing, pair_tool_calls
@@ -315,14 +316,16 @@ class Session:
         was_enabled = gc.isenabled()
         gc.disable()  # many small objects: collections during the load only cost time
         try:
-            restored = cache.restore(self.path, fd) if cache is not None else None
+            found = cache.restore_with_extras(self.path, fd) if cache is not None else None
+            restored, extras = found if found is not None else (None, None)
             if restored is not None:
                 self.index = restored
             added = self.index.consume(fd, final=True)
             if restored is not None:
                 # The slot is rewritten in place and not cached: read it again.
                 self.index.read_title_slot(fd)
-            self._finish()
+            if extras is None or added or not adopt(self, extras):
+                self._finish()
         finally:
             if was_enabled:
                 gc.enable()
@@ -348,7 +351,8 @@ class Session:
         if self.index_cache is None or not self._index_dirty:
             return False
         fd = self._ensure_fd()
-        self.index_cache.store(index if index is not None else self.index, self.path, fd)
+        index = index if index is not None else self.index
+        self.index_cache.store(index, self.path, fd, capture(self, index, complete=False))
         self._index_dirty = False
         return True
 
@@ -375,7 +379,7 @@ class Session:
         if pid == 0:  # the child: write, and end without running anything of the parent's
             status = 1
             try:
-                cache.store(index, path, fd)
+                cache.store(index, path, fd, capture(self, index, complete=True))
                 status = 0
             finally:
                 os._exit(status)

@@ -1,0 +1,266 @@
+"""Provides what the index cache keeps beside the index: the tree, OpenClaw's side notes, the
+tool pairing and the usage sums of ``piview info``, so that reopening a big file recomputes
+none of them.
+
+They are what the session computed from exactly the entries cached (:class:`Extras` names
+how many): reopened with more entries (Pi appended to the file), they are ignored and
+computed again. Arrays are kept as their raw bytes, read back at C speed.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+from dataclasses import fields
+from typing import Any, Protocol
+
+import msgspec
+
+from piview.model.fileindex import FileIndex
+from piview.model.follow import Built
+from piview.model.pairing import CallResults, Pairing, ResultCalls
+from piview.model.store import NodeStore
+from piview.model.tree import Children, Tree
+from piview.model.usage import UsageTotals
+
+__all__ = [
+    "SUMS_KEY",
+    "Extras",
+    "PairingState",
+    "TreeState",
+    "adopt",
+    "capture",
+    "extras_of",
+    "pairing_from",
+    "sums_from",
+    "tree_from",
+]
+
+SUMS_KEY = "usage sums"
+"""``Session.derived[(SUMS_KEY, leaf)]``: the usage sums of ``piview info`` for ``leaf``'s
+branch (``path``, ``all``, ``tools``), as :func:`piview.model.info.info_sums` computes them."""
+
+_SUMS = ("path", "all", "tools")
+_TOTALS = tuple(f.name for f in fields(UsageTotals))
+
+
+class TreeState(msgspec.Struct, array_like=True):
+    """A :class:`~piview.model.tree.Tree`, its ids and side notes, as the cache keeps them."""
+
+    parents: bytes
+    start: bytes
+    items: bytes
+    roots: list[int]
+    orphans: list[int]
+    self_parents: list[int]
+    cycles: list[int]
+    duplicate_ids: dict[str, list[int]]
+    side: list[int]
+    legacy: bool
+    ids: list[str] | None
+    """The session's ids when they are not the store's (version 1, entries without an id)."""
+
+
+class PairingState(msgspec.Struct, array_like=True):
+    """A :class:`~piview.model.pairing.Pairing`'s arrays, as the cache keeps them."""
+
+    call_codes: bytes
+    results: bytes
+    result_entry: bytes
+    result_part: bytes
+    answered: int
+    first: bytes
+    more: dict[int, list[int]]
+    errors: list[int]
+
+
+class Extras(msgspec.Struct, array_like=True):
+    """What a session computed from its first ``entries`` entries."""
+
+    entries: int
+    tree: TreeState
+    pairing: PairingState | None = None
+    sums: dict[int, dict[str, list[int | float]]] = {}
+    """Leaf → the usage sums of ``piview info`` for its branch (see :data:`SUMS_KEY`)."""
+
+
+def _raw(values: array[int]) -> bytes:
+    # A view, not a copy: the cache encodes it as bytes.
+    return memoryview(values).cast("B")  # type: ignore[return-value]
+
+
+def extras_of(
+    tree: Tree,
+    ids: Sequence[str],
+    store_ids: Sequence[str],
+    legacy: bool,
+    pairing: Pairing | None,
+    sums: dict[int, dict[str, UsageTotals]],
+) -> Extras:
+    """The extras of a session whose tree, ids, pairing and sums all cover the same entries
+    (the caller checks this)."""
+    children = tree.children
+    state = TreeState(
+        parents=_raw(tree.parents),
+        start=_raw(children.start),
+        items=_raw(children.items),
+        roots=list(tree.roots),
+        orphans=tree.orphans,
+        self_parents=tree.self_parents,
+        cycles=tree.cycles,
+        duplicate_ids=tree.duplicate_ids,
+        side=sorted(tree.side),
+        legacy=legacy,
+        ids=None if ids == store_ids else list(ids),
+    )
+    paired = None
+    if pairing is not None:
+        rc, cr = pairing.result_call, pairing.call_results
+        paired = PairingState(
+            call_codes=_raw(pairing.call_codes),
+            results=_raw(pairing.results),
+            result_entry=_raw(rc._entry),  # noqa: SLF001 - its own columns, kept as they are
+            result_part=_raw(rc._part),  # noqa: SLF001
+            answered=rc._count,  # noqa: SLF001
+            first=_raw(cr._first),  # noqa: SLF001
+            more=cr._more,  # noqa: SLF001
+            errors=pairing.errors,
+        )
+    return Extras(
+        entries=len(tree),
+        tree=state,
+        pairing=paired,
+        sums={
+            leaf: {k: [getattr(t[k], f) for f in _TOTALS] for k in _SUMS}
+            for leaf, t in sums.items()
+        },
+    )
+
+
+def _array(code: str, data: bytes, n: int | None = None) -> array[int]:
+    out = array(code)
+    out.frombytes(data)
+    if n is not None and len(out) != n:
+        raise ValueError("inconsistent cached extras")
+    return out
+
+
+def tree_from(extras: Extras, store_ids: list[str]) -> tuple[list[str], Tree, bool]:
+    """The ids, tree and legacy flag kept in ``extras`` (raises ``ValueError`` when they do
+    not fit ``store_ids``, the ids of the entries restored)."""
+    st = extras.tree
+    n = extras.entries
+    if len(store_ids) != n:
+        raise ValueError("inconsistent cached extras")
+    ids = st.ids if st.ids is not None else list(store_ids)
+    parents = _array("q", st.parents, n)
+    start = _array("q", st.start, n + 1)
+    items = _array("q", st.items)
+    if len(ids) != n or len(items) + len(st.roots) != n or (n and start[n] != len(items)):
+        raise ValueError("inconsistent cached extras")
+    tree = Tree(
+        parents=parents,
+        children=Children(start, items),
+        roots=st.roots,
+        id_index=dict(zip(ids, range(n), strict=True)),  # the last one wins, as built
+        orphans=st.orphans,
+        self_parents=st.self_parents,
+        cycles=st.cycles,
+        duplicate_ids=st.duplicate_ids,
+        side=frozenset(st.side),
+    )
+    return ids, tree, st.legacy
+
+
+def pairing_from(extras: Extras) -> Pairing | None:
+    """The pairing kept in ``extras``, if one was."""
+    st = extras.pairing
+    if st is None:
+        return None
+    n = extras.entries
+    codes = _array("q", st.call_codes)
+    result_call = ResultCalls(0)
+    result_call._entry = _array("i", st.result_entry, n)  # noqa: SLF001
+    result_call._part = _array("i", st.result_part, n)  # noqa: SLF001
+    result_call._count = st.answered  # noqa: SLF001
+    call_results = CallResults(codes)
+    call_results._first = _array("i", st.first, len(codes))  # noqa: SLF001
+    call_results._more = st.more  # noqa: SLF001
+    return Pairing(
+        call_codes=codes,
+        results=_array("q", st.results),
+        result_call=result_call,
+        call_results=call_results,
+        errors=st.errors,
+    )
+
+
+def sums_from(extras: Extras) -> dict[int, dict[str, UsageTotals]]:
+    """The usage sums kept in ``extras``, by leaf."""
+    out: dict[int, dict[str, UsageTotals]] = {}
+    for leaf, by in extras.sums.items():
+        if set(by) != set(_SUMS) or any(len(v) != len(_TOTALS) for v in by.values()):
+            raise ValueError("inconsistent cached extras")
+        out[leaf] = {k: UsageTotals(*by[k]) for k in _SUMS}  # type: ignore[arg-type]
+    return out
+
+
+class Session(Protocol):
+    """What these functions use of :class:`piview.model.session.Session` (which imports
+    this module)."""
+
+    ids: list[str]
+    tree: Tree
+    derived: dict[object, Any]
+
+    @property
+    def nodes(self) -> NodeStore: ...
+    @property
+    def legacy_ids(self) -> bool: ...
+    @property
+    def pairing(self) -> Pairing: ...
+    @property
+    def cached_pairing(self) -> Pairing | None: ...
+    def install(self, built: Built, *, pairing: Pairing | None = None) -> None: ...
+
+
+def adopt(session: Session, extras: Extras) -> bool:
+    """Install in ``session`` (just restored from the index cache, with no entry added) the
+    tree, pairing and sums kept in ``extras``: what building it would compute. False when
+    they do not fit its entries (then nothing was changed)."""
+    try:
+        ids, tree, legacy = tree_from(extras, session.nodes.ids)
+        pairing = pairing_from(extras)
+        sums = sums_from(extras)
+    except ValueError:
+        return False
+    session.nodes.rebase({})  # as a build does: the tree's map of ids replaces the store's
+    session.install(Built(ids, tree, legacy), pairing=pairing)
+    for leaf, by in sums.items():
+        session.derived[(SUMS_KEY, leaf)] = by
+    return True
+
+
+def capture(session: Session, index: FileIndex, *, complete: bool) -> Extras | None:
+    """What the index cache keeps beside ``index``: the session's tree, and its pairing and
+    sums when they were computed (with ``complete``, computed now: in the child process that
+    writes the cache). None when the tree does not cover exactly ``index``'s entries (a copy
+    taken while following may hold entries the tree has not yet)."""
+    tree = session.tree
+    n = len(index.nodes)
+    if not n or len(tree) != n or len(session.ids) != n:
+        return None
+    pairing = session.pairing if complete else session.cached_pairing
+    if pairing is not None and len(pairing.result_call._entry) != n:  # noqa: SLF001
+        pairing = None
+    leaf = tree.leaf
+    if complete and leaf is not None:
+        from piview.model.info import info_sums  # it imports the session, which imports this
+
+        info_sums(session, leaf)  # type: ignore[arg-type]
+    sums = {
+        key[1]: value
+        for key, value in session.derived.items()
+        if isinstance(key, tuple) and len(key) == 2 and key[0] == SUMS_KEY
+    }
+    return extras_of(tree, session.ids, index.nodes.ids, session.legacy_ids, pairing, sums)

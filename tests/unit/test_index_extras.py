@@ -1,0 +1,178 @@
+"""The index cache's extras: a session reopened from the cache gets the tree, side notes,
+pairing and ``piview info``'s usage sums from it (issue #17, row 3), and says exactly what a
+cold load says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import piview.model.index_extras as extras_module
+import piview.model.info as info_module
+import piview.model.pairing as pairing_module
+import piview.model.session as session_module
+from piview.cli import main
+from piview.model import load_session, session_info
+from piview.model.index_cache import IndexCache
+from tests.conftest import corpus_files, fixture
+
+HEADER = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}'
+FILES = [fixture(p.name) for p in sorted(fixture("").glob("*.jsonl"))] + corpus_files()
+
+
+@pytest.fixture
+def cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every file is cached (not only big ones), in a folder of this test's own."""
+    monkeypatch.setattr(session_module, "CACHE_MIN_BYTES", 0)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("PIVIEW_NO_CACHE", raising=False)
+    return tmp_path / "xdg" / "piview" / "index"
+
+
+def _info(path: Path, capsys: pytest.CaptureFixture[str], *flags: str) -> str:
+    assert main(["info", str(path), *flags]) == 0
+    return capsys.readouterr().out
+
+
+def _forbid_recomputing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the extras hold may not be computed again on a reopen."""
+
+    def refuse(*_args: object, **_kw: object) -> object:
+        raise AssertionError("recomputed what the index cache holds")
+
+    monkeypatch.setattr(session_module.Session, "build", refuse)
+    monkeypatch.setattr(session_module, "side_notes", refuse)
+    monkeypatch.setattr(session_module, "pair_tool_calls", refuse)
+    monkeypatch.setattr(info_module, "sum_usage", refuse)
+
+
+@pytest.mark.parametrize("flags", [(), ("--json",)], ids=["table", "json"])
+@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_info_from_the_cache_is_the_cold_output_and_recomputes_nothing(
+    path: Path,
+    flags: tuple[str, ...],
+    cached: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with monkeypatch.context() as m:
+        m.setenv("PIVIEW_NO_CACHE", "1")
+        cold = _info(path, capsys, *flags)
+    assert _info(path, capsys, *flags) == cold  # this run writes the cache
+    assert list(cached.iterdir())
+    _forbid_recomputing(monkeypatch)
+    assert _info(path, capsys, *flags) == cold
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "tree_pathological.jsonl",
+        "openclaw_side_notes.jsonl",
+        "v1.jsonl",
+        "v2_hookmessage.jsonl",
+        "tool_pairing.jsonl",
+        "no_header.jsonl",
+    ],
+)
+def test_the_adopted_tree_and_pairing_are_the_built_ones(name: str, cached: Path) -> None:
+    cache = IndexCache()
+    cold = load_session(fixture(name))
+    first = load_session(fixture(name), index_cache=cache)
+    first.pairing  # noqa: B018 - computed, so that it is saved
+    assert first.save_index()
+    again = load_session(fixture(name), index_cache=cache)
+    assert again.index_from_cache and again.cached_pairing is not None
+    a, b = again.tree, cold.tree
+    assert again.ids == cold.ids and again.legacy_ids == cold.legacy_ids
+    assert a.parents == b.parents and a.roots == b.roots and a.id_index == b.id_index
+    assert a.children.start == b.children.start and a.children.items == b.children.items
+    assert (a.orphans, a.self_parents, a.cycles) == (b.orphans, b.self_parents, b.cycles)
+    assert a.duplicate_ids == b.duplicate_ids and a.side == b.side and a.leaf == b.leaf
+    p, q = again.pairing, cold.pairing
+    assert p.calls == q.calls and list(p.results) == list(q.results)
+    assert dict(p.result_call.items()) == dict(q.result_call.items())
+    assert dict(p.call_results.items()) == dict(q.call_results.items())
+    assert p.errors == q.errors and p.unanswered == q.unanswered
+    assert session_info(again) == session_info(cold)
+
+
+def _chain(n: int, start: int = 0) -> list[str]:
+    """Assistant turns, each with a tool call and usage, each the child of the one before."""
+    out = []
+    for i in range(start, start + n):
+        parent = f'"e{i - 1}"' if i else "null"
+        call = f'{{"type":"toolCall","id":"c{i}","name":"x","arguments":{{}}}}'
+        usage = f'{{"input":{i},"output":1,"cost":{{"total":0.1}}}}'
+        out.append(
+            f'{{"type":"message","id":"e{i}","parentId":{parent},'
+            f'"timestamp":"2025-01-01T00:00:{i % 60:02d}Z",'
+            f'"message":{{"role":"assistant","content":[{call}],"usage":{usage}}}}}'
+        )
+    return out
+
+
+def test_extras_are_ignored_when_the_file_grew(
+    write_session, cached: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    path = write_session([HEADER, *_chain(30)])
+    _info(path, capsys, "--json")  # cached with its extras
+    with open(path, "a") as f:
+        f.write("\n".join(_chain(5, start=30)) + "\n")
+    grown = load_session(path, index_cache=IndexCache())
+    assert grown.index_from_cache and len(grown) == 35 and grown.cached_pairing is None
+    with monkeypatch.context() as m:
+        m.setenv("PIVIEW_NO_CACHE", "1")
+        cold = _info(path, capsys, "--json")
+    assert _info(path, capsys, "--json") == cold  # the grown index (and its extras) saved
+    _forbid_recomputing(monkeypatch)
+    assert _info(path, capsys, "--json") == cold
+
+
+def test_an_old_or_damaged_cache_is_ignored_cleanly(
+    write_session, cached: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_session([HEADER, *_chain(20)])
+    cold = _info(path, capsys, "--json")
+    (file,) = cached.iterdir()
+    good = file.read_bytes()
+    file.write_bytes(good[:5] + b"\x00\x00\x05" + good[8:])  # the magic of format 5
+    assert not load_session(path, index_cache=IndexCache()).index_from_cache
+    assert _info(path, capsys, "--json") == cold  # and written again in format 6
+    good = file.read_bytes()
+    # Only the extras damaged (the last frame): the index is used, the rest computed.
+    file.write_bytes(good[:-3])
+    s = load_session(path, index_cache=IndexCache())
+    assert s.index_from_cache and s.cached_pairing is None
+    assert _info(path, capsys, "--json") == cold
+
+
+def test_the_viewer_child_writes_everything_info_needs(cached: Path) -> None:
+    """The viewer saves the index from a forked child, before anything asked for the pairing
+    or the sums: the child computes them, so the next reopen computes nothing."""
+    path = fixture("tool_pairing.jsonl")
+    s = load_session(path, index_cache=IndexCache())
+    assert s.cached_pairing is None
+    saved = extras_module.capture(s, s.index, complete=True)
+    assert saved is not None and saved.pairing is not None and saved.sums
+    IndexCache().store(s.index, path, s.file_descriptor(), saved)
+    again = load_session(path, index_cache=IndexCache())
+    assert again.cached_pairing is not None
+    assert (extras_module.SUMS_KEY, again.tree.leaf) in again.derived
+
+
+def test_a_copy_of_the_index_ahead_of_the_tree_saves_no_extras(cached: Path) -> None:
+    s = load_session(fixture("linear.jsonl"))
+    bigger = s.index.snapshot()
+    bigger.nodes.extend([s.nodes[0]])
+    assert extras_module.capture(s, bigger, complete=False) is None
+
+
+@pytest.mark.parametrize("path", FILES[:12], ids=lambda p: p.name)
+def test_pairing_counts_are_the_lengths_of_the_lists(path: Path) -> None:
+    p = load_session(path).pairing
+    assert p.paired_count == len(p.paired)
+    assert p.unanswered_count == len(p.unanswered)
+    assert p.unanswered == [c for c in p.calls if c not in p.call_results]
+    assert pairing_module.Pairing().unanswered_count == 0
