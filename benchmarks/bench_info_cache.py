@@ -145,9 +145,8 @@ def main() -> None:
             for name, c in caches.items()
         }
     print(f"{args.file}: {args.file.stat().st_size / 2**20:.0f} MB, medians of {args.runs} runs")
-    print(
-        f"  cache file: piview {sizes['piview'] / 2**20:.0f} MB, base {sizes['base'] / 2**20:.0f} MB"
-    )
+    mb = {name: f"{size / 2**20:.0f} MB" for name, size in sizes.items()}
+    print(f"  cache file: piview {mb['piview']}, base {mb['base']}")
     for key, values in figures.items():
         unit = "MB" if key.endswith("rss") or key.endswith("rss_mb") else "s"
         print(f"  {key:32} {statistics.median(values):8.2f} {unit}")

@@ -45,11 +45,13 @@ _TOTALS = tuple(f.name for f in fields(UsageTotals))
 
 
 class TreeState(msgspec.Struct, array_like=True):
-    """A :class:`~piview.model.tree.Tree`, its ids and side notes, as the cache keeps them."""
+    """A :class:`~piview.model.tree.Tree`, its ids and side notes, as the cache keeps them.
 
-    parents: bytes
-    start: bytes
-    items: bytes
+    The arrays are read as views of the frame (copied once, into the tree's arrays)."""
+
+    parents: memoryview
+    start: memoryview
+    items: memoryview
     roots: list[int]
     orphans: list[int]
     self_parents: list[int]
@@ -59,17 +61,22 @@ class TreeState(msgspec.Struct, array_like=True):
     legacy: bool
     ids: list[str] | None
     """The session's ids when they are not the store's (version 1, entries without an id)."""
+    leaves: memoryview | None = None
+    """The leaves, when they were asked for (``piview info`` lists them)."""
+    path_leaf: int = -1
+    path: memoryview | None = None
+    """The last long path asked for (the current branch's) and its leaf."""
 
 
 class PairingState(msgspec.Struct, array_like=True):
     """A :class:`~piview.model.pairing.Pairing`'s arrays, as the cache keeps them."""
 
-    call_codes: bytes
-    results: bytes
-    result_entry: bytes
-    result_part: bytes
+    call_codes: memoryview
+    results: memoryview
+    result_entry: memoryview
+    result_part: memoryview
     answered: int
-    first: bytes
+    first: memoryview
     more: dict[int, list[int]]
     errors: list[int]
 
@@ -84,9 +91,9 @@ class Extras(msgspec.Struct, array_like=True):
     """Leaf → the usage sums of ``piview info`` for its branch (see :data:`SUMS_KEY`)."""
 
 
-def _raw(values: array[int]) -> bytes:
+def _raw(values: array[int]) -> memoryview:
     # A view, not a copy: the cache encodes it as bytes.
-    return memoryview(values).cast("B")  # type: ignore[return-value]
+    return memoryview(values).cast("B")
 
 
 def extras_of(
@@ -113,6 +120,12 @@ def extras_of(
         legacy=legacy,
         ids=None if ids == store_ids else list(ids),
     )
+    leaves = tree._leaves  # noqa: SLF001 - what the tree computed once, kept as it is
+    if leaves is not None:
+        state.leaves = _raw(array("q", leaves))
+    last = tree._last_path  # noqa: SLF001
+    if last is not None:
+        state.path_leaf, state.path = last[0], _raw(last[1])
     paired = None
     if pairing is not None:
         rc, cr = pairing.result_call, pairing.call_results
@@ -137,12 +150,17 @@ def extras_of(
     )
 
 
-def _array(code: str, data: bytes, n: int | None = None) -> array[int]:
+def _array(code: str, data: memoryview, n: int | None = None) -> array[int]:
     out = array(code)
     out.frombytes(data)
     if n is not None and len(out) != n:
         raise ValueError("inconsistent cached extras")
     return out
+
+
+def _within(values: array[int], low: int, end: int) -> bool:
+    """Every value in ``low .. end - 1`` (at C speed)."""
+    return not values or (min(values) >= low and max(values) < end)
 
 
 def tree_from(extras: Extras, store_ids: list[str]) -> tuple[list[str], Tree, bool]:
@@ -156,7 +174,13 @@ def tree_from(extras: Extras, store_ids: list[str]) -> tuple[list[str], Tree, bo
     parents = _array("q", st.parents, n)
     start = _array("q", st.start, n + 1)
     items = _array("q", st.items)
-    if len(ids) != n or len(items) + len(st.roots) != n or (n and start[n] != len(items)):
+    if (
+        len(ids) != n
+        or len(items) + len(st.roots) != n
+        or (n and start[n] != len(items))
+        or not _within(parents, -1, n)
+        or not _within(items, 0, n)
+    ):
         raise ValueError("inconsistent cached extras")
     tree = Tree(
         parents=parents,
@@ -169,6 +193,16 @@ def tree_from(extras: Extras, store_ids: list[str]) -> tuple[list[str], Tree, bo
         duplicate_ids=st.duplicate_ids,
         side=frozenset(st.side),
     )
+    if st.leaves is not None:
+        leaves = _array("q", st.leaves)
+        if not _within(leaves, 0, n):
+            raise ValueError("inconsistent cached extras")
+        tree._leaves = leaves.tolist()  # noqa: SLF001
+    if st.path is not None and 0 <= st.path_leaf < n:
+        path = _array("q", st.path)
+        if not path or path[-1] != st.path_leaf or not _within(path, 0, n):
+            raise ValueError("inconsistent cached extras")
+        tree._last_path = (st.path_leaf, path)  # noqa: SLF001
     return ids, tree, st.legacy
 
 
@@ -257,7 +291,8 @@ def capture(session: Session, index: FileIndex, *, complete: bool) -> Extras | N
     if complete and leaf is not None:
         from piview.model.info import info_sums  # it imports the session, which imports this
 
-        info_sums(session, leaf)  # type: ignore[arg-type]
+        tree.leaves()  # what piview info asks for: kept with the tree
+        info_sums(session, leaf, tree.path(leaf))  # type: ignore[arg-type]
     sums = {
         key[1]: value
         for key, value in session.derived.items()

@@ -91,10 +91,10 @@ def session_info(session: Session) -> dict[str, Any]:
         "entry_types": dict(sorted(entry_types.items())),
         "roles": dict(sorted(roles.items())),
         "leaf": None if leaf is None or session.legacy_ids else ids[leaf],
-        "leaves": [ids[i] for i in tree.leaves()],
-        "branch_points": [ids[i] for i in tree.branch_points()],
-        "roots": [ids[i] for i in tree.roots],
-        "path": [ids[i] for i in path],
+        "leaves": list(map(ids.__getitem__, tree.leaves())),
+        "branch_points": list(map(ids.__getitem__, tree.branch_points())),
+        "roots": list(map(ids.__getitem__, tree.roots)),
+        "path": list(map(ids.__getitem__, path)),  # 400,000 ids at 1 GB: a map, at C speed
         "tool_calls": {
             "calls": len(pairing.call_codes),
             "results": len(pairing.results),

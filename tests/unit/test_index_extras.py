@@ -4,6 +4,7 @@ cold load says."""
 
 from __future__ import annotations
 
+from array import array
 from pathlib import Path
 
 import pytest
@@ -90,6 +91,9 @@ def test_the_adopted_tree_and_pairing_are_the_built_ones(name: str, cached: Path
     assert a.children.start == b.children.start and a.children.items == b.children.items
     assert (a.orphans, a.self_parents, a.cycles) == (b.orphans, b.self_parents, b.cycles)
     assert a.duplicate_ids == b.duplicate_ids and a.side == b.side and a.leaf == b.leaf
+    assert a.leaves() == b.leaves() and a.branch_points() == b.branch_points()
+    if a.leaf is not None:
+        assert a.path(a.leaf) == b.path(b.leaf)
     p, q = again.pairing, cold.pairing
     assert p.calls == q.calls and list(p.results) == list(q.results)
     assert dict(p.result_call.items()) == dict(q.result_call.items())
@@ -176,3 +180,35 @@ def test_pairing_counts_are_the_lengths_of_the_lists(path: Path) -> None:
     assert p.unanswered_count == len(p.unanswered)
     assert p.unanswered == [c for c in p.calls if c not in p.call_results]
     assert pairing_module.Pairing().unanswered_count == 0
+
+
+def test_the_leaves_and_the_branch_are_kept_with_the_tree(cached: Path) -> None:
+    """``piview info`` lists the leaves and the current branch (400,000 entries at 1 GB):
+    kept with the tree, they are not walked again on a reopen."""
+    path = fixture("tree_branches.jsonl")
+    s = load_session(path, index_cache=IndexCache())
+    saved = extras_module.capture(s, s.index, complete=True)
+    assert saved is not None and saved.tree.leaves is not None
+    ids, tree, _legacy = extras_module.tree_from(saved, s.nodes.ids)
+    assert tree._leaves == s.tree.leaves()  # noqa: SLF001
+    saved.tree.path_leaf, saved.tree.path = 0, memoryview(b"\0" * 8)
+    assert extras_module.tree_from(saved, s.nodes.ids)[1]._last_path is not None  # noqa: SLF001
+    saved.tree.path = memoryview(bytes(array("q", [len(ids)])))  # an entry that is not there
+    with pytest.raises(ValueError):
+        extras_module.tree_from(saved, s.nodes.ids)
+
+
+def test_result_ids_share_their_calls_strings_in_any_order() -> None:
+    from piview.model.decode import SkBlock
+    from piview.model.store_state import _shared_ids
+
+    def fresh(x: str) -> str:
+        return (x + ".")[:-1]  # an equal string, not the same object
+
+    calls = [fresh(f"call{k}") for k in range(6)]
+    patterns = [(SkBlock("text"),), *((SkBlock("toolCall", c, "x"),) for c in calls)]
+    # In order, one call unanswered, then out of order, an orphan, and no id.
+    wanted = ["call0", "call2", "call3", "call5", "call4", "orphan", None, "call1"]
+    got = _shared_ids(patterns, [fresh(x) if x else x for x in wanted])
+    assert got == wanted
+    assert all(g is c for g in got for c in calls if g == c)
