@@ -10,7 +10,7 @@ computed again. Arrays are kept as their raw bytes, read back at C speed.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import fields
 from typing import Any, Protocol
 
@@ -21,7 +21,7 @@ from piview.model.follow import Built
 from piview.model.pairing import CallResults, Pairing, ResultCalls
 from piview.model.store import NodeStore
 from piview.model.tree import Children, Tree
-from piview.model.usage import UsageTotals
+from piview.model.usage import SUMS_KEY, UsageTotals, info_sums
 
 __all__ = [
     "SUMS_KEY",
@@ -31,14 +31,11 @@ __all__ = [
     "adopt",
     "capture",
     "extras_of",
+    "ids_of",
     "pairing_from",
     "sums_from",
     "tree_from",
 ]
-
-SUMS_KEY = "usage sums"
-"""``Session.derived[(SUMS_KEY, leaf)]``: the usage sums of ``piview info`` for ``leaf``'s
-branch (``path``, ``all``, ``tools``), as :func:`piview.model.info.info_sums` computes them."""
 
 _SUMS = ("path", "all", "tools")
 _TOTALS = tuple(f.name for f in fields(UsageTotals))
@@ -158,9 +155,78 @@ def _array(code: str, data: memoryview, n: int | None = None) -> array[int]:
     return out
 
 
-def _within(values: array[int], low: int, end: int) -> bool:
-    """Every value in ``low .. end - 1`` (at C speed)."""
-    return not values or (min(values) >= low and max(values) < end)
+def _below(values: array[int], end: int) -> bool:
+    """Every value below ``end`` (an index out of range would raise later; one below zero
+    stops a walk up or is taken from the end, and does not)."""
+    return not values or max(values) < end
+
+
+_ID_INDEX: Any = Tree.__dict__["id_index"]
+"""The tree's own slot for its map of ids (a member descriptor of the dataclass)."""
+
+
+class _ReopenedTree(Tree):
+    """A tree adopted from the index cache, whose map of ids is made on first use: at 1 GB
+    it takes 200 ms, and ``piview info`` never reads it."""
+
+    __slots__ = ("_ids",)
+
+    def __init__(self, ids: list[str], **fields: Any) -> None:
+        self._ids = ids
+        super().__init__(id_index=None, **fields)  # type: ignore[arg-type]
+
+    @property
+    def id_index(self) -> dict[str, int]:
+        """Id to entry index (the last entry with an id wins), made on first use."""
+        try:
+            found: dict[str, int] = _ID_INDEX.__get__(self, Tree)
+        except AttributeError:
+            # One C call, so another thread never sees half of it; two threads may both
+            # make it, and each gets an equal map.
+            found = dict(zip(self._ids, range(len(self._ids)), strict=True))
+            _ID_INDEX.__set__(self, found)
+        return found
+
+    @id_index.setter
+    def id_index(self, value: dict[str, int] | None) -> None:
+        if value is not None:
+            _ID_INDEX.__set__(self, value)
+
+
+class _TreeIds(Mapping[str, int]):
+    """A reopened tree's map of ids, made only when someone looks an id up in it (the
+    store resolves the parents of appended entries through it)."""
+
+    __slots__ = ("_tree",)
+
+    def __init__(self, tree: Tree) -> None:
+        self._tree = tree
+
+    def __getitem__(self, key: str) -> int:
+        return self._tree.id_index[key]
+
+    def get(self, key: str, default: Any = None) -> Any:  # noqa: D102 - Mapping.get, faster
+        return self._tree.id_index.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._tree.id_index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tree.id_index)
+
+    def __len__(self) -> int:
+        return len(self._tree.id_index)
+
+
+def ids_of(tree: Tree) -> Mapping[str, int]:
+    """``tree.id_index``, or for a tree reopened from the cache whose map is not made yet, a
+    view that makes it on the first look-up."""
+    if isinstance(tree, _ReopenedTree):
+        try:
+            return _ID_INDEX.__get__(tree, Tree)  # type: ignore[no-any-return]
+        except AttributeError:
+            return _TreeIds(tree)
+    return tree.id_index
 
 
 def tree_from(extras: Extras, store_ids: list[str]) -> tuple[list[str], Tree, bool]:
@@ -178,15 +244,15 @@ def tree_from(extras: Extras, store_ids: list[str]) -> tuple[list[str], Tree, bo
         len(ids) != n
         or len(items) + len(st.roots) != n
         or (n and start[n] != len(items))
-        or not _within(parents, -1, n)
-        or not _within(items, 0, n)
+        or not _below(parents, n)
+        or not _below(items, n)
     ):
         raise ValueError("inconsistent cached extras")
-    tree = Tree(
+    tree = _ReopenedTree(
+        ids,
         parents=parents,
         children=Children(start, items),
         roots=st.roots,
-        id_index=dict(zip(ids, range(n), strict=True)),  # the last one wins, as built
         orphans=st.orphans,
         self_parents=st.self_parents,
         cycles=st.cycles,
@@ -195,12 +261,12 @@ def tree_from(extras: Extras, store_ids: list[str]) -> tuple[list[str], Tree, bo
     )
     if st.leaves is not None:
         leaves = _array("q", st.leaves)
-        if not _within(leaves, 0, n):
+        if not _below(leaves, n):
             raise ValueError("inconsistent cached extras")
         tree._leaves = leaves.tolist()  # noqa: SLF001
     if st.path is not None and 0 <= st.path_leaf < n:
         path = _array("q", st.path)
-        if not path or path[-1] != st.path_leaf or not _within(path, 0, n):
+        if not path or path[-1] != st.path_leaf or not _below(path, n):
             raise ValueError("inconsistent cached extras")
         tree._last_path = (st.path_leaf, path)  # noqa: SLF001
     return ids, tree, st.legacy
@@ -289,10 +355,8 @@ def capture(session: Session, index: FileIndex, *, complete: bool) -> Extras | N
         pairing = None
     leaf = tree.leaf
     if complete and leaf is not None:
-        from piview.model.info import info_sums  # it imports the session, which imports this
-
         tree.leaves()  # what piview info asks for: kept with the tree
-        info_sums(session, leaf, tree.path(leaf))  # type: ignore[arg-type]
+        info_sums(session, leaf, tree.path(leaf))
     sums = {
         key[1]: value
         for key, value in session.derived.items()

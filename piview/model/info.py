@@ -5,40 +5,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from piview.model.index_extras import SUMS_KEY
 from piview.model.session import Session
 from piview.model.store import OTHER, ROLE_NAMES, TYPE_NAMES
-from piview.model.usage import UsageTotals, sum_usage
+from piview.model.usage import UsageTotals, info_sums
 
-__all__ = ["info_sums", "session_info"]
-
-
-def info_sums(
-    session: Session, leaf: int | None, path: list[int] | None = None
-) -> dict[str, UsageTotals]:
-    """The usage sums of ``piview info`` for ``leaf``'s branch: ``path`` (its assistant
-    turns), ``all`` (every assistant turn) and ``tools`` (the nested usage of tool results).
-
-    Kept in ``session.derived`` (emptied when entries are added), where a session reopened
-    from the index cache finds them (:mod:`piview.model.index_extras`): at 1 GB each sum
-    decodes 200,000 usage rows.
-    """
-    key = (SUMS_KEY, -1 if leaf is None else leaf)
-    found: dict[str, UsageTotals] | None = session.derived.get(key)
-    if found is None:
-        nodes = session.nodes
-        if path is None:
-            path = session.tree.path(leaf) if leaf is not None else []
-        tools = UsageTotals()
-        for i in session.pairing.results:
-            tools.add(nodes.message_usage(i))
-        found = {
-            "path": sum_usage(nodes, path),
-            "all": sum_usage(nodes, range(len(nodes))),
-            "tools": tools,
-        }
-        session.derived[key] = found
-    return found
+__all__ = ["session_info"]
 
 
 def session_info(session: Session) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from piview.model.decode import BadLineError, decode_entry, decode_json
 from piview.model.fileindex import BadLine, FileIndex
 from piview.model.follow import Built, absorb, install, look, rebuild
 from piview.model.index_cache import CACHE_MIN_BYTES, IndexCache
-from piview.model.index_extras import adopt, capture
+from piview.model.index_extras import adopt, capture, ids_of
 from piview.model.labels import resolve_labels, session_name
 from piview.model.openclaw import active_leaf, side_notes
 from piview.model.pairing import Pairing, pair_tool_calls
@@ -513,14 +513,14 @@ class Session:
         self._legacy_ids = built.legacy
         self.ids = built.ids
         self.tree = built.tree
-        self.nodes.rebase(built.tree.id_index)
+        self.nodes.rebase(ids_of(built.tree))  # a reopened tree makes its map on first use
         self._pairing = pairing
         self._labels = labels
         self.derived = {}  # a new dict: a worker may still read the old one
         if len(self):
             # OpenClaw's leaf entries and trailing side notes: only the last lines are read.
             self.tree.active = active_leaf(
-                len(self), self.nodes.etype, self.read_line, self.tree.id_index
+                len(self), self.nodes.etype, self.read_line, ids_of(self.tree)
             )
 
 
