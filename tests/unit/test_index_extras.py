@@ -244,3 +244,48 @@ def test_a_reopened_session_follows_appends(write_session, cached: Path) -> None
     assert s.ids == fresh.ids and s.tree.parents == fresh.tree.parents
     assert s.tree.children.items == fresh.tree.children.items
     assert session_info(s) == session_info(fresh)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_entry_types_and_roles_are_the_counts_of_the_code_pairs(path: Path) -> None:
+    """info counts the codes at C speed: the same counts as the pairs of codes gave."""
+    from collections import Counter
+
+    from piview.model.store import OTHER, ROLE_NAMES, TYPE_NAMES
+
+    s = load_session(path)
+    message = TYPE_NAMES.index("message")
+    entry_types: Counter[str] = Counter()
+    roles: Counter[str] = Counter()
+    for (t, r), count in Counter(zip(s.nodes.types, s.nodes.roles, strict=True)).items():
+        if t == OTHER or (t == message and r == OTHER):
+            continue
+        name = TYPE_NAMES[t]
+        entry_types[name if isinstance(name, str) else "?"] += count
+        if t == message:
+            role = ROLE_NAMES[r]
+            roles[role if isinstance(role, str) else "?"] += count
+    for i, n in s.nodes.whole.items():
+        if s.nodes.types[i] == OTHER or (s.nodes.types[i] == message and s.nodes.roles[i] == OTHER):
+            entry_types[n.type if isinstance(n.type, str) else "?"] += 1
+            if n.type == "message":
+                role = n.message.role if n.message is not None else None
+                roles[role if isinstance(role, str) else "?"] += 1
+    info = session_info(s)
+    assert info["entry_types"] == dict(sorted(entry_types.items()))
+    assert info["roles"] == dict(sorted(roles.items()))
+    assert list(info["entry_types"]) == sorted(entry_types)
+
+
+def test_code_counts_of_every_kind() -> None:
+    from piview.model.info import _code_counts
+    from piview.model.store import OTHER, TYPE_NAMES
+
+    m = TYPE_NAMES.index("message")
+    a, b = [k for k in range(1, len(TYPE_NAMES)) if k != m][:2]
+    types = bytearray([m, m, m, a, OTHER, m, b, m])
+    roles = bytearray([1, 0, OTHER, 4, 1, 1, 0, 0])
+    by_type, by_role = _code_counts(types, roles)
+    assert by_type == {a: 1, OTHER: 1, b: 1}
+    assert by_role == {1: 2, 0: 2, OTHER: 1}
+    assert _code_counts(bytearray([a, a]), bytearray([0, 5])) == ({a: 2}, {})
