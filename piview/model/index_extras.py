@@ -38,6 +38,8 @@ __all__ = [
 ]
 
 _SUMS = ("path", "all", "tools")
+_SHIFT = 20
+"""A call's code is ``entry << _SHIFT | block`` (:mod:`piview.model.pairing`)."""
 _TOTALS = tuple(f.name for f in fields(UsageTotals))
 
 
@@ -286,9 +288,17 @@ def pairing_from(extras: Extras) -> Pairing | None:
     call_results = CallResults(codes)
     call_results._first = _array("i", st.first, len(codes))  # noqa: SLF001
     call_results._more = st.more  # noqa: SLF001
+    results = _array("q", st.results)
+    if (
+        not _below(codes, n << _SHIFT)
+        or not _below(results, n)
+        or not _below(result_call._entry, n)  # noqa: SLF001
+        or not _below(call_results._first, n)  # noqa: SLF001
+    ):
+        raise ValueError("inconsistent cached extras")
     return Pairing(
         call_codes=codes,
-        results=_array("q", st.results),
+        results=results,
         result_call=result_call,
         call_results=call_results,
         errors=st.errors,
