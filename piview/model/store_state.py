@@ -90,6 +90,14 @@ def _patterns(read: list[list[SkBlock]] | list[list[LooseBlock]]) -> list[tuple[
     return out
 
 
+def _interned(names: list[str | None]) -> list[str | None]:
+    """``names`` interned, as a load keeps them: a tool's name is one string however many
+    results name it (a map of the few distinct names, applied at C speed)."""
+    table: dict[str | None, str | None] = {n: sys.intern(n) for n in set(names) if n is not None}
+    table[None] = None
+    return list(map(table.__getitem__, names))
+
+
 _COLUMN: dict[str, Callable[[Any], Any]] = {
     "types": bytearray,
     "roles": bytearray,
@@ -105,7 +113,7 @@ _COLUMN: dict[str, Callable[[Any], Any]] = {
     "result_at": partial(array, "i"),
     "model_table": lambda table: [(p[0], p[1]) for p in table],
     "patterns": _patterns,
-    "result_names": lambda names: [sys.intern(n) if n else n for n in names],
+    "result_names": lambda names: _interned(names),
     "whole": lambda whole: {i: _from_plain(d) for i, d in whole.items()},
 }
 

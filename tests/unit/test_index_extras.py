@@ -289,3 +289,12 @@ def test_code_counts_of_every_kind() -> None:
     assert by_type == {a: 1, OTHER: 1, b: 1}
     assert by_role == {1: 2, 0: 2, OTHER: 1}
     assert _code_counts(bytearray([a, a]), bytearray([0, 5])) == ({a: 2}, {})
+
+
+def test_tool_names_read_from_the_cache_are_interned(cached: Path) -> None:
+    import sys
+
+    path = fixture("tool_pairing.jsonl")
+    load_session(path, index_cache=IndexCache()).save_index()
+    names = load_session(path, index_cache=IndexCache()).nodes.result_names
+    assert any(names) and all(n is None or n is sys.intern(n) for n in names)
