@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 from array import array
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, get_type_hints
 
@@ -23,6 +24,7 @@ import msgspec
 from piview.model.decode import SkBlock
 from piview.model.fileindex import BadLine, FileIndex
 from piview.model.index_extras import Extras
+from piview.model.store_lazy import DEFERRED, Frame, defer, frame_count
 from piview.model.store_state import StoreState, column, store_from_columns, store_state
 from piview.model.types import SessionHeader
 
@@ -120,8 +122,7 @@ class IndexCache:
         pos = len(_MAGIC)
         total = os.fstat(cache_fd).st_size
 
-        def frame(decoder: msgspec.msgpack.Decoder[Any]) -> Any:
-            # One frame in memory at a time: the peak stays at the largest frame.
+        def raw() -> bytes:
             nonlocal pos
             n = int.from_bytes(os.pread(cache_fd, _LEN, pos), "little")
             if pos + _LEN + n > total:
@@ -130,7 +131,11 @@ class IndexCache:
             if len(data) != n:
                 raise ValueError("truncated cache file")
             pos += _LEN + n
-            return decoder.decode(data)
+            return data
+
+        def frame(decoder: msgspec.msgpack.Decoder[Any]) -> Any:
+            # One frame in memory at a time: the peak stays at the largest frame.
+            return decoder.decode(raw())
 
         head: _Header = frame(self._header)
         st = os.fstat(fd)
@@ -144,18 +149,13 @@ class IndexCache:
         # Each frame is converted as it is read: its raw form is freed before the next one.
         columns: dict[str, Any] = {}
         for name in _FIELDS:
-            if name == "patterns":
-                # As SkBlocks when every value is in their literal sets; else loosely.
-                mark = pos
-                try:
-                    value = frame(self._strict_patterns)
-                except msgspec.ValidationError:
-                    pos = mark
-                    value = frame(self._fields[name])
+            if name in DEFERRED:
+                # Decoded on first read (piview info never reads them): kept as bytes.
+                data = raw()
+                columns[name] = Frame(data, frame_count(data), self._decoder_of(name))
             else:
-                value = frame(self._fields[name])
-            columns[name] = column(name, value)
-        nodes = store_from_columns(columns)
+                columns[name] = column(name, frame(self._fields[name]))
+        nodes = defer(store_from_columns(columns))
         del columns
         n = len(nodes)
         if len(lines) != n or len(offsets) != n or len(lengths) != n:
@@ -178,6 +178,23 @@ class IndexCache:
             slot_bytes=head.slot_bytes,
         )
         return index, extras
+
+    def _decoder_of(self, name: str) -> Callable[[bytes], Any]:
+        """How a deferred column's frame becomes the column."""
+        loose = self._fields[name]
+        if name != "patterns":
+            return lambda data: column(name, loose.decode(data))
+        strict = self._strict_patterns
+
+        def patterns(data: bytes) -> Any:
+            # As SkBlocks when every value is in their literal sets; else loosely.
+            try:
+                value = strict.decode(data)
+            except msgspec.ValidationError:
+                value = loose.decode(data)
+            return column(name, value)
+
+        return patterns
 
     def store(self, index: FileIndex, path: Path, fd: int, extras: Extras | None = None) -> None:
         """Write ``index``, of the session file ``path`` open as ``fd`` (up to its last complete

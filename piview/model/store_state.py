@@ -20,6 +20,7 @@ from msgspec.structs import astuple
 
 from piview.model.decode import SkBlock, SkEntry, SkMessage
 from piview.model.store import TS_LEN, NodeStore
+from piview.model.store_lazy import Frame, shared_ids
 from piview.model.types import Usage
 
 __all__ = [
@@ -173,8 +174,9 @@ def store_from_columns(columns: dict[str, Any]) -> NodeStore:
     for name in _STATE:
         setattr(out, name, columns[name])
     out.reset_lookups()
-    # A result's toolCallId was read as a new string: share its call's, as a load does.
-    out.result_ids = _shared_ids(out.patterns, out.result_ids)
+    if not isinstance(out.patterns, Frame) and not isinstance(out.result_ids, Frame):
+        # A result's toolCallId was read as a new string: share its call's, as a load does.
+        out.result_ids = shared_ids(out.patterns, out.result_ids)
     n = len(out.types)
     sizes = (
         len(out.roles),
@@ -198,37 +200,6 @@ def store_from_columns(columns: dict[str, Any]) -> NodeStore:
         or (rows and out.usage_end[-1] != len(out.usage_blob))
     ):
         raise ValueError("inconsistent cached index")
-    return out
-
-
-def _shared_ids(
-    patterns: list[tuple[SkBlock, ...]], result_ids: list[str | None]
-) -> list[str | None]:
-    """``result_ids`` with each id that some block of ``patterns`` has replaced by that
-    block's string (one string per id, as a load keeps them: 200,000 at 1 GB).
-
-    Results come in the order of their calls (each call's block list is a pattern of its
-    own, in file order), so one scan along both settles almost all; the rest are looked up
-    in a map of every block id, made only when one is needed.
-    """
-    calls = [b.id for p in patterns for b in p if b.id is not None]
-    out: list[str | None] = []
-    add = out.append
-    j, end = 0, len(calls)
-    lookup: dict[str, str] | None = None
-    for x in result_ids:
-        if x is None:
-            add(None)
-        elif j < end and calls[j] == x:
-            add(calls[j])
-            j += 1
-        elif j + 1 < end and calls[j + 1] == x:  # a call left unanswered
-            add(calls[j + 1])
-            j += 2
-        else:
-            if lookup is None:
-                lookup = {c: c for c in calls}
-            add(lookup.get(x, x))
     return out
 
 

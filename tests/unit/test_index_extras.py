@@ -200,7 +200,7 @@ def test_the_leaves_and_the_branch_are_kept_with_the_tree(cached: Path) -> None:
 
 def test_result_ids_share_their_calls_strings_in_any_order() -> None:
     from piview.model.decode import SkBlock
-    from piview.model.store_state import _shared_ids
+    from piview.model.store_lazy import shared_ids
 
     def fresh(x: str) -> str:
         return (x + ".")[:-1]  # an equal string, not the same object
@@ -209,7 +209,7 @@ def test_result_ids_share_their_calls_strings_in_any_order() -> None:
     patterns = [(SkBlock("text"),), *((SkBlock("toolCall", c, "x"),) for c in calls)]
     # In order, one call unanswered, then out of order, an orphan, and no id.
     wanted = ["call0", "call2", "call3", "call5", "call4", "orphan", None, "call1"]
-    got = _shared_ids(patterns, [fresh(x) if x else x for x in wanted])
+    got = shared_ids(patterns, [fresh(x) if x else x for x in wanted])
     assert got == wanted
     assert all(g is c for g in got for c in calls if g == c)
 
@@ -298,3 +298,47 @@ def test_tool_names_read_from_the_cache_are_interned(cached: Path) -> None:
     load_session(path, index_cache=IndexCache()).save_index()
     names = load_session(path, index_cache=IndexCache()).nodes.result_names
     assert any(names) and all(n is None or n is sys.intern(n) for n in names)
+
+
+def test_block_lists_and_result_ids_are_decoded_on_first_read(cached: Path) -> None:
+    """A third of what a reopen decodes at 1 GB, never read by ``piview info``: decoded on
+    first read, both at once, and then the store is a plain store again."""
+    import threading
+
+    from piview.model.store import NodeStore
+    from piview.model.store_lazy import DeferredStore
+
+    path = fixture("tool_pairing.jsonl")
+    cold = load_session(path)
+    first = load_session(path, index_cache=IndexCache())
+    session_info(first)  # the pairing and sums, saved with the index
+    first.save_index()
+    s = load_session(path, index_cache=IndexCache())
+    assert type(s.nodes) is DeferredStore
+    assert session_info(s) == session_info(cold)
+    assert type(s.nodes) is DeferredStore  # info read neither
+    got: list[object] = []
+    readers = [threading.Thread(target=lambda: got.append(s.nodes.patterns)) for _ in range(4)]
+    for t in readers:
+        t.start()
+    for t in readers:
+        t.join()
+    assert type(s.nodes) is NodeStore and all(g is s.nodes.patterns for g in got)
+    assert s.nodes.patterns == cold.nodes.patterns
+    assert s.nodes.result_ids == cold.nodes.result_ids
+    strings = {id(b.id) for p in s.nodes.patterns for b in p if b.id is not None}
+    values = {b.id for p in s.nodes.patterns for b in p if b.id is not None}
+    shared = [x for x in s.nodes.result_ids if x in values]
+    assert shared and all(id(x) in strings for x in shared)  # a call's own string
+    assert list(s.nodes) == list(cold.nodes) and s.pairing.calls == cold.pairing.calls
+
+
+def test_frame_counts_from_the_msgpack_header() -> None:
+    import msgspec
+
+    from piview.model.store_lazy import frame_count
+
+    for n in (0, 3, 15, 16, 70_000):
+        assert frame_count(msgspec.msgpack.encode([None] * n)) == n
+    with pytest.raises(ValueError):
+        frame_count(msgspec.msgpack.encode({"a": 1}))
