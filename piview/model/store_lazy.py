@@ -1,12 +1,12 @@
-"""Provides a node store restored from the index cache whose block lists and result ids are
-decoded on first use.
+"""Provides a node store restored from the index cache whose block lists, result ids and
+names, texts, timestamps and usage rows are decoded on first use.
 
-At 1 GB they are a third of what reopening a session decodes (110,000 block lists of 320,000
-blocks, and 200,000 tool-call ids shared with their calls' strings), and ``piview info``
-reopened with the cache's extras never reads them. Until one of the two is read, the store
-is a :class:`DeferredStore` holding their frames as bytes; the first read decodes both,
-under a lock, and makes the store a plain :class:`~piview.model.store.NodeStore` again (the
-same object: nothing else changes, and reads cost nothing more from then on).
+At 1 GB they are half of what reopening a session decodes (110,000 block lists of 320,000
+blocks, 200,000 tool-call ids shared with their calls' strings, 23 MB of usage rows), and
+``piview info`` reopened with the cache's extras reads none of them. Until one is read, the
+store is a :class:`DeferredStore` holding their frames as bytes; the first read decodes them
+all, under a lock, and makes the store a plain :class:`~piview.model.store.NodeStore` again
+(the same object: nothing else changes, and reads cost nothing more from then on).
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from piview.model.store import NodeStore
 
 __all__ = ["DEFERRED", "DeferredStore", "Frame", "defer", "frame_count", "shared_ids"]
 
-DEFERRED = ("patterns", "result_ids")
-"""The columns read on first use (the index cache passes them as :class:`Frame`)."""
+DEFERRED = ("patterns", "result_ids", "result_names", "texts", "ts", "usage_blob")
+"""The columns read on first use (the index cache passes them as :class:`Frame`): none of
+them is read by ``piview info`` when the cache's extras hold the pairing and the sums."""
 
 _SLOTS: dict[str, Any] = {name: NodeStore.__dict__[name] for name in DEFERRED}
 """The store's own slots for them (member descriptors)."""
@@ -43,19 +44,39 @@ class Frame:
         return self.count
 
 
+_SIZES = {0xC4: 1, 0xC5: 2, 0xC6: 4, 0xDC: 2, 0xDD: 4, 0xDE: 2, 0xDF: 4}
+"""Bytes of the length after the first byte of a msgpack bin, array or map."""
+
+
 def frame_count(data: bytes) -> int:
-    """How many values the msgpack array in ``data`` holds (from its header; ``ValueError``
-    when it is not an array)."""
+    """How many values the msgpack array or map in ``data`` holds, or how many bytes its bin
+    holds (from its header; ``ValueError`` for anything else)."""
     if not data:
         raise ValueError("empty frame")
     b = data[0]
-    if 0x90 <= b <= 0x9F:
+    if 0x90 <= b <= 0x9F or 0x80 <= b <= 0x8F:  # fixarray, fixmap
         return b & 0x0F
-    if b == 0xDC and len(data) >= 3:
-        return int.from_bytes(data[1:3], "big")
-    if b == 0xDD and len(data) >= 5:
-        return int.from_bytes(data[1:5], "big")
-    raise ValueError("not an array")
+    size = _SIZES.get(b)
+    if size is None or len(data) < 1 + size:
+        raise ValueError("not an array, a map or bytes")
+    return int.from_bytes(data[1 : 1 + size], "big")
+
+
+class _Column:
+    """A deferred column of :class:`DeferredStore`: read through :func:`_read`, written to
+    the store's own slot."""
+
+    __slots__ = ("name", "slot")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.slot = _SLOTS[name]
+
+    def __get__(self, store: NodeStore | None, owner: type | None = None) -> Any:
+        return self if store is None else _read(store, self.name)
+
+    def __set__(self, store: NodeStore, value: Any) -> None:
+        self.slot.__set__(store, value)
 
 
 class DeferredStore(NodeStore):
@@ -65,23 +86,12 @@ class DeferredStore(NodeStore):
 
     __slots__ = ()
 
-    @property
-    def patterns(self) -> Any:
-        """The distinct block lists (decoded on first read)."""
-        return _read(self, "patterns")
-
-    @patterns.setter
-    def patterns(self, value: Any) -> None:
-        _SLOTS["patterns"].__set__(self, value)
-
-    @property
-    def result_ids(self) -> Any:
-        """The tool-call id of each result row (decoded on first read)."""
-        return _read(self, "result_ids")
-
-    @result_ids.setter
-    def result_ids(self, value: Any) -> None:
-        _SLOTS["result_ids"].__set__(self, value)
+    patterns = _Column("patterns")
+    result_ids = _Column("result_ids")
+    result_names = _Column("result_names")
+    texts = _Column("texts")
+    ts = _Column("ts")
+    usage_blob = _Column("usage_blob")
 
 
 def _read(store: NodeStore, name: str) -> Any:

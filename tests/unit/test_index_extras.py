@@ -326,6 +326,8 @@ def test_block_lists_and_result_ids_are_decoded_on_first_read(cached: Path) -> N
     assert type(s.nodes) is NodeStore and all(g is s.nodes.patterns for g in got)
     assert s.nodes.patterns == cold.nodes.patterns
     assert s.nodes.result_ids == cold.nodes.result_ids
+    for name in ("result_names", "texts", "ts", "usage_blob"):
+        assert getattr(s.nodes, name) == getattr(cold.nodes, name), name
     strings = {id(b.id) for p in s.nodes.patterns for b in p if b.id is not None}
     values = {b.id for p in s.nodes.patterns for b in p if b.id is not None}
     shared = [x for x in s.nodes.result_ids if x in values]
@@ -340,5 +342,9 @@ def test_frame_counts_from_the_msgpack_header() -> None:
 
     for n in (0, 3, 15, 16, 70_000):
         assert frame_count(msgspec.msgpack.encode([None] * n)) == n
-    with pytest.raises(ValueError):
-        frame_count(msgspec.msgpack.encode({"a": 1}))
+        assert frame_count(msgspec.msgpack.encode({k: 0 for k in range(n)})) == n
+    for n in (0, 255, 256, 70_000):
+        assert frame_count(msgspec.msgpack.encode(b"x" * n)) == n
+    for bad in (msgspec.msgpack.encode("text"), b"", b"\xdd\x00"):
+        with pytest.raises(ValueError):
+            frame_count(bad)
