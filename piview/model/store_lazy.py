@@ -1,9 +1,9 @@
 """Provides a node store restored from the index cache whose block lists, result ids and
-names, texts, timestamps and usage rows are decoded on first use.
+names and texts are decoded on first use.
 
-At 1 GB they are half of what reopening a session decodes (110,000 block lists of 320,000
-blocks, 200,000 tool-call ids shared with their calls' strings, 23 MB of usage rows), and
-``piview info`` reopened with the cache's extras reads none of them. Until one is read, the
+At 1 GB they are a third of what reopening a session decodes (110,000 block lists of 320,000
+blocks, 200,000 tool-call ids shared with their calls' strings), and ``piview info``
+reopened with the cache's extras reads none of them. Until one is read, the
 store is a :class:`DeferredStore` holding their frames as bytes; the first read decodes them
 all, under a lock, and makes the store a plain :class:`~piview.model.store.NodeStore` again
 (the same object: nothing else changes, and reads cost nothing more from then on).
@@ -20,9 +20,11 @@ from piview.model.store import NodeStore
 
 __all__ = ["DEFERRED", "DeferredStore", "Frame", "defer", "frame_count", "shared_ids"]
 
-DEFERRED = ("patterns", "result_ids", "result_names", "texts", "ts", "usage_blob")
+DEFERRED = ("patterns", "result_ids", "result_names", "texts")
 """The columns read on first use (the index cache passes them as :class:`Frame`): none of
-them is read by ``piview info`` when the cache's extras hold the pairing and the sums."""
+them is read by ``piview info`` when the cache's extras hold the pairing and the sums. Not
+the timestamps and usage rows: they are bytes, whose frames are cheap to decode but would
+be held until then (23 MB of usage rows at 1 GB, a peak the viewer's load felt)."""
 
 _SLOTS: dict[str, Any] = {name: NodeStore.__dict__[name] for name in DEFERRED}
 """The store's own slots for them (member descriptors)."""
@@ -90,8 +92,6 @@ class DeferredStore(NodeStore):
     result_ids = _Column("result_ids")
     result_names = _Column("result_names")
     texts = _Column("texts")
-    ts = _Column("ts")
-    usage_blob = _Column("usage_blob")
 
 
 def _read(store: NodeStore, name: str) -> Any:

@@ -326,7 +326,7 @@ def test_block_lists_and_result_ids_are_decoded_on_first_read(cached: Path) -> N
     assert type(s.nodes) is NodeStore and all(g is s.nodes.patterns for g in got)
     assert s.nodes.patterns == cold.nodes.patterns
     assert s.nodes.result_ids == cold.nodes.result_ids
-    for name in ("result_names", "texts", "ts", "usage_blob"):
+    for name in ("result_names", "texts"):
         assert getattr(s.nodes, name) == getattr(cold.nodes, name), name
     strings = {id(b.id) for p in s.nodes.patterns for b in p if b.id is not None}
     values = {b.id for p in s.nodes.patterns for b in p if b.id is not None}
