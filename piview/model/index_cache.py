@@ -146,7 +146,8 @@ class IndexCache:
         if _probe(fd, head.size) != head.probe:
             return None
         lines, offsets, lengths = (array("q", frame(self._bytes)) for _ in _ARRAYS)
-        # Each frame is converted as it is read: its raw form is freed before the next one.
+        # Each frame is converted as it is read: its raw form is freed before the next one
+        # (but the deferred columns', kept until the store first reads them).
         columns: dict[str, Any] = {}
         for name in _FIELDS:
             if name in DEFERRED:
