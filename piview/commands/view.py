@@ -96,7 +96,13 @@ def _view(args: argparse.Namespace) -> int:
         from piview.app import run_app
 
         def load_full() -> Session:
-            return load(path, keep_index=False)
+            full = load(path, keep_index=False)
+            # Reopened from the index cache, the tree makes its map of ids and the store
+            # decodes its block lists on first use: here in the worker, not on the UI thread
+            # at the first key or poll needing them.
+            full.tree.id_index  # noqa: B018
+            full.nodes.patterns  # noqa: B018
+            return full
 
         return run_app(
             tail,

@@ -5,6 +5,9 @@ user cache directory, never beside the session file. A cached index is used when
 the same size and modification time; when the file has only grown (Pi appended to it) and the
 bytes just before the cached end are unchanged, the cached index is extended with the new lines
 instead of being rebuilt.
+
+After the index come the :class:`~piview.model.index_extras.Extras` computed from it (tree,
+side notes, pairing, usage sums), used only when the file has not grown since.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 from array import array
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, get_type_hints
 
@@ -19,6 +23,8 @@ import msgspec
 
 from piview.model.decode import SkBlock
 from piview.model.fileindex import BadLine, FileIndex
+from piview.model.index_extras import Extras
+from piview.model.store_lazy import DEFERRED, Frame, defer, frame_count
 from piview.model.store_state import StoreState, column, store_from_columns, store_state
 from piview.model.types import SessionHeader
 
@@ -27,8 +33,8 @@ __all__ = ["CACHE_MIN_BYTES", "IndexCache"]
 CACHE_MIN_BYTES = 16 * 1024 * 1024
 """Files smaller than this load faster from scratch than from a cache."""
 
-_FORMAT = 5
-_MAGIC = b"PVIDX\x00\x00\x05"
+_FORMAT = 6
+_MAGIC = b"PVIDX\x00\x00\x06"
 _PROBE = 4096
 _LEN = 8
 
@@ -53,7 +59,7 @@ class _Header(msgspec.Struct, array_like=True):
 _ARRAYS = ("lines", "offsets", "lengths")
 """The file index's own arrays, one frame each after the header."""
 _FIELDS = StoreState.__struct_fields__
-"""Then one frame per field of the node store."""
+"""Then one frame per field of the node store, and a last one of extras (or nil)."""
 
 
 def _default_dir() -> Path:
@@ -84,6 +90,7 @@ class IndexCache:
         hints = get_type_hints(StoreState)
         self._fields = {name: msgspec.msgpack.Decoder(hints[name]) for name in _FIELDS}
         self._strict_patterns = msgspec.msgpack.Decoder(list[list[SkBlock]])
+        self._extras = msgspec.msgpack.Decoder(Extras | None)
 
     def _file_for(self, path: Path) -> Path:
         import hashlib
@@ -97,20 +104,25 @@ class IndexCache:
 
         The index stops at the cached end: the caller reads whatever follows.
         """
+        found = self.restore_with_extras(path, fd)
+        return found[0] if found is not None else None
+
+    def restore_with_extras(self, path: Path, fd: int) -> tuple[FileIndex, Extras | None] | None:
+        """:meth:`restore`, with the extras computed from the cached entries (None when
+        none were saved, or they do not decode)."""
         try:
             with open(self._file_for(path), "rb") as f:
                 return self._restore(fd, f.fileno())
         except (OSError, ValueError, msgspec.DecodeError, msgspec.ValidationError):
             return None
 
-    def _restore(self, fd: int, cache_fd: int) -> FileIndex | None:
+    def _restore(self, fd: int, cache_fd: int) -> tuple[FileIndex, Extras | None] | None:
         if os.pread(cache_fd, len(_MAGIC), 0) != _MAGIC:
             return None
         pos = len(_MAGIC)
         total = os.fstat(cache_fd).st_size
 
-        def frame(decoder: msgspec.msgpack.Decoder[Any]) -> Any:
-            # One frame in memory at a time: the peak stays at the largest frame.
+        def raw() -> bytes:
             nonlocal pos
             n = int.from_bytes(os.pread(cache_fd, _LEN, pos), "little")
             if pos + _LEN + n > total:
@@ -119,7 +131,11 @@ class IndexCache:
             if len(data) != n:
                 raise ValueError("truncated cache file")
             pos += _LEN + n
-            return decoder.decode(data)
+            return data
+
+        def frame(decoder: msgspec.msgpack.Decoder[Any]) -> Any:
+            # One frame in memory at a time: the peak stays at the largest frame.
+            return decoder.decode(raw())
 
         head: _Header = frame(self._header)
         st = os.fstat(fd)
@@ -130,26 +146,27 @@ class IndexCache:
         if _probe(fd, head.size) != head.probe:
             return None
         lines, offsets, lengths = (array("q", frame(self._bytes)) for _ in _ARRAYS)
-        # Each frame is converted as it is read: its raw form is freed before the next one.
+        # Each frame is converted as it is read: its raw form is freed before the next one
+        # (but the deferred columns', kept until the store first reads them).
         columns: dict[str, Any] = {}
         for name in _FIELDS:
-            if name == "patterns":
-                # As SkBlocks when every value is in their literal sets; else loosely.
-                mark = pos
-                try:
-                    value = frame(self._strict_patterns)
-                except msgspec.ValidationError:
-                    pos = mark
-                    value = frame(self._fields[name])
+            if name in DEFERRED:
+                # Decoded on first read (piview info never reads them): kept as bytes.
+                data = raw()
+                columns[name] = Frame(data, frame_count(data), self._decoder_of(name))
             else:
-                value = frame(self._fields[name])
-            columns[name] = column(name, value)
-        nodes = store_from_columns(columns)
+                columns[name] = column(name, frame(self._fields[name]))
+        nodes = defer(store_from_columns(columns))
         del columns
         n = len(nodes)
         if len(lines) != n or len(offsets) != n or len(lengths) != n:
             raise ValueError("inconsistent cached index")
-        return FileIndex(
+        extras: Extras | None = None
+        with contextlib.suppress(ValueError, msgspec.DecodeError, msgspec.ValidationError):
+            extras = frame(self._extras)  # damaged: the index is still good, they are computed
+        if extras is not None and extras.entries != n:
+            extras = None
+        index = FileIndex(
             nodes=nodes,
             lines=lines,
             offsets=offsets,
@@ -161,10 +178,28 @@ class IndexCache:
             line_no=head.line_no,
             slot_bytes=head.slot_bytes,
         )
+        return index, extras
 
-    def store(self, index: FileIndex, path: Path, fd: int) -> None:
+    def _decoder_of(self, name: str) -> Callable[[bytes], Any]:
+        """How a deferred column's frame becomes the column."""
+        loose = self._fields[name]
+        if name != "patterns":
+            return lambda data: column(name, loose.decode(data))
+        strict = self._strict_patterns
+
+        def patterns(data: bytes) -> Any:
+            # As SkBlocks when every value is in their literal sets; else loosely.
+            try:
+                value = strict.decode(data)
+            except msgspec.ValidationError:
+                value = loose.decode(data)
+            return column(name, value)
+
+        return patterns
+
+    def store(self, index: FileIndex, path: Path, fd: int, extras: Extras | None = None) -> None:
         """Write ``index``, of the session file ``path`` open as ``fd`` (up to its last complete
-        line). Errors are ignored."""
+        line), and the ``extras`` computed from exactly its entries. Errors are ignored."""
         st = os.fstat(fd)
         if index.tail_entry:  # an unterminated last entry is not cached
             return  # rare (Pi is writing the last line): the next run caches it
@@ -185,6 +220,7 @@ class IndexCache:
             head,
             *(memoryview(getattr(index, name)).cast("B") for name in _ARRAYS),
             *(getattr(state, name) for name in _FIELDS),
+            extras if extras is not None and extras.entries == len(index.nodes) else None,
         ]
         target = self._file_for(path)
         tmp = target.with_suffix(f".{os.getpid()}.tmp")

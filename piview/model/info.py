@@ -7,9 +7,32 @@ from typing import Any
 
 from piview.model.session import Session
 from piview.model.store import OTHER, ROLE_NAMES, TYPE_NAMES
-from piview.model.usage import UsageTotals, sum_usage
+from piview.model.usage import UsageTotals, info_sums
 
 __all__ = ["session_info"]
+
+
+_MESSAGE = TYPE_NAMES.index("message")
+_ONLY_MESSAGES = bytes(0xFF if k == _MESSAGE else 0 for k in range(256))
+"""A table for ``bytes.translate``: 0xFF where an entry is a message, else 0."""
+
+
+def _code_counts(types: bytearray, roles: bytearray) -> tuple[dict[int, int], dict[int, int]]:
+    """How many entries of each type code but messages, and how many messages of each role
+    code (only codes that occur): what counting the pairs of codes gives, at C speed (at
+    1 GB, 450,000 pairs took 50 ms)."""
+    by_type = {t: types.count(t) for t in set(types)}
+    messages = by_type.pop(_MESSAGE, 0)
+    by_role: dict[int, int] = {}
+    if messages:
+        n = len(types)
+        # The roles of messages, 0 elsewhere: the roles masked by the bytes of the table.
+        mask = int.from_bytes(types.translate(_ONLY_MESSAGES), "little")
+        picked = (int.from_bytes(roles, "little") & mask).to_bytes(n, "little")
+        by_role = {r: picked.count(r) for r in set(picked) if r}
+        if messages > sum(by_role.values()):
+            by_role[0] = messages - sum(by_role.values())  # messages without a role
+    return by_type, by_role
 
 
 def session_info(session: Session) -> dict[str, Any]:
@@ -28,14 +51,16 @@ def session_info(session: Session) -> dict[str, Any]:
     header = session.header
     entry_types: Counter[str] = Counter()
     roles: Counter[str] = Counter()
-    message = TYPE_NAMES.index("message")
-    # Counting the code pairs runs at C speed; only codes outside the tables need a look.
-    for (t, r), count in Counter(zip(nodes.types, nodes.roles, strict=True)).items():
-        if t == OTHER or (t == message and r == OTHER):
-            continue
-        name = TYPE_NAMES[t]
-        entry_types[name if isinstance(name, str) else "?"] += count
-        if t == message:
+    message = _MESSAGE
+    # Counting the codes runs at C speed; only codes outside the tables need a look.
+    by_type, by_role = _code_counts(nodes.types, nodes.roles)
+    for t, count in by_type.items():
+        if t != OTHER:
+            name = TYPE_NAMES[t]
+            entry_types[name if isinstance(name, str) else "?"] += count
+    for r, count in by_role.items():
+        if r != OTHER:
+            entry_types["message"] += count
             role = ROLE_NAMES[r]
             roles[role if isinstance(role, str) else "?"] += count
     for i, n in nodes.whole.items():
@@ -47,9 +72,7 @@ def session_info(session: Session) -> dict[str, Any]:
     leaf = tree.leaf
     path = tree.path(leaf) if leaf is not None else []
     pairing = session.pairing
-    tools = UsageTotals()
-    for i in pairing.results:
-        tools.add(nodes.message_usage(i))
+    sums = info_sums(session, leaf, path)
     side = UsageTotals()
     for i in nodes.of_type("model_usage"):  # oh-my-pi: model work outside the main loop
         side.add(nodes[i].usage)
@@ -64,22 +87,22 @@ def session_info(session: Session) -> dict[str, Any]:
         "entry_types": dict(sorted(entry_types.items())),
         "roles": dict(sorted(roles.items())),
         "leaf": None if leaf is None or session.legacy_ids else ids[leaf],
-        "leaves": [ids[i] for i in tree.leaves()],
-        "branch_points": [ids[i] for i in tree.branch_points()],
-        "roots": [ids[i] for i in tree.roots],
-        "path": [ids[i] for i in path],
+        "leaves": list(map(ids.__getitem__, tree.leaves())),
+        "branch_points": list(map(ids.__getitem__, tree.branch_points())),
+        "roots": list(map(ids.__getitem__, tree.roots)),
+        "path": list(map(ids.__getitem__, path)),  # 400,000 ids at 1 GB: a map, at C speed
         "tool_calls": {
-            "calls": len(pairing.calls),
+            "calls": len(pairing.call_codes),
             "results": len(pairing.results),
-            "paired": len(pairing.paired),
-            "unanswered": len(pairing.unanswered),
-            "orphan_results": len(pairing.orphan_results),
+            "paired": pairing.paired_count,
+            "unanswered": pairing.unanswered_count,
+            "orphan_results": len(pairing.results) - pairing.paired_count,
             "errors": len(pairing.errors),
         },
         "usage": {
-            "path": sum_usage(nodes, path).as_json(),
-            "all": sum_usage(nodes, range(len(nodes))).as_json(),
-            "tools": tools.as_json(),
+            "path": sums["path"].as_json(),
+            "all": sums["all"].as_json(),
+            "tools": sums["tools"].as_json(),
             "model_usage": side.as_json(),
         },
     }

@@ -17,7 +17,7 @@ Only the lines that need it are read back, so the cost stays linear in what is r
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -132,7 +132,7 @@ def active_leaf(
     count: int,
     etype: Callable[[int], str | None],
     read_line: Callable[[int], bytes],
-    id_index: dict[str, int],
+    id_index: Mapping[str, int],
 ) -> int | None:
     """The active leaf when OpenClaw's entries move it, else None (the last entry is).
 

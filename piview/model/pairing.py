@@ -180,7 +180,18 @@ class Pairing:
     @property
     def unanswered(self) -> list[CallRef]:
         """Calls that no result answers."""
-        return [c for c in self.calls if c not in self.call_results]
+        first = self.call_results._first  # noqa: SLF001 - its slots are the calls'
+        return [_ref(c) for c, f in zip(self.call_codes, first, strict=True) if f < 0]
+
+    @property
+    def paired_count(self) -> int:
+        """How many results found their call (``len(paired)``, without the list)."""
+        return len(self.result_call)
+
+    @property
+    def unanswered_count(self) -> int:
+        """How many calls no result answers (``len(unanswered)``, counted at C speed)."""
+        return self.call_results._first.count(-1)  # noqa: SLF001
 
 
 def tool_calls_of(node: SkEntry) -> list[tuple[int, str, str]]:

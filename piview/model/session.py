@@ -22,6 +22,7 @@ from piview.model.decode import BadLineError, decode_entry, decode_json
 from piview.model.fileindex import BadLine, FileIndex
 from piview.model.follow import Built, absorb, install, look, rebuild
 from piview.model.index_cache import CACHE_MIN_BYTES, IndexCache
+from piview.model.index_extras import adopt, capture, ids_of
 from piview.model.labels import resolve_labels, session_name
 from piview.model.memory import release_free_memory
 from piview.model.openclaw import active_leaf, side_notes, side_notes_at
@@ -317,14 +318,16 @@ class Session:
         was_enabled = gc.isenabled()
         gc.disable()  # many small objects: collections during the load only cost time
         try:
-            restored = cache.restore(self.path, fd) if cache is not None else None
+            found = cache.restore_with_extras(self.path, fd) if cache is not None else None
+            restored, extras = found if found is not None else (None, None)
             if restored is not None:
                 self.index = restored
             added = read_all(self.index, fd, fresh=restored is None)
             if restored is not None:
                 # The slot is rewritten in place and not cached: read it again.
                 self.index.read_title_slot(fd)
-            self._finish()
+            if extras is None or added or not adopt(self, extras):
+                self._finish()
         finally:
             if was_enabled:
                 gc.enable()
@@ -352,7 +355,8 @@ class Session:
         if self.index_cache is None or not self._index_dirty:
             return False
         fd = self._ensure_fd()
-        self.index_cache.store(index if index is not None else self.index, self.path, fd)
+        index = index if index is not None else self.index
+        self.index_cache.store(index, self.path, fd, capture(self, index, complete=False))
         self._index_dirty = False
         return True
 
@@ -379,7 +383,7 @@ class Session:
         if pid == 0:  # the child: write, and end without running anything of the parent's
             status = 1
             try:
-                cache.store(index, path, fd)
+                cache.store(index, path, fd, capture(self, index, complete=True))
                 status = 0
             finally:
                 os._exit(status)
@@ -517,14 +521,14 @@ class Session:
         self._legacy_ids = built.legacy
         self.ids = built.ids
         self.tree = built.tree
-        self.nodes.rebase(built.tree.id_index)
+        self.nodes.rebase(ids_of(built.tree))  # a reopened tree makes its map on first use
         self._pairing = pairing
         self._labels = labels
         self.derived = {}  # a new dict: a worker may still read the old one
         if len(self):
             # OpenClaw's leaf entries and trailing side notes: only the last lines are read.
             self.tree.active = active_leaf(
-                len(self), self.nodes.etype, self.read_line, self.tree.id_index
+                len(self), self.nodes.etype, self.read_line, ids_of(self.tree)
             )
 
 

@@ -20,6 +20,7 @@ from msgspec.structs import astuple
 
 from piview.model.decode import SkBlock, SkEntry, SkMessage
 from piview.model.store import TS_LEN, NodeStore
+from piview.model.store_lazy import Frame, shared_ids
 from piview.model.types import Usage
 
 __all__ = [
@@ -90,6 +91,14 @@ def _patterns(read: list[list[SkBlock]] | list[list[LooseBlock]]) -> list[tuple[
     return out
 
 
+def _interned(names: list[str | None]) -> list[str | None]:
+    """``names`` interned, as a load keeps them: a tool's name is one string however many
+    results name it (a map of the few distinct names, applied at C speed)."""
+    table: dict[str | None, str | None] = {n: sys.intern(n) for n in set(names) if n is not None}
+    table[None] = None
+    return list(map(table.__getitem__, names))
+
+
 _COLUMN: dict[str, Callable[[Any], Any]] = {
     "types": bytearray,
     "roles": bytearray,
@@ -105,7 +114,7 @@ _COLUMN: dict[str, Callable[[Any], Any]] = {
     "result_at": partial(array, "i"),
     "model_table": lambda table: [(p[0], p[1]) for p in table],
     "patterns": _patterns,
-    "result_names": lambda names: [sys.intern(n) if n else n for n in names],
+    "result_names": lambda names: _interned(names),
     "whole": lambda whole: {i: _from_plain(d) for i, d in whole.items()},
 }
 
@@ -165,10 +174,9 @@ def store_from_columns(columns: dict[str, Any]) -> NodeStore:
     for name in _STATE:
         setattr(out, name, columns[name])
     out.reset_lookups()
-    # A result's toolCallId was read as a new string: share its call's, as a load does.
-    calls = {b.id: b.id for p in out.patterns for b in p if b.id is not None}
-    out.result_ids = [calls.get(x, x) if x is not None else None for x in out.result_ids]
-    del calls
+    if not isinstance(out.patterns, Frame) and not isinstance(out.result_ids, Frame):
+        # A result's toolCallId was read as a new string: share its call's, as a load does.
+        out.result_ids = shared_ids(out.patterns, out.result_ids)
     n = len(out.types)
     sizes = (
         len(out.roles),

@@ -220,11 +220,13 @@ async def test_an_append_while_the_index_is_cached_shows(
     store = IndexCache.store
     caching = threading.Event()
 
-    def slow_store(self: IndexCache, index: FileIndex, path: Path, fd: int) -> None:
+    def slow_store(
+        self: IndexCache, index: FileIndex, path: Path, fd: int, extras: Any = None
+    ) -> None:
         with memoryview(index.lines), memoryview(index.nodes.types):
             caching.set()
             time.sleep(1.5)  # as the encoding of a 1 GB index takes
-        store(self, index, path, fd)
+        store(self, index, path, fd, extras)
 
     monkeypatch.setattr(IndexCache, "store", slow_store)
     monkeypatch.setattr(session_module, "CACHE_MIN_BYTES", 0)
@@ -251,10 +253,12 @@ async def test_the_index_is_cached_by_a_child_process(
     store = IndexCache.store
     pids = tmp_path / "pids"
 
-    def recording_store(self: IndexCache, index: FileIndex, path: Path, fd: int) -> None:
+    def recording_store(
+        self: IndexCache, index: FileIndex, path: Path, fd: int, extras: Any = None
+    ) -> None:
         with open(pids, "a") as f:
             f.write(f"{os.getpid()}\n")
-        store(self, index, path, fd)
+        store(self, index, path, fd, extras)
 
     monkeypatch.setattr(IndexCache, "store", recording_store)
     monkeypatch.setattr(session_module, "CACHE_MIN_BYTES", 0)
