@@ -32,6 +32,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from piview.render.pipe import PipeConsole
+from piview.render.plain import MARKDOWN_TYPES
 from piview.render.roles._common import Indent
 
 __all__ = ["FastConsole", "Lines", "layout", "text_lines"]
@@ -326,6 +327,8 @@ def _syntax_lines(console: Console, syntax: Syntax, options: ConsoleOptions) -> 
         return None
     _top, right, _bottom, left = syntax.padding
     code_width = max(0, options.max_width - left - right)
+    if code_width < 1:
+        return None  # no room for the code (a block deep in nested lists): Rich's own rules
     ends_on_nl, processed = syntax._process_code(syntax.code)
     text = syntax.highlight(processed, None)
     background, _number, _highlight = syntax._get_number_styles(console)
@@ -381,6 +384,12 @@ def _layout(
         syntax_lines = _syntax_lines(console, renderable, options)  # type: ignore[arg-type]
         if syntax_lines is not None:
             return syntax_lines, False
+    elif kind in MARKDOWN_TYPES:
+        from piview.render.fastmarkdown import markdown_lines  # rich.markdown: on first use
+
+        got = markdown_lines(console, renderable, options, text_lines, _rich_lines)  # type: ignore[arg-type]
+        if got is not None:
+            return got
     elif kind is Indent and options.max_width > renderable.columns:  # type: ignore[union-attr]
         indent: Indent = renderable  # type: ignore[assignment]
         inner, _open = _layout(console, indent.renderable, indent.inner_options(options))

@@ -25,7 +25,10 @@ if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
     from rich.markdown import Markdown
 
-__all__ = ["is_plain", "markdown_class", "plain_code", "plain_output"]
+__all__ = ["MARKDOWN_TYPES", "is_plain", "markdown_class", "plain_code", "plain_output"]
+
+MARKDOWN_TYPES: set[type] = set()
+"""The Markdown classes :func:`markdown_class` has made (laid out by ``fastlayout``)."""
 
 
 _PLAIN: ContextVar[bool] = ContextVar("piview_plain_output", default=False)
@@ -91,6 +94,7 @@ def markdown_class(plain: bool) -> type[Markdown]:
             self.inline_code_theme = code_theme
 
     if not plain:
+        MARKDOWN_TYPES.add(SharedParserMarkdown)
         return SharedParserMarkdown
 
     class PlainCodeBlock(CodeBlock):
@@ -108,4 +112,5 @@ def markdown_class(plain: bool) -> type[Markdown]:
 
         elements = {**Markdown.elements, "fence": PlainCodeBlock, "code_block": PlainCodeBlock}
 
+    MARKDOWN_TYPES.add(PlainMarkdown)
     return PlainMarkdown
