@@ -305,9 +305,11 @@ class _Safe:
             return Measurement(1, options.max_width)
 
 
-def _parts(session: Session, item: Item, expanded: bool, width: int) -> Rendered:
+def _parts(
+    session: Session, item: Item, expanded: bool, width: int, head_only: bool = False
+) -> Rendered:
     entry = _DISPATCH.get(item.kind, _DISPATCH["unknown"])
-    ctx = Ctx(session, item, expanded or not item.collapsible, max(20, width))
+    ctx = Ctx(session, item, expanded or not item.collapsible, max(20, width), head_only)
     head, body = entry[0](ctx)
     # OpenClaw's side notes (appendMode: "side"): known from the entry the renderer decoded.
     if item.part == -1 and item.kind != "divider" and session.is_side_note(item.entry):
@@ -360,10 +362,11 @@ def print_lines(
 
 
 def render_header(session: Session, item: Item, *, expanded: bool, width: int) -> Text:
-    """Only the one-line header of an item (never raises)."""
+    """Only the one-line header of an item (never raises); its body is not built where the
+    renderer can tell it apart (a tool call's results)."""
     width = max(20, int(width))
     try:
-        return _parts(session, item, expanded, width)[0]
+        return _parts(session, item, expanded, width, head_only=True)[0]
     except Exception as exc:  # noqa: BLE001
         return _failure(item, exc, width)
 

@@ -89,6 +89,8 @@ class Ctx:
     item: Item
     expanded: bool
     width: int
+    head_only: bool = False
+    """Only the header is wanted (``piview print --tools none``): a renderer may skip its body."""
     _entry: Entry | None = field(default=None, repr=False)
 
     @property

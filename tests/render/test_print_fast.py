@@ -1,0 +1,37 @@
+"""``piview print``'s shortcuts: what is not printed is not built, and the output is the same."""
+
+from __future__ import annotations
+
+import pytest
+
+import piview.render.roles.tool as tool_role
+from piview.export.text import print_branch
+from piview.model import load_session
+from tests.conftest import fixture
+from tests.render.helpers import console
+
+
+def _printed(name: str, **kw: object) -> str:
+    s = load_session(fixture(name))
+    c = console(100)
+    opts = {"thinking": False, "tools": "preview", "hidden": False, **kw}
+    print_branch(s, None, console=c, processes=1, **opts)  # type: ignore[arg-type]
+    return c.file.getvalue()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", ["edit_tools.jsonl", "roles_all.jsonl", "images.jsonl"])
+def test_tools_none_builds_no_tool_bodies(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--tools none`` prints one line per call: the results' bodies are never made."""
+    calls: list[object] = []
+    real = tool_role._result_body
+
+    def counting(*a: object, **kw: object) -> object:
+        calls.append(a)
+        return real(*a, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tool_role, "_result_body", counting)
+    out = _printed(name, tools="none")
+    assert calls == []
+    assert "✓" in out  # the headers still say how each call went
+    _printed(name, tools="preview")
+    assert calls  # (the preview does draw them)
