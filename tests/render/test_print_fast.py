@@ -35,3 +35,25 @@ def test_tools_none_builds_no_tool_bodies(name: str, monkeypatch: pytest.MonkeyP
     assert "✓" in out  # the headers still say how each call went
     _printed(name, tools="preview")
     assert calls  # (the preview does draw them)
+
+
+def test_the_same_image_is_decoded_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two blocks holding the same image (under different keys) decode it once."""
+    import piview.render.image as image
+    from tests.render.test_image import png
+
+    image.clear_cache()
+    decoded: list[object] = []
+    real = image._decode_preview
+
+    def counting(*a: object) -> object:
+        decoded.append(a)
+        return real(*a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(image, "_decode_preview", counting)
+    data = png(12, 8)
+    a = image.render_image(data, "image/png", width=40, key=("k", 1))
+    b = image.render_image(data, "image/png", width=40, key=("k", 2))
+    image.render_image(data, "image/png", width=30, key=("k", 3))  # another width: drawn again
+    assert a is b
+    assert len(decoded) == 2
