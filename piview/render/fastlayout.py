@@ -149,6 +149,9 @@ class _Styler:
             return [Segment(plain, self.combined((0,)))]
         if len(spans) == 1 and spans[0][0] == 0 and spans[0][1] == len(plain):
             return [Segment(plain, self.combined((0, spans[0][2])))]
+        linear = self._linear(plain, spans)
+        if linear is not None:
+            return linear
         events = [(0, False, 0)]
         events.extend((s, False, k) for s, _e, k in spans)
         events.extend((e, True, k) for _s, e, k in spans)
@@ -165,6 +168,35 @@ class _Styler:
                 piece = plain[offset:next_offset]
                 if piece:  # a span past the end of the text gives an empty piece: dropped
                     out.append(Segment(piece, self.combined(tuple(sorted(stack)))))
+        return out
+
+    def _linear(self, plain: str, spans: list[_Span]) -> list[Segment] | None:
+        """:meth:`segments` where the spans follow one another without overlapping (a
+        header's pieces, a paragraph's inline styles), under the Text's own style or not:
+        one pass, no sorting (``None`` for any other spans)."""
+        base: tuple[int, ...] = (0,)
+        if spans[0][2] == 1:  # the Text's own style, over the whole line
+            base, spans = (0, 1), spans[1:]
+        combined = self.combined
+        n = len(plain)
+        out: list[Segment] = []
+        at = 0
+        for s, e, k in spans:
+            if s < at:
+                return None  # overlapping or out of order: the general way
+            if e > n:
+                e = n  # a span past the end of the line: its piece there is empty
+            if e <= s:
+                if at < s < n:  # empty: styles nothing, but Rich still cuts the line there
+                    out.append(Segment(plain[at:s], combined(base)))
+                    at = s
+                continue
+            if s > at:
+                out.append(Segment(plain[at:s], combined(base)))
+            out.append(Segment(plain[s:e], combined((*base, k))))
+            at = e
+        if at < n:
+            out.append(Segment(plain[at:], combined(base)))
         return out
 
 

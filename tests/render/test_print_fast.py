@@ -57,3 +57,38 @@ def test_the_same_image_is_decoded_once(monkeypatch: pytest.MonkeyPatch) -> None
     image.render_image(data, "image/png", width=30, key=("k", 3))  # another width: drawn again
     assert a is b
     assert len(decoded) == 2
+
+
+def test_spans_one_after_another_are_cut_as_rich_cuts() -> None:
+    """Texts whose spans follow one another (headers, inline styles; empty ones too), under
+    their own style or not: the same segments as Rich's."""
+    import io
+    import random
+
+    from rich.console import Console
+    from rich.style import Style
+    from rich.text import Span, Text
+
+    from piview.render.fastlayout import FastConsole
+
+    rnd = random.Random(8)
+    styles = [Style(bold=True), Style(color="red"), Style(bgcolor="blue"), Style(italic=False)]
+    for _ in range(1500):
+        plain = "".join(rnd.choice(["ab", " ", "word ", "x", "é", "漢"]) for _ in range(9))
+        text = Text(
+            plain,
+            style=rnd.choice(["", "dim", Style(underline=True)]),
+            justify=rnd.choice([None, "left"]),
+        )
+        at = 0
+        while at < len(plain):
+            start = min(len(plain), at + rnd.choice([0, 0, 1, 3]))
+            end = min(len(plain), start + rnd.choice([0, 1, 2, 5]))
+            text.spans.append(Span(start, end, rnd.choice(styles)))
+            at = end
+        width = rnd.randint(8, 40)
+        kw: dict[str, object] = {"width": width, "color_system": "truecolor"}
+        rich = Console(file=io.StringIO(), force_terminal=True, **kw)  # type: ignore[arg-type]
+        fast = FastConsole(file=io.StringIO(), force_terminal=True, **kw)  # type: ignore[arg-type]
+        want = rich.render_lines(text.copy(), rich.options, pad=False)
+        assert fast.render_lines(text.copy(), fast.options, pad=False) == want, text.spans
