@@ -23,7 +23,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 
 from rich._wrap import divide_line
-from rich.cells import cell_len, chop_cells
+from rich.cells import chop_cells
 from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.padding import Padding
 from rich.segment import Segment, Segments
@@ -31,6 +31,7 @@ from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
 
+from piview.render.cells import cells
 from piview.render.pipe import PipeConsole
 from piview.render.plain import MARKDOWN_TYPES
 from piview.render.roles._common import Indent
@@ -48,11 +49,7 @@ _NEW_LINE = Segment("\n")
 _Span = tuple[int, int, int]
 
 
-def _cells(s: str) -> int:
-    """Cells ``s`` takes (printable ASCII: one a character)."""
-    if s.isascii() and s.isprintable():
-        return len(s)
-    return cell_len(s)
+_cells = cells  # cells ``s`` takes (printable ASCII: one a character)
 
 
 _re_word = re.compile(r"\s*\S+\s*")  # Rich's _wrap.words

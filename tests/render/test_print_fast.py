@@ -92,3 +92,19 @@ def test_spans_one_after_another_are_cut_as_rich_cuts() -> None:
         fast = FastConsole(file=io.StringIO(), force_terminal=True, **kw)  # type: ignore[arg-type]
         want = rich.render_lines(text.copy(), rich.options, pad=False)
         assert fast.render_lines(text.copy(), fast.options, pad=False) == want, text.spans
+
+
+def test_cells_are_richs() -> None:
+    """Random strings of ASCII, controls, wide, zero-width and joined characters."""
+    import random
+
+    from rich.cells import cell_len
+
+    from piview.render.cells import cells
+
+    pieces = ["abc", " ", "\n", "\t", "\x1b", "\x7f", "é", "e\u0301", "漢字", "👍", "▸", "…"]
+    pieces += ["\u200b", "\u200d", "\ufe0f", "👨\u200d👩", "❤\ufe0f", "x" * 600, "\u0085"]
+    rnd = random.Random(4)
+    for _ in range(3000):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 8)))
+        assert cells(text) == cell_len(text), repr(text)
