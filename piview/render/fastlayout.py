@@ -374,6 +374,27 @@ def _syntax_lines(console: Console, syntax: Syntax, options: ConsoleOptions) -> 
     return lines
 
 
+def _padding_lines(console: Console, padding: Padding, options: ConsoleOptions) -> Lines | None:
+    """The lines of ``Padding.__rich_console__`` for an expanded padding (a code block's in
+    plain mode), its content laid out here; ``None`` for any other."""
+    width = options.max_width
+    inner = width - padding.left - padding.right
+    if not padding.expand or inner < 1:
+        return None
+    style = console.get_style(padding.style)
+    inner_options = options.update_width(inner)
+    if inner_options.height is not None:
+        return None
+    content = console.render_lines(padding.renderable, inner_options, style=style, pad=True)
+    blank = [Segment(" " * width, style)]
+    lines: Lines = [list(blank) for _ in range(padding.top)]
+    left = [Segment(" " * padding.left, style)] if padding.left else []
+    right = [Segment(" " * padding.right, style)] if padding.right else []
+    lines.extend([*left, *line, *right] for line in content)
+    lines.extend(list(blank) for _ in range(padding.bottom))
+    return lines
+
+
 def _rich_lines(
     console: Console, renderable: RenderableType, options: ConsoleOptions
 ) -> tuple[Lines, bool]:
@@ -413,10 +434,14 @@ def _layout(
         syntax_lines = _syntax_lines(console, renderable, options)  # type: ignore[arg-type]
         if syntax_lines is not None:
             return syntax_lines, False
+    elif kind is Padding:
+        padded = _padding_lines(console, renderable, options)  # type: ignore[arg-type]
+        if padded is not None:
+            return padded, False
     elif kind in MARKDOWN_TYPES:
         from piview.render.fastmarkdown import markdown_lines  # rich.markdown: on first use
 
-        got = markdown_lines(console, renderable, options, text_lines, _rich_lines)  # type: ignore[arg-type]
+        got = markdown_lines(console, renderable, options, _layout, _rich_lines)  # type: ignore[arg-type]
         if got is not None:
             return got
     elif kind is Indent and options.max_width > renderable.columns:  # type: ignore[union-attr]

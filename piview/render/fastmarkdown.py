@@ -4,21 +4,21 @@ Rich draws a :class:`~rich.markdown.Markdown` as one stream of segments (every p
 list and code block rendered through the console's generators), which
 ``console.render_lines`` cuts into lines again. Here Rich's own loop over the parsed tokens
 runs unchanged, but each top-level element it would render is handed back instead and laid
-out on its own: a paragraph or a heading (one Text) by
-:func:`piview.render.fastlayout.text_lines`, any other element by Rich. Every element Rich
-renders ends its last line, so the lines of the whole are the elements' lines in order, an
-empty line where Rich writes the new line between two; an element that leaves its last line
-open (an image placeholder) gives ``None``, and the caller draws the text with Rich.
-"""
+out on its own: what it yields, when that is one renderable (a paragraph's or a heading's
+Text, a code block's Padding or Syntax), by :func:`piview.render.fastlayout.layout`'s rules,
+anything else (a list's segments) by Rich. Every element Rich renders ends its last line, so
+the lines of the whole are the elements' lines in order, an empty line where Rich writes the
+new line between two; an element that leaves its last line open before another (an image
+placeholder) gives ``None``, and the caller draws the text with Rich."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
-from rich.markdown import Heading, Markdown, Paragraph
+from rich.markdown import Markdown
 from rich.segment import Segment
-from rich.text import Text
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderableType
@@ -26,11 +26,8 @@ if TYPE_CHECKING:
 __all__ = ["markdown_lines"]
 
 Lines = list[list[Segment]]
-TextLines = Callable[["Console", Text, "ConsoleOptions"], "tuple[Lines, bool] | None"]
+Layout = Callable[["Console", Any, "ConsoleOptions"], "tuple[Lines, bool]"]
 RichLines = Callable[["Console", "RenderableType", "ConsoleOptions"], "tuple[Lines, bool]"]
-
-# The elements whose whole rendering is one Text drawn with the element's options.
-_ONE_TEXT = (Paragraph, Heading)
 
 
 class _Element:
@@ -62,7 +59,7 @@ def markdown_lines(
     console: Console,
     markdown: Markdown,
     options: ConsoleOptions,
-    text_lines: TextLines,
+    layout: Layout,
     rich_lines: RichLines,
 ) -> tuple[Lines, bool] | None:
     """The lines of ``console.render_lines(markdown, options, pad=False)`` and whether the
@@ -80,14 +77,50 @@ def markdown_lines(
                 return None
             lines.append([])
             continue
-        element, opts = part.element, part.options
-        got: tuple[Lines, bool] | None = None
-        if isinstance(element, _ONE_TEXT) and opts.max_width >= 1:
-            texts = list(element.__rich_console__(console, opts))
-            if len(texts) == 1 and type(texts[0]) is Text:
-                got = text_lines(console, texts[0], opts)
-        if got is None:
-            got = rich_lines(console, element, opts)
-        element_lines, open_end = got
+        element_lines, open_end = _element_lines(
+            console, part.element, part.options, layout, rich_lines
+        )
         lines.extend(element_lines)
     return lines, open_end
+
+
+_END = object()
+
+
+def _element_lines(
+    console: Console, element: Any, options: ConsoleOptions, layout: Layout, rich_lines: RichLines
+) -> tuple[Lines, bool]:
+    """The lines Rich draws for one element: what it yields laid out by ``layout`` when it
+    is one renderable (a paragraph's Text, a code block's Padding or Syntax), else Rich's
+    lines of the stream it yields (a list's segments)."""
+    if options.max_width < 1:
+        return [], False
+    it = iter(element.__rich_console__(console, options))
+    first = next(it, _END)
+    if first is _END:
+        return [], False
+    if not isinstance(first, Segment):
+        second = next(it, _END)
+        if second is _END:
+            return layout(console, first, options)
+        parts: Iterable[Any] = chain((first, second), it)
+    else:
+        parts = chain((first,), it)
+    return rich_lines(console, _Stream(console, parts, options), options)
+
+
+class _Stream:
+    """What an element yields, as Rich's console renders it (segments as they are, any
+    renderable through the console)."""
+
+    def __init__(self, console: Console, parts: Iterable[Any], options: ConsoleOptions) -> None:
+        self.console = console
+        self.parts = parts
+        self.options = options
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterable[Any]:
+        for part in self.parts:
+            if isinstance(part, Segment):
+                yield part
+            else:
+                yield from self.console.render(part, self.options)

@@ -12,7 +12,7 @@ from rich.markdown import Markdown
 
 from piview.model import load_session
 from piview.model.types import TextContent
-from piview.render.fastlayout import FastConsole, _rich_lines, layout, text_lines
+from piview.render.fastlayout import FastConsole, _layout, _rich_lines, layout
 from piview.render.fastmarkdown import markdown_lines
 from piview.render.plain import markdown_class
 from piview.render.roles._common import blocks_of
@@ -67,7 +67,7 @@ def _check(text: str, width: int, colour: bool, plain: bool) -> bool:
         return cls(text, code_theme=CODE_THEME, hyperlinks=False)
 
     want = Console.render_lines(rich, md(), rich.options, pad=False)
-    got = markdown_lines(fast, md(), fast.options, text_lines, _rich_lines)
+    got = markdown_lines(fast, md(), fast.options, _layout, _rich_lines)
     assert layout(fast, md(), fast.options) == want
     if got is None:
         return False

@@ -108,3 +108,35 @@ def test_cells_are_richs() -> None:
     for _ in range(3000):
         text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 8)))
         assert cells(text) == cell_len(text), repr(text)
+
+
+@pytest.mark.parametrize("colour", [False, True], ids=["plain", "colour"])
+def test_paddings_are_richs(colour: bool) -> None:
+    """A padded Text (a Markdown code block in plain mode) laid out here: Rich's lines."""
+    import io
+    import random
+
+    from rich.console import Console
+    from rich.padding import Padding
+    from rich.style import Style
+    from rich.text import Text
+
+    from piview.render.fastlayout import FastConsole, layout
+
+    rnd = random.Random(9)
+    kw: dict[str, object] = (
+        {"color_system": "truecolor", "force_terminal": True} if colour else {"color_system": None}
+    )
+    for _ in range(600):
+        words = [rnd.choice(["def", "x = 1", "    y", "", "漢字", "a" * 50]) for _ in range(5)]
+        text = Text(
+            "\n".join(words), justify=rnd.choice(["left", None]), style=rnd.choice(["", "dim"])
+        )
+        pad = tuple(rnd.randint(0, 3) for _ in range(4))
+        style = rnd.choice(["none", Style(bgcolor="grey11"), ""])
+        padding = Padding(text, pad, style=style, expand=rnd.random() < 0.8)  # type: ignore[arg-type]
+        width = rnd.randint(1, 70)
+        rich = Console(width=width, file=io.StringIO(), **kw)  # type: ignore[arg-type]
+        fast = FastConsole(width=width, file=io.StringIO(), **kw)  # type: ignore[arg-type]
+        want = Console.render_lines(rich, padding, rich.options, pad=False)
+        assert layout(fast, padding, fast.options) == want, (pad, width)
