@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 
-from rich.cells import cell_len
+from rich.cells import cell_len, get_character_cell_size
+from rich.text import Text
 
-__all__ = ["cells"]
+__all__ = ["cells", "truncate"]
 
 _ASCII_RUNS = re.compile(r"[\x20-\x7e]+")
 _JOINERS = ("\u200d", "\ufe0f")  # Rich measures these with their neighbours
@@ -28,3 +29,20 @@ def cells(text: str) -> int:
     if _JOINERS[0] in rest or _JOINERS[1] in rest:
         return cell_len(text)
     return len(text) - len(rest) + cell_len(rest)
+
+
+def _single_cells(text: str) -> bool:
+    """True when every character of ``text`` takes one cell."""
+    if text.isascii() and text.isprintable():
+        return True
+    return all(get_character_cell_size(c) == 1 for c in _ASCII_RUNS.sub("", text))
+
+
+def truncate(text: Text, width: int) -> None:
+    """``text.truncate(width, overflow="ellipsis")``: where every character takes one cell,
+    cut by position (Rich measures the cut character by character otherwise)."""
+    plain = text.plain
+    if width < 1 or not _single_cells(plain):
+        text.truncate(width, overflow="ellipsis")
+    elif len(plain) > width:
+        text.plain = plain[: width - 1] + "…"

@@ -140,3 +140,25 @@ def test_paddings_are_richs(colour: bool) -> None:
         fast = FastConsole(width=width, file=io.StringIO(), **kw)  # type: ignore[arg-type]
         want = Console.render_lines(rich, padding, rich.options, pad=False)
         assert layout(fast, padding, fast.options) == want, (pad, width)
+
+
+def test_truncate_is_richs() -> None:
+    """Cutting a header with an ellipsis: the same text and spans as ``Text.truncate``."""
+    import random
+
+    from rich.text import Text
+
+    from piview.render.cells import truncate
+
+    rnd = random.Random(10)
+    pieces = ["▸ thinking", " · ", "12 chars", "…", "漢字", "e\u0301", "x" * 30, "\x00", "👍"]
+    for _ in range(2000):
+        text = Text()
+        for _k in range(rnd.randint(0, 6)):
+            text.append(rnd.choice(pieces), style=rnd.choice(["bold", "dim", ""]))
+        width = rnd.randint(0, 50)
+        want = text.copy()
+        want.truncate(width, overflow="ellipsis")
+        got = text.copy()
+        truncate(got, width)
+        assert (got.plain, got.spans) == (want.plain, want.spans), (text.plain, width)

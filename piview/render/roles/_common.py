@@ -33,7 +33,7 @@ from piview.model.types import (
     ToolCall,
     UnknownBlock,
 )
-from piview.render.cells import cells
+from piview.render.cells import cells, truncate
 from piview.render.format import fmt_count, fmt_time_of_day
 from piview.render.image import image_info, image_label, render_image
 from piview.render.plain import is_plain, markdown_class, plain_code
@@ -145,11 +145,11 @@ def header(left: Text, right: str, width: int, keep: Text | None = None) -> Text
         # The title gives way to what is kept, down to a few characters of its own.
         room = max(min(12, avail), avail - cells(keep.plain))
     if cells(left.plain) > room:
-        left.truncate(max(1, room), overflow="ellipsis")
+        truncate(left, max(1, room))
     if keep is not None:
         left.append_text(keep)
         if cells(left.plain) > avail:
-            left.truncate(max(1, avail), overflow="ellipsis")
+            truncate(left, max(1, avail))
     if rlen:
         left.append(" " * max(1, width - cells(left.plain) - rlen))
         left.append(right, style=style("piview.time"))
