@@ -56,6 +56,7 @@ __all__ = [
     "item_lines",
     "item_text",
     "print_lines",
+    "print_options",
     "render_header",
     "render_item",
 ]
@@ -343,22 +344,35 @@ def item_lines(
 
 
 def print_lines(
-    session: Session, item: Item, *, expanded: bool, width: int, console: Console
+    session: Session,
+    item: Item,
+    *,
+    expanded: bool,
+    width: int,
+    console: Console,
+    options: ConsoleOptions | None = None,
 ) -> list[list[Segment]]:
     """The lines of one item at ``width`` as ``piview print`` writes them (not padded).
 
     The same lines as rendering :func:`render_item`'s renderable, in one console pass fewer
     (that renderable lays its content out once more to catch failures), laid out by
     :func:`piview.render.fastlayout.layout`; a failure is the same one-line red notice.
+    ``options`` are :func:`print_options` made once by a caller drawing many items.
     """
     width = max(20, int(width))
-    options = console.options.update_width(width).reset_height()
+    if options is None:
+        options = print_options(console, width)
     try:
         head, body = _parts(session, item, expanded, width)
         content = Group(head, body) if body is not None else Group(head)
         return layout(console, content, options)
     except Exception as exc:  # noqa: BLE001 - a bad entry must never break the output
         return layout(console, _failure(item, exc, width), options)
+
+
+def print_options(console: Console, width: int) -> ConsoleOptions:
+    """The options :func:`print_lines` lays an item out with at ``width``."""
+    return console.options.update_width(max(20, int(width))).reset_height()
 
 
 def render_header(session: Session, item: Item, *, expanded: bool, width: int) -> Text:
