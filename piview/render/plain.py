@@ -70,6 +70,9 @@ def markdown_class(plain: bool) -> type[Markdown]:
     not lexed."""
     from markdown_it import MarkdownIt
     from rich.markdown import CodeBlock, Markdown
+    from rich.syntax import Syntax
+
+    from piview.render.lexers import lexer
 
     # The parser Rich's Markdown.__init__ builds, built once (parsing keeps no state in it).
     parser = MarkdownIt().enable("strikethrough").enable("table")
@@ -94,8 +97,22 @@ def markdown_class(plain: bool) -> type[Markdown]:
             self.inline_code_theme = code_theme
 
     if not plain:
-        MARKDOWN_TYPES.add(SharedParserMarkdown)
-        return SharedParserMarkdown
+
+        class LexedCodeBlock(CodeBlock):
+            """Rich's code block, its lexer made once per name (the same highlighting)."""
+
+            def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+                code = str(self.text).rstrip()
+                lexer_ = lexer(self.lexer_name)
+                yield Syntax(code, lexer_, theme=self.theme, word_wrap=True, padding=1)
+
+        class LexedMarkdown(SharedParserMarkdown):
+            """Markdown whose code blocks' lexers are made once."""
+
+            elements = {**Markdown.elements, "fence": LexedCodeBlock, "code_block": LexedCodeBlock}
+
+        MARKDOWN_TYPES.add(LexedMarkdown)
+        return LexedMarkdown
 
     class PlainCodeBlock(CodeBlock):
         """A fenced or indented code block laid out as the same lines, unlexed."""

@@ -162,3 +162,58 @@ def test_truncate_is_richs() -> None:
         got = text.copy()
         truncate(got, width)
         assert (got.plain, got.spans) == (want.plain, want.spans), (text.plain, width)
+
+
+_CODE = 'def f(x):\n\treturn "s"  # comment\n\nclass A:\n    pass\n'
+
+
+@pytest.mark.parametrize("name", ["python", "typescript", "text", "no-such-lexer", "js"])
+def test_a_lexer_made_once_highlights_as_richs_lookup(name: str) -> None:
+    import io
+
+    from rich.console import Console
+    from rich.syntax import Syntax
+
+    from piview.render.lexers import lexer
+
+    c = Console(width=50, file=io.StringIO(), color_system="truecolor", force_terminal=True)
+    for kw in ({"word_wrap": True, "background_color": "default"}, {"padding": 1}):
+        want = c.render_lines(Syntax(_CODE, name, theme="monokai", **kw), c.options)  # type: ignore[arg-type]
+        got = c.render_lines(Syntax(_CODE, lexer(name), theme="monokai", **kw), c.options)  # type: ignore[arg-type]
+        assert got == want
+
+
+def test_code_and_markdown_blocks_look_their_lexer_up_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Highlighted in colour: the same lines as Rich's Markdown, the lexer looked up once."""
+    import io
+
+    import pygments.lexers
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    from piview.render.lexers import lexer
+    from piview.render.plain import markdown_class
+    from piview.render.roles._common import code
+
+    lexer.cache_clear()
+    looked: list[str] = []
+    real = pygments.lexers.get_lexer_by_name
+
+    def counting(name: str, **kw: object) -> object:
+        looked.append(name)
+        return real(name, **kw)
+
+    monkeypatch.setattr(pygments.lexers, "get_lexer_by_name", counting)
+    monkeypatch.setattr("rich.syntax.get_lexer_by_name", counting)
+    c = Console(width=60, file=io.StringIO(), color_system="truecolor", force_terminal=True)
+    text = f"Some `code`:\n\n```python\n{_CODE}```\n\nand\n\n```nosuch\nx = 1\n```\n"
+    want = c.render_lines(Markdown(text, code_theme="monokai", hyperlinks=False), c.options)
+    looked.clear()
+    for _ in range(3):
+        md = markdown_class(False)(text, code_theme="monokai", hyperlinks=False)
+        assert c.render_lines(md, c.options) == want
+        c.render_lines(code(_CODE, "a.py"), c.options)
+    assert {"nosuch", "python", "text"} <= set(looked)
+    assert len(looked) == len(set(looked)), looked  # once each, not in every round

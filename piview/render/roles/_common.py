@@ -36,6 +36,7 @@ from piview.model.types import (
 from piview.render.cells import cells, truncate
 from piview.render.format import fmt_count, fmt_time_of_day
 from piview.render.image import image_info, image_label, render_image
+from piview.render.lexers import lexer as cached_lexer
 from piview.render.plain import is_plain, markdown_class, plain_code
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import CODE_THEME, style
@@ -434,7 +435,10 @@ def code(text: str, path: str | None, *, style_: Style | None = None) -> Rendera
     else:
         from rich.syntax import Syntax
 
-        out = Syntax(text, lexer, theme=CODE_THEME, word_wrap=True, background_color="default")
+        # A lexer made once, not looked up by name for every text (the same highlighting).
+        out = Syntax(
+            text, cached_lexer(lexer), theme=CODE_THEME, word_wrap=True, background_color="default"
+        )
     return Group(out, more_line(more)) if more else out
 
 
