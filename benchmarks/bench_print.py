@@ -37,7 +37,10 @@ def timed(argv: list[str], out: Path, root: Path = ROOT) -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     with out.open("wb") as f:
-        subprocess.run([sys.executable, "-m", "piview", *argv], stdout=f, env=env, check=True)
+        # Run from the tree itself: ``-m`` puts the working directory first on the path.
+        subprocess.run(
+            [sys.executable, "-m", "piview", *argv], stdout=f, env=env, check=True, cwd=root
+        )
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
