@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         if not path.exists():
             generate(str(path), parse_size(args.size))
     load_before = os.getloadavg()
-    r = bench(path, args.runs, args.print_args, args.base)
+    path = path.resolve()  # the commands run from each tree's folder
+    r = bench(path, args.runs, args.print_args, args.base.resolve() if args.base else None)
     load_after = os.getloadavg()
     e = r["export"]
     extra = " ".join(args.print_args)
