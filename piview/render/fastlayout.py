@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator
 from rich._wrap import divide_line
 from rich.cells import chop_cells
 from rich.console import Console, ConsoleOptions, Group, RenderableType
+from rich.containers import Renderables
 from rich.padding import Padding
 from rich.segment import Segment, Segments
 from rich.style import Style
@@ -420,10 +421,11 @@ def _layout(
         got = text_lines(console, renderable, options)  # type: ignore[arg-type]
         if got is not None:
             return got
-    elif kind is Group:
+    elif kind is Group or kind is Renderables:  # Renderables: a Markdown list item's
         lines: Lines = []
         open_end = False
-        for child in renderable.renderables:  # type: ignore[union-attr]
+        children = renderable.renderables if kind is Group else renderable._renderables  # type: ignore[union-attr]
+        for child in children:
             if open_end:
                 break  # a child left its line open: the next one goes on it (Rich's way)
             child_lines, open_end = _layout(console, child, options)
@@ -448,6 +450,11 @@ def _layout(
         indent: Indent = renderable  # type: ignore[assignment]
         inner, _open = _layout(console, indent.renderable, indent.inner_options(options))
         return indent.shift(inner), False
+    if MARKDOWN_TYPES:  # Markdown has been drawn: its elements may be inside (a list's items)
+        from piview.render.fastmarkdown import ELEMENT, element_lines
+
+        if isinstance(renderable, ELEMENT):
+            return element_lines(console, renderable, options, _layout, _rich_lines)
     return _rich_lines(console, renderable, options)
 
 

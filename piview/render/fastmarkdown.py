@@ -17,13 +17,16 @@ from collections.abc import Callable, Iterable
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
-from rich.markdown import Markdown
+from rich.markdown import Markdown, MarkdownElement
 from rich.segment import Segment
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderableType
 
-__all__ = ["markdown_lines"]
+__all__ = ["ELEMENT", "element_lines", "markdown_lines"]
+
+ELEMENT = MarkdownElement
+"""What Rich's Markdown draws its blocks with (a list item's paragraphs among them)."""
 
 Lines = list[list[Segment]]
 Layout = Callable[["Console", Any, "ConsoleOptions"], "tuple[Lines, bool]"]
@@ -77,17 +80,15 @@ def markdown_lines(
                 return None
             lines.append([])
             continue
-        element_lines, open_end = _element_lines(
-            console, part.element, part.options, layout, rich_lines
-        )
-        lines.extend(element_lines)
+        drawn, open_end = element_lines(console, part.element, part.options, layout, rich_lines)
+        lines.extend(drawn)
     return lines, open_end
 
 
 _END = object()
 
 
-def _element_lines(
+def element_lines(
     console: Console, element: Any, options: ConsoleOptions, layout: Layout, rich_lines: RichLines
 ) -> tuple[Lines, bool]:
     """The lines Rich draws for one element: what it yields laid out by ``layout`` when it

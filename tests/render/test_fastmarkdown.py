@@ -45,6 +45,8 @@ _BLOCKS = [
     "<kbd>Ctrl</kbd>+<kbd>C</kbd> and <b>html</b>",
     "",
     "trailing spaces   ",
+    "- item with a block:\n\n  ```py\n  x = 1\n  ```\n- two\n  > a quote in a list\n- ![i](p.png)",
+    "1. one\n   - inner **bold**\n     1. deeper `code`\n2. two\n\n   para in item",
 ]
 
 

@@ -217,3 +217,21 @@ def test_code_and_markdown_blocks_look_their_lexer_up_once(
         c.render_lines(code(_CODE, "a.py"), c.options)
     assert {"nosuch", "python", "text"} <= set(looked)
     assert len(looked) == len(set(looked)), looked  # once each, not in every round
+
+
+def test_entry_timestamp_is_the_skeletons() -> None:
+    """Read from its column: the timestamp ``nodes[i]`` has, for every entry (kept whole or
+    not) of every fixture and of the real corpus."""
+    from pathlib import Path
+
+    from piview.render.roles._common import entry_timestamp
+    from tests.conftest import corpus_files
+
+    paths = sorted(Path(fixture("roles_all.jsonl")).parent.glob("*.jsonl")) + corpus_files()
+    checked = 0
+    for path in paths:
+        session = load_session(path)
+        for i in range(len(session.nodes)):
+            assert entry_timestamp(session, i) == session.nodes[i].timestamp, (path, i)
+            checked += 1
+    assert checked > 100

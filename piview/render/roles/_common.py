@@ -110,7 +110,7 @@ class Ctx:
     @property
     def time(self) -> str:
         """Time of day of the entry (``HH:MM:SS``), or ``""``."""
-        return fmt_time_of_day(self.node.timestamp)
+        return fmt_time_of_day(entry_timestamp(self.session, self.item.entry))
 
     @property
     def body_width(self) -> int:
@@ -574,9 +574,16 @@ def count_images(blocks: Iterable[Any]) -> int:
     return sum(1 for b in blocks if isinstance(b, ImageContent))
 
 
+def entry_timestamp(session: Session, i: int) -> str | None:
+    """``session.nodes[i].timestamp``, read from its column without building the skeleton."""
+    nodes = session.nodes
+    whole = nodes.whole.get(i)  # an entry kept whole (as nodes[i] gives it)
+    return whole.timestamp if whole is not None else nodes.timestamp(i)
+
+
 def entry_ms(session: Session, i: int) -> float | None:
     """The entry's ISO timestamp in ms since the epoch."""
-    return parse_iso_ms(session.nodes[i].timestamp)
+    return parse_iso_ms(entry_timestamp(session, i))
 
 
 def lines_label(n: int) -> str:
