@@ -235,3 +235,21 @@ def test_entry_timestamp_is_the_skeletons() -> None:
             assert entry_timestamp(session, i) == session.nodes[i].timestamp, (path, i)
             checked += 1
     assert checked > 100
+
+
+def test_times_of_day_follow_the_local_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The remembered time of day is the zone's: another zone set, another time."""
+    import time
+
+    from piview.render.format import fmt_time_of_day
+    from piview.render.roles._common import _time_of_day
+
+    stamp = "2026-03-01T10:20:30.000Z"
+    try:
+        for zone, want in (("UTC", "10:20:30"), ("Asia/Kolkata", "15:50:30"), ("UTC", "10:20:30")):
+            monkeypatch.setenv("TZ", zone)
+            time.tzset()
+            assert _time_of_day(stamp) == fmt_time_of_day(stamp) == want
+    finally:
+        monkeypatch.undo()
+        time.tzset()

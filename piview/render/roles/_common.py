@@ -8,6 +8,7 @@ body is any renderable or ``None``. :func:`piview.render.items.render_item` puts
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -110,7 +111,7 @@ class Ctx:
     @property
     def time(self) -> str:
         """Time of day of the entry (``HH:MM:SS``), or ``""``."""
-        return fmt_time_of_day(entry_timestamp(self.session, self.item.entry))
+        return _time_of_day(entry_timestamp(self.session, self.item.entry))
 
     @property
     def body_width(self) -> int:
@@ -120,6 +121,22 @@ class Ctx:
     def image_key(self, *where: object) -> tuple[object, ...]:
         """Cache key of an image of this item at the current width."""
         return (str(self.session.path), self.item.entry, *where, self.body_width)
+
+
+_TIMES: dict[tuple[object, ...], str] = {}
+_TIMES_MAX = 4096
+
+
+def _time_of_day(timestamp: str | None) -> str:
+    """:func:`fmt_time_of_day`, remembered: an assistant turn's items (its thinking, text and
+    tool calls) share their entry's timestamp. The local zone is part of the key."""
+    key = (timestamp, time.timezone, time.altzone, time.tzname)
+    out = _TIMES.get(key)
+    if out is None:
+        if len(_TIMES) >= _TIMES_MAX:
+            _TIMES.clear()
+        out = _TIMES[key] = fmt_time_of_day(timestamp)
+    return out
 
 
 def marker(ctx: Ctx, static: str = "•") -> str:
