@@ -253,3 +253,28 @@ def test_times_of_day_follow_the_local_zone(monkeypatch: pytest.MonkeyPatch) -> 
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def test_sanitize_returns_a_text_of_lines_as_it_is() -> None:
+    """Texts of many lines and nothing else to do skip the work; every text comes out as the
+    full treatment gives it (random controls, escapes, tabs, carriage returns)."""
+    import random
+    import re
+
+    import piview.render.sanitize as sanitize_mod
+
+    # The full treatment: every text with a control character through every step.
+    every = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+    rnd = random.Random(12)
+    pieces = ["line", "\n", "\n\n", "\t", "\r\n", "\r", "\x1b[31m", "\x1b]0;t\x07", "\x00", "é"]
+    pieces += ["\x9b1m", "\ud800", "\x7f", " ", "漢"]
+    texts = ["".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 10))) for _ in range(3000)]
+    fast = [(sanitize_mod.sanitize(t), sanitize_mod.sanitize(t, tabs=False)) for t in texts]
+    quick = sanitize_mod._NEEDS_WORK_RE
+    try:
+        sanitize_mod._NEEDS_WORK_RE = every
+        full = [(sanitize_mod.sanitize(t), sanitize_mod.sanitize(t, tabs=False)) for t in texts]
+    finally:
+        sanitize_mod._NEEDS_WORK_RE = quick
+    assert fast == full
+    assert quick.search("a\nb\nc") is None  # (new lines alone: nothing to do)
