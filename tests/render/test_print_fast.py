@@ -278,3 +278,23 @@ def test_sanitize_returns_a_text_of_lines_as_it_is() -> None:
         sanitize_mod._NEEDS_WORK_RE = quick
     assert fast == full
     assert quick.search("a\nb\nc") is None  # (new lines alone: nothing to do)
+
+
+def test_rstrip_shortcut_is_the_loops() -> None:
+    """A line whose last segment ends in something else than a space is kept as it is: what
+    the loop gives (an empty segment put last makes the loop run)."""
+    import random
+
+    from rich.segment import Segment
+    from rich.style import Style
+
+    from piview.render.roles._common import _rstrip
+
+    rnd = random.Random(13)
+    texts = ["ab", "ab ", "  ", "", "x  y", "\n"]
+    styles = [None, Style(bold=True), Style(bgcolor="red"), Style(underline=True)]
+    for _ in range(3000):
+        line = [
+            Segment(rnd.choice(texts), rnd.choice(styles), None) for _ in range(rnd.randint(0, 4))
+        ]
+        assert _rstrip(line) == _rstrip([*line, Segment("")]), line

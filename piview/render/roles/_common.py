@@ -245,6 +245,10 @@ def _visible_blank(seg: Segment) -> bool:
 
 def _rstrip(line: list[Segment]) -> list[Segment]:
     """A line without its trailing plain spaces (Markdown pads every line to the width)."""
+    if line:
+        last = line[-1].text
+        if last and last[-1] != " ":
+            return line  # nothing to strip (what the loop below would give, in a copy)
     end = len(line)
     while end and not line[end - 1].control and _visible_blank(line[end - 1]):
         seg = line[end - 1]
