@@ -288,7 +288,7 @@ def test_rstrip_shortcut_is_the_loops() -> None:
     from rich.segment import Segment
     from rich.style import Style
 
-    from piview.render.roles._common import _rstrip
+    from piview.render.roles._indent import _rstrip
 
     rnd = random.Random(13)
     texts = ["ab", "ab ", "  ", "", "x  y", "\n"]
