@@ -24,7 +24,7 @@ from piview.export.doc import ToolsMode
 from piview.export.forked import ForkedPart, Sink, can_fork
 from piview.render.fastlayout import layout
 from piview.render.item import ItemList
-from piview.render.items import Item, build_items, print_lines, render_header
+from piview.render.items import Item, build_items, print_lines, print_options, render_header
 from piview.render.linewriter import LineWriter
 from piview.render.plain import plain_output
 from piview.render.roles._common import BODY_INDENT, more_line
@@ -157,6 +157,7 @@ class _Printer:
         session, console, width = self.session, self.console, self.width
         thinking, tools = self.thinking, self.tools
         preview = self.system == "preview"
+        options = print_options(console, width)  # made once, not for every item
         for k in range(start, stop):
             item = items[k]
             if k:
@@ -167,7 +168,9 @@ class _Printer:
                 head = Group(render_header(session, item, expanded=False, width=width))
                 out.lines(layout(console, head, console.options), crop=True)
                 continue
-            lines = print_lines(session, item, expanded=expanded, width=width, console=console)
+            lines = print_lines(
+                session, item, expanded=expanded, width=width, console=console, options=options
+            )
             if item.kind == "system" and preview:
                 lines = _preview(console, lines)
             out.lines(lines, crop=self.crop)

@@ -25,14 +25,17 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, cast
 
 from rich._wrap import divide_line
-from rich.cells import cell_len, chop_cells
+from rich.cells import chop_cells
 from rich.console import Console, ConsoleOptions, Group, RenderableType
+from rich.containers import Renderables
 from rich.padding import Padding
 from rich.segment import Segment, Segments
 from rich.style import Style
 from rich.text import Text
 
+from piview.render.cells import cells
 from piview.render.pipe import PipeConsole
+from piview.render.plain import MARKDOWN_TYPES
 from piview.render.roles._common import Indent
 
 if TYPE_CHECKING:
@@ -58,11 +61,7 @@ def _syntax_type() -> type | None:
     return None if module is None else module.Syntax  # type: ignore[no-any-return]
 
 
-def _cells(s: str) -> int:
-    """Cells ``s`` takes (printable ASCII: one a character)."""
-    if s.isascii() and s.isprintable():
-        return len(s)
-    return cell_len(s)
+_cells = cells  # cells ``s`` takes (printable ASCII: one a character)
 
 
 _re_word = re.compile(r"\s*\S+\s*")  # Rich's _wrap.words
@@ -159,6 +158,9 @@ class _Styler:
             return [Segment(plain, self.combined((0,)))]
         if len(spans) == 1 and spans[0][0] == 0 and spans[0][1] == len(plain):
             return [Segment(plain, self.combined((0, spans[0][2])))]
+        linear = self._linear(plain, spans)
+        if linear is not None:
+            return linear
         events = [(0, False, 0)]
         events.extend((s, False, k) for s, _e, k in spans)
         events.extend((e, True, k) for _s, e, k in spans)
@@ -175,6 +177,35 @@ class _Styler:
                 piece = plain[offset:next_offset]
                 if piece:  # a span past the end of the text gives an empty piece: dropped
                     out.append(Segment(piece, self.combined(tuple(sorted(stack)))))
+        return out
+
+    def _linear(self, plain: str, spans: list[_Span]) -> list[Segment] | None:
+        """:meth:`segments` where the spans follow one another without overlapping (a
+        header's pieces, a paragraph's inline styles), under the Text's own style or not:
+        one pass, no sorting (``None`` for any other spans)."""
+        base: tuple[int, ...] = (0,)
+        if spans[0][2] == 1:  # the Text's own style, over the whole line
+            base, spans = (0, 1), spans[1:]
+        combined = self.combined
+        n = len(plain)
+        out: list[Segment] = []
+        at = 0
+        for s, e, k in spans:
+            if s < at:
+                return None  # overlapping or out of order: the general way
+            if e > n:
+                e = n  # a span past the end of the line: its piece there is empty
+            if e <= s:
+                if at < s < n:  # empty: styles nothing, but Rich still cuts the line there
+                    out.append(Segment(plain[at:s], combined(base)))
+                    at = s
+                continue
+            if s > at:
+                out.append(Segment(plain[at:s], combined(base)))
+            out.append(Segment(plain[s:e], combined((*base, k))))
+            at = e
+        if at < n:
+            out.append(Segment(plain[at:], combined(base)))
         return out
 
 
@@ -337,6 +368,8 @@ def _syntax_lines(console: Console, syntax: Syntax, options: ConsoleOptions) -> 
         return None
     _top, right, _bottom, left = syntax.padding
     code_width = max(0, options.max_width - left - right)
+    if code_width < 1:
+        return None  # no room for the code (a block deep in nested lists): Rich's own rules
     ends_on_nl, processed = syntax._process_code(syntax.code)
     text = syntax.highlight(processed, None)
     background, _number, _highlight = syntax._get_number_styles(console)
@@ -350,6 +383,27 @@ def _syntax_lines(console: Console, syntax: Syntax, options: ConsoleOptions) -> 
         lines = [[Segment(t, None if c else add(s), c) for t, s, c in line] for line in lines]
     if not syntax._get_base_style().transparent_background:
         lines = [Segment.adjust_line_length(line, code_width, background) for line in lines]
+    return lines
+
+
+def _padding_lines(console: Console, padding: Padding, options: ConsoleOptions) -> Lines | None:
+    """The lines of ``Padding.__rich_console__`` for an expanded padding (a code block's in
+    plain mode), its content laid out here; ``None`` for any other."""
+    width = options.max_width
+    inner = width - padding.left - padding.right
+    if not padding.expand or inner < 1:
+        return None
+    style = console.get_style(padding.style)
+    inner_options = options.update_width(inner)
+    if inner_options.height is not None:
+        return None
+    content = console.render_lines(padding.renderable, inner_options, style=style, pad=True)
+    blank = [Segment(" " * width, style)]
+    lines: Lines = [list(blank) for _ in range(padding.top)]
+    left = [Segment(" " * padding.left, style)] if padding.left else []
+    right = [Segment(" " * padding.right, style)] if padding.right else []
+    lines.extend([*left, *line, *right] for line in content)
+    lines.extend(list(blank) for _ in range(padding.bottom))
     return lines
 
 
@@ -378,10 +432,11 @@ def _layout(
         got = text_lines(console, renderable, options)  # type: ignore[arg-type]
         if got is not None:
             return got
-    elif kind is Group:
+    elif kind is Group or kind is Renderables:  # Renderables: a Markdown list item's
         lines: Lines = []
         open_end = False
-        for child in renderable.renderables:  # type: ignore[union-attr]
+        children = renderable.renderables if kind is Group else renderable._renderables  # type: ignore[union-attr]
+        for child in children:
             if open_end:
                 break  # a child left its line open: the next one goes on it (Rich's way)
             child_lines, open_end = _layout(console, child, options)
@@ -392,10 +447,25 @@ def _layout(
         syntax_lines = _syntax_lines(console, renderable, options)  # type: ignore[arg-type]
         if syntax_lines is not None:
             return syntax_lines, False
+    elif kind is Padding:
+        padded = _padding_lines(console, renderable, options)  # type: ignore[arg-type]
+        if padded is not None:
+            return padded, False
+    elif kind in MARKDOWN_TYPES:
+        from piview.render.fastmarkdown import markdown_lines  # rich.markdown: on first use
+
+        got = markdown_lines(console, renderable, options, _layout, _rich_lines)  # type: ignore[arg-type]
+        if got is not None:
+            return got
     elif kind is Indent and options.max_width > renderable.columns:  # type: ignore[union-attr]
         indent: Indent = renderable  # type: ignore[assignment]
         inner, _open = _layout(console, indent.renderable, indent.inner_options(options))
         return indent.shift(inner), False
+    if MARKDOWN_TYPES:  # Markdown has been drawn: its elements may be inside (a list's items)
+        from piview.render.fastmarkdown import ELEMENT, element_lines
+
+        if isinstance(renderable, ELEMENT):
+            return element_lines(console, renderable, options, _layout, _rich_lines)
     return _rich_lines(console, renderable, options)
 
 

@@ -241,11 +241,14 @@ def _decode_preview(raw: bytes, max_cols: int, max_rows: int) -> HalfBlockImage:
 
 
 _cache: OrderedDict[Hashable, RenderableType] = OrderedDict()
+_by_content: OrderedDict[Hashable, RenderableType] = OrderedDict()
+_CONTENT_CACHE_SIZE = 16  # previews kept by their data (the data is kept alive with them)
 
 
 def clear_cache() -> None:
     """Forget every cached preview."""
     _cache.clear()
+    _by_content.clear()
 
 
 def _notice(text: str) -> RenderableType:
@@ -277,7 +280,15 @@ def render_image(
         if hit is not None:
             _cache.move_to_end(key)
             return hit
-    out = _render_image(data, mime, width=width, max_rows=max_rows)
+    # The same image drawn again (a screenshot read twice, another item): drawn once.
+    same = (data, mime, width, max_rows) if isinstance(data, str) else None
+    out = _by_content.get(same) if same is not None else None
+    if out is None:
+        out = _render_image(data, mime, width=width, max_rows=max_rows)
+        if same is not None:
+            _by_content[same] = out
+            if len(_by_content) > _CONTENT_CACHE_SIZE:
+                _by_content.popitem(last=False)
     if key is not None:
         _cache[key] = out
         if len(_cache) > _CACHE_SIZE:

@@ -56,6 +56,7 @@ __all__ = [
     "item_lines",
     "item_text",
     "print_lines",
+    "print_options",
     "render_header",
     "render_item",
 ]
@@ -305,9 +306,11 @@ class _Safe:
             return Measurement(1, options.max_width)
 
 
-def _parts(session: Session, item: Item, expanded: bool, width: int) -> Rendered:
+def _parts(
+    session: Session, item: Item, expanded: bool, width: int, head_only: bool = False
+) -> Rendered:
     entry = _DISPATCH.get(item.kind, _DISPATCH["unknown"])
-    ctx = Ctx(session, item, expanded or not item.collapsible, max(20, width))
+    ctx = Ctx(session, item, expanded or not item.collapsible, max(20, width), head_only)
     head, body = entry[0](ctx)
     # OpenClaw's side notes (appendMode: "side"): known from the entry the renderer decoded.
     if item.part == -1 and item.kind != "divider" and session.is_side_note(item.entry):
@@ -341,16 +344,24 @@ def item_lines(
 
 
 def print_lines(
-    session: Session, item: Item, *, expanded: bool, width: int, console: Console
+    session: Session,
+    item: Item,
+    *,
+    expanded: bool,
+    width: int,
+    console: Console,
+    options: ConsoleOptions | None = None,
 ) -> list[list[Segment]]:
     """The lines of one item at ``width`` as ``piview print`` writes them (not padded).
 
     The same lines as rendering :func:`render_item`'s renderable, in one console pass fewer
     (that renderable lays its content out once more to catch failures), laid out by
     :func:`piview.render.fastlayout.layout`; a failure is the same one-line red notice.
+    ``options`` are :func:`print_options` made once by a caller drawing many items.
     """
     width = max(20, int(width))
-    options = console.options.update_width(width).reset_height()
+    if options is None:
+        options = print_options(console, width)
     try:
         head, body = _parts(session, item, expanded, width)
         content = Group(head, body) if body is not None else Group(head)
@@ -359,11 +370,17 @@ def print_lines(
         return layout(console, _failure(item, exc, width), options)
 
 
+def print_options(console: Console, width: int) -> ConsoleOptions:
+    """The options :func:`print_lines` lays an item out with at ``width``."""
+    return console.options.update_width(max(20, int(width))).reset_height()
+
+
 def render_header(session: Session, item: Item, *, expanded: bool, width: int) -> Text:
-    """Only the one-line header of an item (never raises)."""
+    """Only the one-line header of an item (never raises); its body is not built where the
+    renderer can tell it apart (a tool call's results)."""
     width = max(20, int(width))
     try:
-        return _parts(session, item, expanded, width)[0]
+        return _parts(session, item, expanded, width, head_only=True)[0]
     except Exception as exc:  # noqa: BLE001
         return _failure(item, exc, width)
 

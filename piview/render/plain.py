@@ -25,7 +25,10 @@ if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
     from rich.markdown import Markdown
 
-__all__ = ["is_plain", "markdown_class", "plain_code", "plain_output"]
+__all__ = ["MARKDOWN_TYPES", "is_plain", "markdown_class", "plain_code", "plain_output"]
+
+MARKDOWN_TYPES: set[type] = set()
+"""The Markdown classes :func:`markdown_class` has made (laid out by ``fastlayout``)."""
 
 
 _PLAIN: ContextVar[bool] = ContextVar("piview_plain_output", default=False)
@@ -67,6 +70,9 @@ def markdown_class(plain: bool) -> type[Markdown]:
     not lexed."""
     from markdown_it import MarkdownIt
     from rich.markdown import CodeBlock, Markdown
+    from rich.syntax import Syntax
+
+    from piview.render.lexers import lexer
 
     # The parser Rich's Markdown.__init__ builds, built once (parsing keeps no state in it).
     parser = MarkdownIt().enable("strikethrough").enable("table")
@@ -91,7 +97,22 @@ def markdown_class(plain: bool) -> type[Markdown]:
             self.inline_code_theme = code_theme
 
     if not plain:
-        return SharedParserMarkdown
+
+        class LexedCodeBlock(CodeBlock):
+            """Rich's code block, its lexer made once per name (the same highlighting)."""
+
+            def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+                code = str(self.text).rstrip()
+                lexer_ = lexer(self.lexer_name)
+                yield Syntax(code, lexer_, theme=self.theme, word_wrap=True, padding=1)
+
+        class LexedMarkdown(SharedParserMarkdown):
+            """Markdown whose code blocks' lexers are made once."""
+
+            elements = {**Markdown.elements, "fence": LexedCodeBlock, "code_block": LexedCodeBlock}
+
+        MARKDOWN_TYPES.add(LexedMarkdown)
+        return LexedMarkdown
 
     class PlainCodeBlock(CodeBlock):
         """A fenced or indented code block laid out as the same lines, unlexed."""
@@ -108,4 +129,5 @@ def markdown_class(plain: bool) -> type[Markdown]:
 
         elements = {**Markdown.elements, "fence": PlainCodeBlock, "code_block": PlainCodeBlock}
 
+    MARKDOWN_TYPES.add(PlainMarkdown)
     return PlainMarkdown

@@ -29,8 +29,9 @@ _ANSI_RE = re.compile(
 # Every C0 control except \t and \n, DEL, C1 controls, and lone surrogates (these cannot be
 # encoded to UTF-8 and would make writing the output raise).
 _CTRL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
-# Quick test for the common case: text with nothing to do.
-_NEEDS_WORK_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+# Quick test for the common case: text with nothing to do (new lines are kept as they are, so
+# a text of many lines and nothing else is returned at once, not run through every step).
+_NEEDS_WORK_RE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 _TAB = "   "  # Pi's TUI expands tabs to three spaces
 
 

@@ -8,14 +8,13 @@ body is any renderable or ``None``. :func:`piview.render.items.render_item` puts
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.measure import Measurement
-from rich.segment import Segment
+from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.text import Text
 
@@ -33,9 +32,12 @@ from piview.model.types import (
     ToolCall,
     UnknownBlock,
 )
+from piview.render.cells import cells, truncate
 from piview.render.format import fmt_count, fmt_time_of_day
 from piview.render.image import image_info, image_label, render_image
+from piview.render.lexers import lexer as cached_lexer
 from piview.render.plain import is_plain, markdown_class, plain_code
+from piview.render.roles._indent import BODY_INDENT, Indent, indent
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import CODE_THEME, style
 
@@ -51,6 +53,7 @@ __all__ = [
     "MAX_TEXT_LINES",
     "PREVIEW_LINE_CHARS",
     "Ctx",
+    "Indent",
     "Rendered",
     "blocks_plain",
     "blocks_renderables",
@@ -74,9 +77,6 @@ __all__ = [
 Rendered = tuple[Text, RenderableType | None]
 """What a role renderer returns: the one-line header and the body (or ``None``)."""
 
-BODY_INDENT = 2
-"""Columns the body of an item is indented under its header."""
-
 MARK_COLLAPSED = "▸"
 MARK_EXPANDED = "▾"
 
@@ -89,6 +89,8 @@ class Ctx:
     item: Item
     expanded: bool
     width: int
+    head_only: bool = False
+    """Only the header is wanted (``piview print --tools none``): a renderer may skip its body."""
     _entry: Entry | None = field(default=None, repr=False)
 
     @property
@@ -106,7 +108,7 @@ class Ctx:
     @property
     def time(self) -> str:
         """Time of day of the entry (``HH:MM:SS``), or ``""``."""
-        return fmt_time_of_day(self.node.timestamp)
+        return _time_of_day(entry_timestamp(self.session, self.item.entry))
 
     @property
     def body_width(self) -> int:
@@ -116,6 +118,22 @@ class Ctx:
     def image_key(self, *where: object) -> tuple[object, ...]:
         """Cache key of an image of this item at the current width."""
         return (str(self.session.path), self.item.entry, *where, self.body_width)
+
+
+_TIMES: dict[tuple[object, ...], str] = {}
+_TIMES_MAX = 4096
+
+
+def _time_of_day(timestamp: str | None) -> str:
+    """:func:`fmt_time_of_day`, remembered: an assistant turn's items (its thinking, text and
+    tool calls) share their entry's timestamp. The local zone is part of the key."""
+    key = (timestamp, time.timezone, time.altzone, time.tzname)
+    out = _TIMES.get(key)
+    if out is None:
+        if len(_TIMES) >= _TIMES_MAX:
+            _TIMES.clear()
+        out = _TIMES[key] = fmt_time_of_day(timestamp)
+    return out
 
 
 def marker(ctx: Ctx, static: str = "•") -> str:
@@ -140,15 +158,15 @@ def header(left: Text, right: str, width: int, keep: Text | None = None) -> Text
     room = avail
     if keep is not None:
         # The title gives way to what is kept, down to a few characters of its own.
-        room = max(min(12, avail), avail - keep.cell_len)
-    if left.cell_len > room:
-        left.truncate(max(1, room), overflow="ellipsis")
+        room = max(min(12, avail), avail - cells(keep.plain))
+    if cells(left.plain) > room:
+        truncate(left, max(1, room))
     if keep is not None:
         left.append_text(keep)
-        if left.cell_len > avail:
-            left.truncate(max(1, avail), overflow="ellipsis")
+        if cells(left.plain) > avail:
+            truncate(left, max(1, avail))
     if rlen:
-        left.append(" " * max(1, width - left.cell_len - rlen))
+        left.append(" " * max(1, width - cells(left.plain) - rlen))
         left.append(right, style=style("piview.time"))
     left.no_wrap = True
     left.overflow = "ellipsis"
@@ -175,70 +193,6 @@ def tag_header(head: Text, tag: str, width: int) -> Text:
         out.truncate(width, overflow="ellipsis")
     out.no_wrap, out.overflow, out.end = True, "ellipsis", head.end
     return out
-
-
-class Indent:
-    """A renderable shifted right by a few columns, without padding lines on the right.
-
-    (:class:`rich.padding.Padding` fills every line to the full width, which leaves trailing
-    spaces in ``piview print`` output.)
-    """
-
-    def __init__(self, renderable: RenderableType, columns: int = BODY_INDENT) -> None:
-        self.renderable = renderable
-        self.columns = columns
-
-    def inner_options(self, options: ConsoleOptions) -> ConsoleOptions:
-        """The options the indented renderable is laid out with."""
-        return options.update_width(max(1, options.max_width - self.columns)).reset_height()
-
-    def shift(self, lines: list[list[Segment]]) -> list[list[Segment]]:
-        """The lines of the indented renderable, shifted right, trailing plain spaces dropped."""
-        pad = Segment(" " * self.columns)
-        out: list[list[Segment]] = []
-        for line in lines:
-            line = _rstrip(line)
-            out.append([pad, *line] if line else [])
-        return out
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        lines = console.render_lines(
-            self.renderable, self.inner_options(options), pad=False, new_lines=False
-        )
-        new_line = Segment.line()
-        for line in self.shift(lines):
-            yield from line
-            yield new_line
-
-    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        width = max(1, options.max_width - self.columns)
-        m = Measurement.get(console, options.update_width(width), self.renderable)
-        return Measurement(m.minimum + self.columns, m.maximum + self.columns)
-
-
-def _visible_blank(seg: Segment) -> bool:
-    # Spaces that show something (a background, reverse, underline) must stay.
-    s = seg.style
-    return s is None or (s.bgcolor is None and not s.reverse and not s.underline)
-
-
-def _rstrip(line: list[Segment]) -> list[Segment]:
-    """A line without its trailing plain spaces (Markdown pads every line to the width)."""
-    end = len(line)
-    while end and not line[end - 1].control and _visible_blank(line[end - 1]):
-        seg = line[end - 1]
-        stripped = seg.text.rstrip(" ")
-        if stripped:
-            return [*line[: end - 1], Segment(stripped, seg.style)]
-        end -= 1
-    return line[:end]
-
-
-def indent(*renderables: RenderableType | None) -> RenderableType:
-    """The renderables stacked and indented under a header."""
-    parts = [r for r in renderables if r is not None]
-    inner: RenderableType = parts[0] if len(parts) == 1 else Group(*parts)
-    return Indent(inner)
 
 
 MAX_TEXT_LINES = 5_000
@@ -431,7 +385,10 @@ def code(text: str, path: str | None, *, style_: Style | None = None) -> Rendera
     else:
         from rich.syntax import Syntax
 
-        out = Syntax(text, lexer, theme=CODE_THEME, word_wrap=True, background_color="default")
+        # A lexer made once, not looked up by name for every text (the same highlighting).
+        out = Syntax(
+            text, cached_lexer(lexer), theme=CODE_THEME, word_wrap=True, background_color="default"
+        )
     return Group(out, more_line(more)) if more else out
 
 
@@ -567,9 +524,16 @@ def count_images(blocks: Iterable[Any]) -> int:
     return sum(1 for b in blocks if isinstance(b, ImageContent))
 
 
+def entry_timestamp(session: Session, i: int) -> str | None:
+    """``session.nodes[i].timestamp``, read from its column without building the skeleton."""
+    nodes = session.nodes
+    whole = nodes.whole.get(i)  # an entry kept whole (as nodes[i] gives it)
+    return whole.timestamp if whole is not None else nodes.timestamp(i)
+
+
 def entry_ms(session: Session, i: int) -> float | None:
     """The entry's ISO timestamp in ms since the epoch."""
-    return parse_iso_ms(session.nodes[i].timestamp)
+    return parse_iso_ms(entry_timestamp(session, i))
 
 
 def lines_label(n: int) -> str:

@@ -466,6 +466,8 @@ def render(ctx: Ctx) -> Rendered:
             sep = " " if status.plain.endswith("✓") else " · "
             status.append(f"{sep}{fmt_duration_ms(t1 - t0)}", style("piview.dim"))
     head = header(left, ctx.time, ctx.width, keep=status)
+    if ctx.head_only:
+        return head, None
 
     expanded = ctx.expanded
     body: list[RenderableType] = []
@@ -546,10 +548,13 @@ def render_orphan(ctx: Ctx) -> Rendered:
     left.append(f" · id {sanitize_line(r.tool_call_id) or '?'}", style("piview.dim"))
     status = Text("  ")
     status.append_text(_status([(ctx.item.entry, r)], describe(r.tool_name, {})))
+    head = header(left, ctx.time, ctx.width, keep=status)
+    if ctx.head_only:
+        return head, None
     view = describe(r.tool_name, {})
     view.path = None
     body = _result_body(ctx, ctx.item.entry, r, view, expanded=ctx.expanded)
-    return header(left, ctx.time, ctx.width, keep=status), indent(*body) if body else None
+    return head, indent(*body) if body else None
 
 
 def plain_orphan(ctx: Ctx) -> str:
