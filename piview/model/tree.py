@@ -190,6 +190,26 @@ class Tree:
             b = parents[b]
         return False
 
+    def _grown(
+        self, parents: array[int], children: Children, ids: Sequence[str], side: frozenset[int]
+    ) -> Tree:
+        """This tree's faults and roots with new ``parents``/``children`` and ``ids`` added
+        after its last entry (the new entries are neither roots nor faults)."""
+        n = len(self.parents)
+        id_index = dict(self.id_index)
+        id_index.update(zip(ids, range(n, n + len(ids)), strict=True))
+        return Tree(
+            parents=parents,
+            children=children,
+            roots=self.roots,
+            id_index=id_index,
+            orphans=self.orphans,
+            self_parents=self.self_parents,
+            cycles=self.cycles,
+            duplicate_ids=self.duplicate_ids,
+            side=side,
+        )
+
     def with_chain(self, ids: Sequence[str], side: frozenset[int] = frozenset()) -> Tree:
         """A new tree: this one and, after its last entry, one new entry per id of ``ids``,
         each the only child of the entry before it (Pi appending to its current leaf, the
@@ -212,18 +232,8 @@ class Tree:
         start[n] = end + 1
         start.extend(range(end + 2, end + k + 1))
         start.append(end + k)
-        id_index = dict(self.id_index)
-        id_index.update(zip(ids, range(n, n + k), strict=True))
-        tree = Tree(
-            parents=parents,
-            children=Children(start, items),
-            roots=self.roots,
-            id_index=id_index,
-            orphans=self.orphans,
-            self_parents=self.self_parents,
-            cycles=self.cycles,
-            duplicate_ids=self.duplicate_ids,
-            side=self.side | side if side else self.side,
+        tree = self._grown(
+            parents, Children(start, items), ids, self.side | side if side else self.side
         )
         leaves = self._leaves
         if side or self.side and n - 1 in self.side:
@@ -293,20 +303,8 @@ class Tree:
                 grown.sort(key=key)
                 items.extend(grown)
             start.append(len(items))
-        id_index = dict(self.id_index)
-        id_index.update(zip(ids, range(n, n + k), strict=True))
         all_side = self.side | side if side else self.side
-        tree = Tree(
-            parents=new_parents,
-            children=Children(start, items),
-            roots=self.roots,
-            id_index=id_index,
-            orphans=self.orphans,
-            self_parents=self.self_parents,
-            cycles=self.cycles,
-            duplicate_ids=self.duplicate_ids,
-            side=all_side,
-        )
+        tree = self._grown(new_parents, Children(start, items), ids, all_side)
         leaves = self._leaves
         if leaves is not None and not all_side:
             # Parents that had no children are leaves no more; new childless entries are.
