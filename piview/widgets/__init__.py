@@ -9,8 +9,9 @@ table, the key bar) does not import the branch panel and the sidebar with it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from piview.model.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from piview.widgets.branch_panel import BranchPanel
@@ -21,14 +22,4 @@ __all__ = ["BranchPanel", "UsageSidebar"]
 _WHERE = {"BranchPanel": "branch_panel", "UsageSidebar": "usage_sidebar"}
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value  # once loaded, a plain attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
