@@ -27,6 +27,7 @@ from piview.model.decode import (
     finish_skeleton,
     sk_decoder,
 )
+from piview.model.fill import load as load_fill
 from piview.model.openclaw import SIDE_KEY
 from piview.model.store import NodeStore
 from piview.model.types import SessionHeader, TitleSlot
@@ -41,6 +42,7 @@ _WS = b" \t\r"
 _SLOT_PEEK = 4096
 """Bytes read to find a title slot (oh-my-pi writes 256)."""
 _slot_decoder = msgspec.json.Decoder(TitleSlot)
+_fill = load_fill()
 
 
 def read_slot(head: bytes) -> tuple[TitleSlot, int] | None:
@@ -272,12 +274,15 @@ class FileIndex:
         # Line ends by find (no copy of each line, unlike split); blank lines make the counts
         # differ below and the slow pass runs; spaces or a CR around a line only widen it.
         ends = array("q")
-        add = ends.append
-        find = buf.find
-        pos = start
-        while (nl := find(b"\n", pos, end)) >= 0:
-            add(nl)
-            pos = nl + 1
+        if _fill is not None:
+            ends.frombytes(_fill.line_ends(buf, start, end))  # memchr, one line after another
+        else:
+            add = ends.append
+            find = buf.find
+            pos = start
+            while (nl := find(b"\n", pos, end)) >= 0:
+                add(nl)
+                pos = nl + 1
         try:
             with memoryview(buf) as view:
                 values = sk_decoder.decode_lines(view[start:end])

@@ -30,6 +30,7 @@ import msgspec
 from msgspec.structs import astuple
 
 from piview.model.decode import EntryType, Role, SkBlock, SkEntry, SkMessage, StopReason
+from piview.model.fill import load as load_fill
 from piview.model.types import Usage
 
 __all__ = ["OTHER", "NodeStore", "ROLE_NAMES", "STOP_NAMES", "TS_LEN", "TYPE_NAMES", "as_store"]
@@ -71,6 +72,14 @@ _NO_ODD = [None] * 4
 """SkMessage's customType, display, excludeFromContext and exitCode, all absent."""
 _NO_MESSAGE = (None,) * 13
 """SkMessage's fields for an entry without a message: its codes are 0 and it is kept whole."""
+_fill = load_fill()
+if _fill is not None:
+    try:
+        _fill.setup(SkEntry, SkMessage, SkBlock, Usage, array, _TYPE_CODE, _ROLE_CODE,
+                    _STOP_CODE, tuple(_ENTRY_DEFAULTS), (OverflowError, TypeError, ValueError),
+                    _MESSAGE, _LAST_PLAIN_ROLE)  # fmt: skip
+    except (TypeError, ValueError):  # Structs not laid out as it reads them: the Python loop
+        _fill = None
 
 
 class NodeStore(Sequence[SkEntry]):
@@ -161,17 +170,41 @@ class NodeStore(Sequence[SkEntry]):
         self.extend((sk,))
 
     def extend(self, sks: Iterable[SkEntry]) -> None:
-        """Add the skeletons of the next entries in file order.
+        """Add the skeletons of the next entries in file order: in the compiled loop
+        (:mod:`piview.model.fill`) when it is there, each entry it leaves (not of the
+        decoder's exact types) and every entry without it in :meth:`_extend_py`."""
+        if _fill is None or type(self) is not NodeStore:
+            self._extend_py(sks)
+            return
+        seq = sks if type(sks) is list or type(sks) is tuple else list(sks)
+        self._recent_ids()
+        encode_into = _usage_encoder.encode_into
+        k, n = 0, len(seq)
+        while k < n:
+            done = _fill.fill(self, seq, k, encode_into)
+            if done < 0:  # columns of other types (nothing was added): the Python loop
+                self._extend_py(seq[k:])
+                return
+            if done < n:
+                self._extend_py(seq[done : done + 1])
+            k = done + 1
 
-        This runs once per line of a 1 GB file: attribute lookups are hoisted into locals and
-        fields are read with one ``astuple`` call instead of one lookup each.
-        """
+    def _recent_ids(self) -> dict[str, int]:
         recent = self._recent
-        base = self._base
         if recent is None:
             recent = self._recent = {}
-            if base is None:
+            if self._base is None:
                 recent.update((own, k) for k, own in enumerate(self.ids) if own)
+        return recent
+
+    def _extend_py(self, sks: Iterable[SkEntry]) -> None:
+        """:meth:`extend` in Python (the reference the compiled loop follows).
+
+        This ran once per line of a 1 GB file: attribute lookups are hoisted into locals and
+        fields are read with one ``astuple`` call instead of one lookup each.
+        """
+        recent = self._recent_ids()
+        base = self._base
         ids = self.ids
         flags_col = self.flags
         parent_at = self.parent_at

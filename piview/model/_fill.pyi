@@ -1,0 +1,25 @@
+"""Provides the stub of the compiled loop (``_fill.c``) of the node store's ``extend``."""
+
+from typing import Any
+
+ABI: int
+
+def setup(
+    entry: type,
+    message: type,
+    block: type,
+    usage: type,
+    array: type,
+    type_code: dict[Any, int],
+    role_code: dict[Any, int],
+    stop_code: dict[Any, int],
+    entry_defaults: tuple[Any, ...],
+    caught: tuple[type[BaseException], ...],
+    message_code: int,
+    last_plain_role: int,
+    /,
+) -> None: ...
+def fill(
+    store: Any, entries: list[Any] | tuple[Any, ...], start: int, encode_into: Any, /
+) -> int: ...
+def line_ends(buf: bytes | bytearray | memoryview, start: int, end: int, /) -> bytes: ...
