@@ -211,6 +211,7 @@ typedef struct {
     PyObject *forward_refs, *ts_other, *model_code, *texts, *whole, *recent, *open_calls;
     PyObject *canon, *base, *shared;
     PyObject *encode_into; /* borrowed from fill()'s arguments */
+    PyObject *prev_own;    /* the id of the entry just added, when it has one (borrowed) */
     PyObject *owned[32]; /* what the attribute lookups returned */
     int n_owned;
     /* the C buffers of one chunk */
@@ -576,6 +577,13 @@ add(Store *st, PyObject *sk, ModelCache *mc)
     }
     if (ref == Py_None)
         flags |= F_NO_PARENT_REF;
+    else if (st->prev_own != NULL && (ref == st->prev_own ||
+                                      (PyUnicode_GET_LENGTH(ref) ==
+                                           PyUnicode_GET_LENGTH(st->prev_own) &&
+                                       PyUnicode_Compare(ref, st->prev_own) == 0)))
+        /* Most entries hang from the one before, which this call just put in ``recent``:
+           the lookup would find it (a miss in a big map, the loop's dearest step). */
+        p = i - 1;
     else {
         PyObject *pv = PyDict_GetItemWithError(st->recent, ref);
         PyObject *got = NULL; /* a reference from base.get */
@@ -610,8 +618,13 @@ add(Store *st, PyObject *sk, ModelCache *mc)
         Py_XDECREF(got);
     }
     st->b_parent[row] = p;
-    if (PyUnicode_GET_LENGTH(own) > 0 && PyDict_SetItem(st->recent, own, ix) < 0)
-        goto fail;
+    if (PyUnicode_GET_LENGTH(own) > 0) {
+        if (PyDict_SetItem(st->recent, own, ix) < 0)
+            goto fail;
+        st->prev_own = own;
+    }
+    else
+        st->prev_own = NULL;
     if (PyList_Append(st->ids, own) < 0)
         goto fail;
     unsigned char *ts = st->b_ts + row * TS_LEN;

@@ -366,3 +366,27 @@ def test_usage_struct_is_what_the_loop_reads() -> None:
     )  # fmt: skip
     assert SkBlock.__struct_fields__ == ("type", "id", "name", "redacted")
     assert Usage.__struct_config__.gc is not None
+
+
+@needs_c
+def test_no_references_leak() -> None:
+    """A store built and dropped again leaves no objects behind (reference counts in C)."""
+    import gc
+
+    data = b"".join(p.read_bytes() for p in FILES if "omp" not in p.parts)
+
+    def once() -> None:
+        index = FileIndex()
+        index._take_lines(data, 0, len(data), 0, 0)
+        store = NodeStore()
+        store.extend(list(index.nodes))
+        del index, store
+
+    for _ in range(3):
+        once()
+    gc.collect()
+    before = sys.getallocatedblocks()
+    for _ in range(20):
+        once()
+    gc.collect()
+    assert sys.getallocatedblocks() - before < 200
