@@ -13,6 +13,9 @@
  * Built by hatch_build.py; piview runs the Python loop when it is absent or stale (see
  * FILL_ABI) or when PIVIEW_PURE is set.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* memmem */
+#endif
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
@@ -839,34 +842,86 @@ fail: {
 }
 }
 
+static int
+is_ws(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
 static PyObject *
-fill_line_ends(PyObject *module, PyObject *args)
+fill_line_spans(PyObject *module, PyObject *args)
 {
     Py_buffer buf;
     Py_ssize_t start, end;
-    if (!PyArg_ParseTuple(args, "y*nn", &buf, &start, &end))
+    long long base;
+    if (!PyArg_ParseTuple(args, "y*nnL", &buf, &start, &end, &base))
         return NULL;
     if (start < 0 || end > buf.len || start > end) {
         PyBuffer_Release(&buf);
         PyErr_SetString(PyExc_ValueError, "bad range");
         return NULL;
     }
-    const char *data = buf.buf;
+    const unsigned char *data = buf.buf;
     Py_ssize_t count = 0;
-    for (const char *at = data + start, *stop = data + end;
+    for (const unsigned char *at = data + start, *stop = data + end;
          (at = memchr(at, '\n', stop - at)) != NULL; at++)
         count++;
-    PyObject *out = PyBytes_FromStringAndSize(NULL, count * 8);
-    if (out == NULL) {
+    PyObject *offsets = PyBytes_FromStringAndSize(NULL, count * 8);
+    PyObject *lengths = offsets != NULL ? PyBytes_FromStringAndSize(NULL, count * 8) : NULL;
+    if (lengths == NULL) {
+        Py_XDECREF(offsets);
         PyBuffer_Release(&buf);
         return NULL;
     }
-    long long *ends = (long long *)PyBytes_AS_STRING(out);
-    Py_ssize_t n = 0;
-    for (const char *at = data + start, *stop = data + end;
-         n < count && (at = memchr(at, '\n', stop - at)) != NULL; at++)
-        ends[n++] = at - data;
+    long long *off = (long long *)PyBytes_AS_STRING(offsets);
+    long long *len = (long long *)PyBytes_AS_STRING(lengths);
+    int padded = 0;
+    Py_ssize_t n = 0, s = start;
+    for (const unsigned char *at = data + start, *stop = data + end;
+         n < count && (at = memchr(at, '\n', stop - at)) != NULL; at++) {
+        Py_ssize_t e = at - data;
+        /* As _padded reads it: the first byte and the one before the newline (index -1 is
+           the buffer's last byte, as in Python). */
+        unsigned char last = e > 0 ? data[e - 1] : data[buf.len - 1];
+        padded |= is_ws(data[s]) | is_ws(last);
+        off[n] = base + s;
+        len[n] = e - s;
+        n++;
+        s = e + 1;
+    }
     PyBuffer_Release(&buf);
+    return Py_BuildValue("nNNO", count, offsets, lengths, padded ? Py_True : Py_False);
+}
+
+static PyObject *
+fill_find_all(PyObject *module, PyObject *args)
+{
+    Py_buffer buf, needle;
+    Py_ssize_t end;
+    long long base;
+    if (!PyArg_ParseTuple(args, "y*y*nL", &buf, &needle, &end, &base))
+        return NULL;
+    PyObject *out = NULL;
+    if (end < 0 || end > buf.len || needle.len == 0) {
+        PyErr_SetString(PyExc_ValueError, "bad range or empty needle");
+        goto done;
+    }
+    Py_ssize_t count = 0;
+    const char *data = buf.buf, *stop = data + end;
+    for (const char *at = data; (at = memmem(at, stop - at, needle.buf, needle.len)) != NULL;
+         at++)
+        count++;
+    out = PyBytes_FromStringAndSize(NULL, count * 8);
+    if (out == NULL)
+        goto done;
+    long long *pos = (long long *)PyBytes_AS_STRING(out);
+    Py_ssize_t n = 0;
+    for (const char *at = data;
+         n < count && (at = memmem(at, stop - at, needle.buf, needle.len)) != NULL; at++)
+        pos[n++] = base + (at - data);
+done:
+    PyBuffer_Release(&buf);
+    PyBuffer_Release(&needle);
     return out;
 }
 
@@ -879,9 +934,14 @@ static PyMethodDef methods[] = {
      "NodeStore._extend_py does; stop before the first one it does not handle and return its "
      "index (len(entries) when done), or -1 when the store's columns are not of known types "
      "(nothing added)."},
-    {"line_ends", fill_line_ends, METH_VARARGS,
-     "line_ends(buf, start, end) -> bytes: the positions of the newlines in buf[start:end], as "
-     "native 64-bit integers (for array('q').frombytes)."},
+    {"line_spans", fill_line_spans, METH_VARARGS,
+     "line_spans(buf, start, end, base) -> (count, offsets, lengths, padded): the lines of "
+     "buf[start:end] (each ending with a newline): their file positions (buf read at base) "
+     "and lengths as native 64-bit integers, and whether one starts or ends with a space, "
+     "tab or CR."},
+    {"find_all", fill_find_all, METH_VARARGS,
+     "find_all(buf, needle, end, base) -> bytes: base plus every position of needle in "
+     "buf[:end] (overlapping ones too), as native 64-bit integers."},
     {NULL, NULL, 0, NULL},
 };
 

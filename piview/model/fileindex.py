@@ -264,47 +264,46 @@ class FileIndex:
         """Index the complete lines in ``buf[:end]``; return the last line number.
 
         Fast path: one ``decode_lines`` call for the whole block, and line positions from a
-        ``find`` per line. A block with blank lines or a header line takes a slower pass; when
-        any line is not a clean, well-typed object, the block is read again line by line,
-        tolerantly.
+        ``find`` per line (or all at once in :mod:`piview.model.fill`'s ``line_spans``). A
+        block with blank lines or a header line takes a slower pass; when any line is not a
+        clean, well-typed object, the block is read again line by line, tolerantly.
         """
         start = 3 if base == 0 and buf.startswith(BOM) else 0
         if start >= end:
             return line_no
         # Line ends by find (no copy of each line, unlike split); blank lines make the counts
         # differ below and the slow pass runs; spaces or a CR around a line only widen it.
-        ends = array("q")
+        count: int
+        padded: bool
         if _fill is not None:
-            ends.frombytes(_fill.line_ends(buf, start, end))  # memchr, one line after another
+            count, offsets, lengths, padded = _fill.line_spans(buf, start, end, base)
         else:
-            add = ends.append
-            find = buf.find
-            pos = start
-            while (nl := find(b"\n", pos, end)) >= 0:
-                add(nl)
-                pos = nl + 1
+            ends = _line_ends(buf, start, end)
+            count = len(ends)
         try:
             with memoryview(buf) as view:
                 values = sk_decoder.decode_lines(view[start:end])
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
             values = None
-        if values is not None and len(values) == len(ends):
-            starts = array("q", [start])
-            starts.extend(map((1).__add__, ends[:-1]))
+        if values is not None and len(values) == count:
             # A header line needs the slow pass; so do an old file's roles (migrated there)
             # and a line with spaces or a CR around it (trimmed there): what a line becomes
             # does not depend on where its block starts.
-            if (
-                "session" not in map(_TYPE_OF, values)
-                and not self._legacy_hint()
-                and not _padded(buf, starts, ends)
-            ):
-                count = len(ends)
-                self.nodes.extend(values)
-                self.lines.extend(range(line_no + 1, line_no + 1 + count))
-                self.lengths.extend(map(sub, ends, starts))
-                self.offsets.extend(map(base.__add__, starts))
-                return line_no + count
+            if "session" not in map(_TYPE_OF, values) and not self._legacy_hint():
+                if _fill is None:
+                    starts = array("q", [start])
+                    starts.extend(map((1).__add__, ends[:-1]))
+                    padded = _padded(buf, starts, ends)
+                if not padded:
+                    self.nodes.extend(values)
+                    self.lines.extend(range(line_no + 1, line_no + 1 + count))
+                    if _fill is None:
+                        self.lengths.extend(map(sub, ends, starts))
+                        self.offsets.extend(map(base.__add__, starts))
+                    else:
+                        self.lengths.frombytes(lengths)
+                        self.offsets.frombytes(offsets)
+                    return line_no + count
             return self._take_lines(buf, start, end, base, line_no, values)
         return self._take_lines(buf, start, end, base, line_no)
 
@@ -437,9 +436,25 @@ class FileIndex:
         return self.version < 3 if self.header is not None else False
 
 
+def _line_ends(buf: bytes | bytearray, start: int, end: int) -> array[int]:
+    """Where the newlines of ``buf[start:end]`` are (:mod:`piview.model.fill` does it all
+    at once)."""
+    ends = array("q")
+    add = ends.append
+    find = buf.find
+    pos = start
+    while (nl := find(b"\n", pos, end)) >= 0:
+        add(nl)
+        pos = nl + 1
+    return ends
+
+
 def _find_all(out: array[int], buf: bytes | bytearray, end: int, base: int) -> None:
     """Add where :data:`SIDE_KEY` is in ``buf[:end]`` (as file positions, ``buf`` read at
     ``base``) to ``out`` (C speed; a side note is rare)."""
+    if _fill is not None:  # memmem: three times bytes.find's speed on this needle
+        out.frombytes(_fill.find_all(buf, SIDE_KEY, end, base))
+        return
     find = buf.find
     hit = find(SIDE_KEY, 0, end)
     while hit >= 0:

@@ -343,18 +343,37 @@ def test_odd_entries_index_alike(lines: list[str], header: bool) -> None:
 
 
 @needs_c
-def test_line_ends_match_find() -> None:
-    data = b"\n\nab\ncd\n\n" + b"x" * 100 + b"\n"
+def test_line_spans_and_find_all_match_the_python_ones() -> None:
     from array import array
 
-    for start in range(len(data)):
-        for end in range(start, len(data) + 1):
-            got = array("q")
-            got.frombytes(COMPILED and fileindex_mod._fill.line_ends(data, start, end))
-            want = [k for k in range(start, end) if data[k] == 10]
-            assert list(got) == want
+    fill = fileindex_mod._fill
+    for data in (b"\n\nab\ncd\n\n" + b"x" * 50 + b"\n", b" a\nb\r\nc\n", b"\t\n", b"a\nb"):
+        for start in range(len(data)):
+            for end in range(start, len(data) + 1):
+                count, offsets, lengths, padded = fill.line_spans(data, start, end, 1000)
+                ends = fileindex_mod._line_ends(data, start, end)
+                assert count == len(ends)
+                starts = array("q", [start, *[e + 1 for e in ends[:-1]]])
+                assert array("q", offsets).tolist() == [1000 + s for s in starts[:count]]
+                assert array("q", lengths).tolist() == [
+                    e - s for s, e in zip(starts, ends, strict=False)
+                ]
+                if count:
+                    assert padded == fileindex_mod._padded(data, starts, ends)
+                got = array("q")
+                got.frombytes(fill.find_all(data, b"\n", end, 7))
+                assert got.tolist() == [7 + k for k in range(end) if data[k] == 10]
+    key = b'x"appendMode"y"appendMode""appendMode"'
+    for end in range(len(key) + 1):
+        got, want = array("q"), array("q")
+        fileindex_mod._find_all(got, key, end, 5)
+        with pure():
+            fileindex_mod._find_all(want, key, end, 5)
+        assert got == want
     with pytest.raises(ValueError):
-        fileindex_mod._fill.line_ends(data, 3, len(data) + 1)
+        fill.line_spans(b"ab\n", 1, 4, 0)
+    with pytest.raises(ValueError):
+        fill.find_all(b"ab\n", b"", 3, 0)
 
 
 def test_usage_struct_is_what_the_loop_reads() -> None:
