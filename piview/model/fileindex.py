@@ -34,7 +34,11 @@ from piview.model.types import SessionHeader, TitleSlot
 
 __all__ = ["BOM", "BadLine", "FileIndex"]
 
-_CHUNK = 8 * 1024 * 1024
+_CHUNK = 1024 * 1024
+"""Bytes read and decoded at once. The block's bytes are still in the CPU's cache when they
+are decoded, and its skeletons when the store takes them and when they are freed: at 1 GB,
+1 MB blocks cost a third less CPU than 8 MB ones (1.7 s against 2.6 s, load_session without
+the split); there are more reads, at 0.1 ms each."""
 _TYPE_OF = attrgetter("type")
 BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte order mark, skipped before the first line."""
