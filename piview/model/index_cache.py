@@ -234,6 +234,8 @@ class IndexCache:
                     f.write(len(buf).to_bytes(_LEN, "little"))
                     f.write(buf)
             os.replace(tmp, target)
-        except OSError:
+        except (OSError, OverflowError, TypeError, ValueError):
+            # OverflowError: an entry kept whole with an integer msgpack cannot hold (a usage
+            # of 2**64 tokens, hand-edited): that file is not cached, and loads as it is.
             with contextlib.suppress(OSError):
                 tmp.unlink()

@@ -242,6 +242,24 @@ def test_index_cache_never_touches_the_session_folder(
     assert sorted(p.name for p in path.parent.iterdir()) == before
 
 
+def test_an_index_the_cache_cannot_hold_is_not_cached(
+    write_session, tmp_path: Path, monkeypatch
+) -> None:
+    """An entry kept whole with a usage of 2**64 tokens (hand-edited) cannot be written as
+    msgpack: saving the index writes nothing (it used to raise OverflowError)."""
+    import piview.model.session as sess
+    from piview.model.index_cache import IndexCache
+
+    monkeypatch.setattr(sess, "CACHE_MIN_BYTES", 0)
+    cache = IndexCache(tmp_path / "cache")
+    path = write_session([HEADER, entry("a", None), '{"usage": {"output": 18446744073709551616}}'])
+    s = load_session(path, index_cache=cache)
+    s.save_index()
+    assert not (tmp_path / "cache").exists() or not list((tmp_path / "cache").iterdir())
+    again = load_session(path, index_cache=cache)
+    assert not again.index_from_cache and len(again) == 2
+
+
 def test_a_damaged_index_cache_is_ignored(write_session, tmp_path: Path, monkeypatch) -> None:
     import piview.model.session as sess
     from piview.model.index_cache import IndexCache
