@@ -13,11 +13,17 @@ import shlex
 import subprocess
 import sys
 import sysconfig
+import zlib
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent
 SOURCE = Path("piview") / "model" / "_fill.c"
+
+
+def source_tag(code: bytes) -> str:
+    """The tag of a ``_fill.c`` (``piview/model/fill.py`` computes it the same way)."""
+    return f"{zlib.crc32(code):08x}-{len(code)}"
 
 
 def target() -> Path:
@@ -36,6 +42,8 @@ def compile_fill(root: Path = ROOT) -> Path | None:
         *shlex.split(sysconfig.get_config_var("CFLAGS") or ""),
         *shlex.split(sysconfig.get_config_var("CCSHARED") or "-fPIC"),
         "-I" + sysconfig.get_paths()["include"],
+        # Which source it was built from: piview ignores a module built from another.
+        f'-DFILL_SOURCE="{source_tag(src.read_bytes())}"',
     ]
     tmp = out.with_name(out.name + ".tmp")
     cmd = [*link, *flags, str(src), "-o", str(tmp)]

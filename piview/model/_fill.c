@@ -22,6 +22,9 @@
 #include <string.h>
 
 #define FILL_ABI 1 /* bumped with any change of what fill() takes or does */
+#ifndef FILL_SOURCE
+#define FILL_SOURCE "" /* hatch_build.py passes the tag of this file (fill.py checks it) */
+#endif
 
 #define N_ENTRY 24
 #define N_HEAD 5
@@ -995,7 +998,8 @@ PyInit__fill(void)
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
         return NULL;
-    if (PyModule_AddIntConstant(m, "ABI", FILL_ABI) < 0)
+    if (PyModule_AddIntConstant(m, "ABI", FILL_ABI) < 0 ||
+        PyModule_AddStringConstant(m, "SOURCE", FILL_SOURCE) < 0)
         goto fail;
 #define INTERN(var, text)                                \
     if ((var = PyUnicode_InternFromString(text)) == NULL) \

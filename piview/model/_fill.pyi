@@ -3,6 +3,7 @@
 from typing import Any
 
 ABI: int
+SOURCE: str
 
 def setup(
     entry: type,

@@ -10,13 +10,16 @@ reference: the compiled one gives the same columns, tables and strings, entry by
 from __future__ import annotations
 
 import os
+import zlib
+from pathlib import Path
 from types import ModuleType
 
-__all__ = ["ABI", "load"]
+__all__ = ["ABI", "load", "source_tag"]
 
 ABI = 1
-"""The ``FILL_ABI`` of ``_fill.c`` this source was written for: a module built from an older
-file (an editable install not built again) is ignored."""
+"""The ``FILL_ABI`` of ``_fill.c`` this source was written for: a module built for another is
+ignored, and so is one built from another ``_fill.c`` than the one beside it (an editable
+install not built again after an edit)."""
 
 
 def load() -> ModuleType | None:
@@ -28,4 +31,16 @@ def load() -> ModuleType | None:
         from piview.model import _fill
     except ImportError:
         return None
-    return _fill if getattr(_fill, "ABI", None) == ABI else None
+    if getattr(_fill, "ABI", None) != ABI:
+        return None
+    # Built from the source beside it (an edit not built again would run the old loop).
+    try:
+        code = Path(__file__).with_name("_fill.c").read_bytes()
+    except OSError:
+        return _fill  # installed without its source: the ABI number is all there is
+    return _fill if getattr(_fill, "SOURCE", None) == source_tag(code) else None
+
+
+def source_tag(code: bytes) -> str:
+    """What ``hatch_build.py`` builds into the module from its source ``code``."""
+    return f"{zlib.crc32(code):08x}-{len(code)}"

@@ -112,7 +112,8 @@ def cache_bytes(index: FileIndex, path: Path, directory: Path) -> bytes:
     try:
         cache = IndexCache(directory)
         cache.store(index, path, fd)
-        return cache._file_for(path).read_bytes()
+        written = cache._file_for(path)
+        return written.read_bytes() if written.exists() else b"(none)"
     finally:
         os.close(fd)
 
@@ -432,3 +433,28 @@ def test_find_all_finds_what_bytes_find_finds(data: bytes, needle: bytes, cut: i
     got = array("q")
     got.frombytes(fileindex_mod._fill.find_all(data, needle, end, 3))
     assert got.tolist() == want
+
+
+def test_a_module_built_from_another_source_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    import piview.model.fill as fill
+
+    sys.path.insert(0, str(ROOT))
+    try:
+        import hatch_build
+    finally:
+        sys.path.remove(str(ROOT))
+    code = (ROOT / "piview" / "model" / "_fill.c").read_bytes()
+    assert hatch_build.source_tag(code) == fill.source_tag(code)
+    fake = types.ModuleType("piview.model._fill")
+    fake.ABI = fill.ABI  # type: ignore[attr-defined]
+    fake.SOURCE = fill.source_tag(code)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "piview.model._fill", fake)
+    monkeypatch.setattr(sys.modules["piview.model"], "_fill", fake, raising=False)
+    monkeypatch.delenv("PIVIEW_PURE", raising=False)
+    assert fill.load() is fake
+    fake.SOURCE = fill.source_tag(code + b"\n")  # type: ignore[attr-defined]
+    assert fill.load() is None
+    fake.SOURCE, fake.ABI = fill.source_tag(code), fill.ABI + 1  # type: ignore[attr-defined]
+    assert fill.load() is None
