@@ -162,7 +162,7 @@ class FileIndex:
         base = self.size
         line_no = self.line_no
         # Each block is read into one buffer, from just after the last complete line (the
-        # partial line at the end of a block is read again with the next): a new 8 MB buffer
+        # partial line at the end of a block is read again with the next): a new buffer
         # per block, and one more to join the partial line to the next, were a second of page
         # faults at 1 GB.
         want = _CHUNK
