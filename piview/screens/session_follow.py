@@ -107,6 +107,10 @@ class SessionFollow(_Screen):
         assert self.full_loader is not None
         try:
             full = self.full_loader()
+            # The whole index lives as long as the screen: keep the cyclic GC from rescanning
+            # it while the pairing and the blocks below allocate (a third of their time at
+            # 1 GB), as make_app does for the first index.
+            gc.freeze()
             # Computed once per session; here, not on the UI thread when the screen swaps.
             full.pairing  # noqa: B018
             full.labels  # noqa: B018
