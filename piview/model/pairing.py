@@ -46,6 +46,11 @@ class ResultCalls(Mapping[int, CallRef]):
         self._part = array("i", [0]) * n
         self._count = 0
 
+    @property
+    def call_entries(self) -> array[int]:
+        """Per entry, the entry of the call it answers, or -1 (read at C speed)."""
+        return self._entry
+
     def set(self, result: int, ref: CallRef) -> None:
         """Record that ``result`` answers ``ref``."""
         if self._entry[result] < 0:

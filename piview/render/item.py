@@ -103,6 +103,12 @@ class ItemList(Sequence[Item]):
             self._parts.append(-1)
             self._flags.append(0)
 
+    def columns(self) -> tuple[bytearray, array[int], array[int], bytearray]:
+        """The arrays of a list being built, to append to at C speed (``build_items``): the
+        kind codes, entries, parts and flag bits (hidden 1, collapsible 2, expanded 4, error 8,
+        user 16), one element per item. Never changed once the list is handed out."""
+        return self._kinds, self._entries, self._parts, self._flags
+
     def extended(self, more: Iterable[Item], errors: Iterable[int] = ()) -> ItemList:
         """A new list: these items, the ones at positions ``errors`` now marked as errors, then
         ``more`` (the branch grew; copies of the arrays, at C speed)."""
