@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar, overload
@@ -259,16 +260,36 @@ def pair_tool_calls(nodes: Sequence[SkEntry], tree: Tree) -> Pairing:
     has_call = bytearray(n)
     for code in codes:
         has_call[code >> _SHIFT] = 1
-    known = set(call_ids)
+    # Call id → the slot of its only call; -1 for an id that several calls have (each step
+    # up then looks through the entry's calls). Ids are unique in most files: a step up is
+    # then one comparison with the entry that holds the call.
+    slot_of = dict(zip(call_ids, range(len(call_ids)), strict=True))
+    if len(slot_of) < len(call_ids):
+        for cid, seen in Counter(call_ids).items():
+            if seen > 1:
+                slot_of[cid] = -1
     best_of = array("q", [-1]) * len(results)
     deferred: dict[int, str] = {}
     result_at, result_ids = store.result_at, store.result_ids
     for k, r in enumerate(results):
         ra = result_at[r]
         call_id = result_ids[ra] if ra >= 0 else store.tool_call_id(r)
-        if call_id not in known:
+        only = slot_of.get(call_id) if call_id is not None else None
+        if only is None or call_id is None:
             continue  # no call has that id (or the result names none): an orphan
         j = parents[r]
+        if only >= 0:
+            holder = codes[only] >> _SHIFT
+            for _ in range(_WALK):
+                if j == holder:
+                    best_of[k] = only
+                    break
+                if j < 0:
+                    break
+                j = parents[j]
+            else:
+                deferred[k] = call_id
+            continue
         for _ in range(_WALK):
             if j < 0:
                 break
