@@ -1,5 +1,6 @@
-"""Provides the reference for ``build_items``: the per-item loop it replaced (every entry
-through one chain of tests, every item pushed as a tuple), kept to compare the fast path with."""
+"""Provides the references for ``build_items`` and ``kept_from``: the per-item loop the first
+replaced (every entry through one chain of tests, every item pushed as a tuple), and the map
+of every entry's first item the second built; kept to compare the fast paths with."""
 
 from __future__ import annotations
 
@@ -136,3 +137,27 @@ def build_items_reference(
         else:
             add(new("unknown", i, -1, False, True))
     return items
+
+
+def kept_from_reference(session: Session, items: ItemList) -> int:
+    """``kept_from`` as it was: a map of every entry's first position for many compactions."""
+    best: tuple[int, int] | None = None
+    whole = session.nodes.whole
+    compactions = [i for i in session.nodes.of_type("compaction") if i in whole]
+    if len(compactions) > 8:
+        first = items.first_positions()
+        found = ((first.get(i), i) for i in compactions)
+    else:
+        found = ((items.first_of(i), i) for i in compactions)
+    for pos, i in found:
+        if pos is not None and (best is None or pos > best[0]):
+            best = (pos, i)
+    if best is None:
+        return 0
+    pos, c = best
+    node = session.nodes[c]
+    if node.has_retained_tail:
+        return pos
+    kept = session.tree.id_index.get(node.first_kept_entry_id or "")
+    kept_pos = items.first_of(kept) if kept is not None else None
+    return kept_pos if kept_pos is not None and kept_pos < pos else pos

@@ -12,22 +12,23 @@ import pytest
 from benchmarks.gen_shapes import SHAPES, write_shape
 from piview.model import load_session
 from piview.model.session import Session
-from piview.render.items import build_items
+from piview.render.items import build_items, kept_from
 from tests.conftest import corpus_files, fixture
-from tests.render.items_reference import build_items_reference
+from tests.render.items_reference import build_items_reference, kept_from_reference
 
 FILES = sorted(fixture("").glob("*.jsonl"))
 
 
-def _same_for_every_branch(s: Session) -> int:
+def _same_for_every_branch(s: Session, most: int = 200) -> int:
     leaves = list(s.tree.leaves()) or [None]
-    for leaf in leaves[:200]:
+    for leaf in leaves[:most]:
         path = s.tree.path(leaf) if leaf is not None else []
         for hidden in (False, True):
             new = build_items(s, path, show_hidden=hidden)
             old = build_items_reference(s, path, show_hidden=hidden)
             assert new.columns() == old.columns(), (leaf, hidden)
             assert list(new) == list(old)
+            assert kept_from(s, new) == kept_from_reference(s, old), (leaf, hidden)
     return len(leaves)
 
 
@@ -93,3 +94,34 @@ def test_errors_redactions_stops_and_odd_results(write_session) -> None:
         ("tool", False),
         ("tool", True),
     ]
+
+
+def test_many_compactions_on_one_branch(write_session) -> None:
+    """Over 8 compactions on the branch (one pass over the items for all of them): the last
+    one's kept entry, whichever branch, hidden entries shown or not."""
+    header = json.dumps({"type": "session", "version": 3, "id": "s", "timestamp": "t", "cwd": "/"})
+    lines, parent = [header], None
+    for k in range(40):
+        own = f"u{k}"
+        lines.append(_line(own, parent, {"role": "user", "content": f"turn {k}"}))
+        parent = own
+        if k % 3 == 2:
+            lines.append(
+                json.dumps(
+                    {
+                        "type": "compaction",
+                        "id": f"c{k}",
+                        "parentId": parent,
+                        "timestamp": "2026-01-01T00:00:00.000Z",
+                        "summary": "so far",
+                        "firstKeptEntryId": f"u{k - 1}",
+                        "tokensBefore": 10,
+                    }
+                )
+            )
+            parent = f"c{k}"
+    lines.append(_line("side", "c5", {"role": "user", "content": "a branch"}))
+    s = load_session(write_session(lines))
+    assert _same_for_every_branch(s) == 2
+    items = build_items(s, s.tree.path(s.find("u39")))
+    assert items.entry(kept_from(s, items)) == s.find("u37")
