@@ -15,15 +15,42 @@ from piview.render.items import (
     _DIVIDER_TYPES,
     _OMP_DIVIDER_TYPES,
     _OMP_ROLES,
+    _PEEK_LIMIT,
+    _SMALL_LINE,
     _pack,
-    _user_collapsible,
     _user_flags,
 )
-from piview.render.roles import bash, omp
+from piview.render.roles import bash, omp, user
 
 if TYPE_CHECKING:
     from piview.model.decode import SkBlock
     from piview.model.session import Session
+
+
+def _user_collapsible(session: Session, i: int, content: object, cache: dict[int, bool]) -> bool:
+    """The test as it was: every pattern looked for in turn, images last."""
+    if isinstance(content, str):
+        return (
+            "<file name=" in content
+            or "<skill name=" in content
+            or len(content) > user.LONG_CHARS
+            or content.count("\n") >= user.LONG_LINES
+        )
+    length = session.line_length(i)
+    if length <= _SMALL_LINE:
+        return False
+    if length > _PEEK_LIMIT:
+        return True
+    try:
+        raw = session.read_line(i)
+    except OSError:
+        raw = b""
+    return (
+        b"<file name=" in raw
+        or b"<skill name=" in raw
+        or raw.count(b"\\n") >= user.LONG_LINES
+        or (length > user.LONG_CHARS + 200 and b'"image"' not in raw)
+    )
 
 
 def build_items_reference(

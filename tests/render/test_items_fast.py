@@ -61,10 +61,30 @@ def _line(own: str, parent: str | None, message: dict, etype: str = "message") -
     )
 
 
+def _users(parent: str) -> list[str]:
+    """User messages with block lists that fold or not: long text with and without an
+    image, a file wrapper, many lines, a short one."""
+    image = {"type": "image", "data": "QUFB" * 2000, "mimeType": "image/png"}
+    texts = [
+        [{"type": "text", "text": "x" * 5000}],
+        [{"type": "text", "text": "x" * 5000}, image],
+        [{"type": "text", "text": "see <file name=a.py>"}, image],
+        [{"type": "text", "text": "line\n" * 30}, image],
+        [{"type": "text", "text": "short"}, image],
+        [{"type": "text", "text": "short " * 60}],
+    ]
+    out = []
+    for k, content in enumerate(texts):
+        out.append(_line(f"user{k}", parent, {"role": "user", "content": content}))
+        parent = f"user{k}"
+    return out
+
+
 def test_errors_redactions_stops_and_odd_results(write_session) -> None:
     """What the fast path decides per item: a tool call's error (one of two parallel calls),
     a redacted thinking block, an assistant stopped by an error, a result whose call is off
-    the path or missing, a result kept whole, and a result that is not a message entry."""
+    the path or missing, a result kept whole, a result that is not a message entry, and
+    user messages that fold or not."""
     header = json.dumps({"type": "session", "version": 3, "id": "s", "timestamp": "t", "cwd": "/"})
     calls = [
         {"type": "thinking", "thinking": "", "redacted": True},
@@ -86,10 +106,13 @@ def test_errors_redactions_stops_and_odd_results(write_session) -> None:
         _line("b", "u", {"role": "assistant", "content": calls}),
         _line("rb", "b", {**result, "isError": True}),
         _line("x", "rb", {"role": None, "content": "?"}),
+        *_users("x"),
     ]
     s = load_session(write_session(lines))
     assert _same_for_every_branch(s) == 2
     items = build_items(s, s.tree.path(s.find("a2")))
+    users = [it.collapsible for it in build_items(s, s.tree.path(s.find("user5")))]
+    assert users[-6:] == [True, False, True, True, False, False]
     assert [(it.kind, it.error) for it in items if it.kind == "tool"] == [
         ("tool", False),
         ("tool", True),
