@@ -57,3 +57,36 @@ async def test_the_worker_freezes_the_whole_index_before_pairing_it(tmp_path, mo
     async with app.run_test(size=SIZE) as pilot:
         await _swap(app, pilot)
     assert seen["pairing"] > seen["loaded"]
+
+
+async def test_the_worker_hands_freed_memory_back_after_pairing_and_blocks(
+    tmp_path, monkeypatch
+) -> None:
+    """At 1 GB the peak RSS was the sum of what each step left in the C heap: the worker
+    hands the freed pages back after the pairing and after the blocks."""
+    import piview.model.session as session_mod
+    import piview.render.items as items_mod
+    import piview.screens.session_follow as follow_mod
+    from piview.model.session_tail import load_tail
+
+    path, size = _demo_copy(tmp_path)
+    tail = load_tail(path, max_bytes=size // 4)
+    steps: list[str] = []
+    monkeypatch.setattr(follow_mod, "release_free_memory", lambda: steps.append("release"))
+    real_pair, real_build = session_mod.pair_tool_calls, items_mod.build_items
+
+    def pair(nodes, tree):
+        steps.append("pairing")
+        return real_pair(nodes, tree)
+
+    def build(*args, **kwargs):
+        steps.append("blocks")
+        return real_build(*args, **kwargs)
+
+    monkeypatch.setattr(session_mod, "pair_tool_calls", pair)
+    monkeypatch.setattr(follow_mod, "build_items", build)
+    app = make_app(tail, full_loader=lambda: load_session(path))
+    async with app.run_test(size=SIZE) as pilot:
+        steps.clear()  # the tail's own pairing and blocks
+        await _swap(app, pilot)
+    assert steps[:4] == ["pairing", "release", "blocks", "release"]
