@@ -218,8 +218,9 @@ def pair_tool_calls(nodes: Sequence[SkEntry], tree: Tree) -> Pairing:
     The nearest proper ancestor holding a call with the result's id wins (the first such block
     of that entry). The work is linear in the entries and calls for any id pattern: at most
     :data:`_WALK` steps up per result, then one depth-first pass for the results still open.
-    A 1 GB session has 200,000 calls: the loops below touch only arrays, and each block list
-    is looked at once.
+    A 1 GB session has 200,000 calls: the loops below touch only arrays, a shared block list
+    without calls is looked at once, and a result whose call id is unique in the file walks
+    up comparing each step with the one entry that holds it.
     """
     store = as_store(nodes)
     parents = tree.parents
