@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar, overload
@@ -45,6 +46,11 @@ class ResultCalls(Mapping[int, CallRef]):
         self._entry = array("i", [-1]) * n
         self._part = array("i", [0]) * n
         self._count = 0
+
+    @property
+    def call_entries(self) -> array[int]:
+        """Per entry, the entry of the call it answers, or -1 (read at C speed)."""
+        return self._entry
 
     def set(self, result: int, ref: CallRef) -> None:
         """Record that ``result`` answers ``ref``."""
@@ -212,28 +218,33 @@ def pair_tool_calls(nodes: Sequence[SkEntry], tree: Tree) -> Pairing:
     The nearest proper ancestor holding a call with the result's id wins (the first such block
     of that entry). The work is linear in the entries and calls for any id pattern: at most
     :data:`_WALK` steps up per result, then one depth-first pass for the results still open.
-    A 1 GB session has 200,000 calls: the loops below touch only arrays, and each block list
-    is looked at once.
+    A 1 GB session has 200,000 calls: the loops below touch only arrays, a shared block list
+    without calls is looked at once, and a result whose call id is unique in the file walks
+    up comparing each step with the one entry that holds it.
     """
     store = as_store(nodes)
     parents = tree.parents
     codes = array("q")
     call_ids: list[str] = []
-    # Tool calls per shared block list (those without calls are shared by many entries).
-    calls_in: dict[int, list[tuple[int, str]]] = {}
+    # The shared block lists known to hold no call (those are shared by many entries); the
+    # others are looked through where they are, without a list of their calls kept per
+    # entry (tuples for 200,000 calls held 25 MB at the peak of a 1 GB load).
+    no_calls: set[int] = set()
     content_at = store.content_at
     patterns = store.patterns
+    add_code, add_id = codes.append, call_ids.append
     for i in store.of_role("assistant"):
         at = content_at[i]
-        found = calls_in.get(at) if at >= 0 else None
-        if found is None:
-            blocks = patterns[at] if at >= 0 else store.blocks(i)
-            found = [(k, b.id or "") for k, b in enumerate(blocks) if b.type == "toolCall"]
-            if at >= 0:
-                calls_in[at] = found
-        for k, cid in found:
-            codes.append((i << _SHIFT) | k)
-            call_ids.append(cid)
+        if at in no_calls:
+            continue
+        blocks = patterns[at] if at >= 0 else store.blocks(i)
+        before = len(call_ids)
+        for k, b in enumerate(blocks):
+            if b.type == "toolCall":
+                add_code((i << _SHIFT) | k)
+                add_id(b.id or "")
+        if at >= 0 and len(call_ids) == before:
+            no_calls.add(at)
     results = array("q", store.of_role("toolResult"))
     flags = store.flags
     errors = [r for r in results if flags[r] & F_ERROR]
@@ -254,16 +265,36 @@ def pair_tool_calls(nodes: Sequence[SkEntry], tree: Tree) -> Pairing:
     has_call = bytearray(n)
     for code in codes:
         has_call[code >> _SHIFT] = 1
-    known = set(call_ids)
+    # Call id → the slot of its only call; -1 for an id that several calls have (each step
+    # up then looks through the entry's calls). Ids are unique in most files: a step up is
+    # then one comparison with the entry that holds the call.
+    slot_of = dict(zip(call_ids, range(len(call_ids)), strict=True))
+    if len(slot_of) < len(call_ids):
+        for cid, seen in Counter(call_ids).items():
+            if seen > 1:
+                slot_of[cid] = -1
     best_of = array("q", [-1]) * len(results)
     deferred: dict[int, str] = {}
     result_at, result_ids = store.result_at, store.result_ids
     for k, r in enumerate(results):
         ra = result_at[r]
         call_id = result_ids[ra] if ra >= 0 else store.tool_call_id(r)
-        if call_id not in known:
+        only = slot_of.get(call_id) if call_id is not None else None
+        if only is None or call_id is None:
             continue  # no call has that id (or the result names none): an orphan
         j = parents[r]
+        if only >= 0:
+            holder = codes[only] >> _SHIFT
+            for _ in range(_WALK):
+                if j == holder:
+                    best_of[k] = only
+                    break
+                if j < 0:
+                    break
+                j = parents[j]
+            else:
+                deferred[k] = call_id
+            continue
         for _ in range(_WALK):
             if j < 0:
                 break

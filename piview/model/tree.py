@@ -20,7 +20,8 @@ from bisect import bisect_left, insort
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from itertools import accumulate, compress
+from itertools import accumulate, compress, islice
+from operator import eq
 from typing import Protocol, overload
 
 __all__ = ["Children", "Timestamps", "Tree", "build_tree", "build_tree_resolved", "parse_iso_ms"]
@@ -103,7 +104,9 @@ class Tree:
             start = self.children.start
             n = len(self.parents)
             if not self.side:
-                self._leaves = [i for i in range(n) if start[i] == start[i + 1]]
+                # No children: the same start as the next entry's (compared at C speed).
+                childless = map(eq, islice(start, 0, n), islice(start, 1, n + 1))
+                self._leaves = list(compress(range(n), childless))
             else:
                 kids = self.branching_children()
                 side = self.side

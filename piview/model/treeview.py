@@ -162,8 +162,7 @@ class Folds:
 
     def open_path(self, path: Iterable[int]) -> None:
         """Forget explicit folds on ``path`` so that it shows unfolded."""
-        for i in path:
-            self.closed.discard(i)
+        self.closed.difference_update(path)  # at C speed: a branch of 400,000 entries
 
 
 @dataclass(slots=True)

@@ -13,7 +13,11 @@ first, always; the thinking blocks and tool calls follow in the order of the con
 from __future__ import annotations
 
 import weakref
+from array import array
+from collections import deque
 from collections.abc import Callable, Sequence
+from itertools import compress, repeat
+from operator import attrgetter, not_
 from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -22,10 +26,10 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from piview.model.store import F_ERROR, ROLE_NAMES, STOP_NAMES
+from piview.model.store import F_ERROR, ROLE_NAMES, STOP_NAMES, TYPE_NAMES
 from piview.model.types import OMP_SETTINGS_TYPES
 from piview.render.fastlayout import layout
-from piview.render.item import Item, ItemKind, ItemList
+from piview.render.item import _KIND_CODE, Item, ItemKind, ItemList
 from piview.render.roles import (
     assistant,
     bash,
@@ -110,11 +114,12 @@ def _user_collapsible(session: Session, i: int, content: object, cache: dict[int
         raw = session.read_line(i)
     except OSError:
         raw = b""
-    flag = (
+    # One scan decides a long line without images; the other tests only when that fails
+    # (the same answer: the tests are or-ed; a 1 GB session's users hold 100 MB of lines).
+    flag = (length > user.LONG_CHARS + 200 and b'"image"' not in raw) or (
         b"<file name=" in raw
         or b"<skill name=" in raw
         or raw.count(b"\\n") >= user.LONG_LINES  # escaped newlines inside JSON strings
-        or (length > user.LONG_CHARS + 200 and b'"image"' not in raw)
     )
     cache[i] = flag
     return flag
@@ -125,114 +130,252 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
 
     Uses only skeletons and the pairing (no full decode): a tool result paired with a call on
     the path is drawn inside that call's item, so it gets no item of its own.
+
+    A 1 GB session's branch has 350,000 entries and 500,000 items: the plain messages (read
+    from the columns) are written straight into the list's arrays, an assistant message's
+    blocks as one run of items made once per block list; every other entry goes through
+    :func:`_add_entry`.
     """
     pairing = session.pairing
     result_call = pairing.result_call
-    on_path = set(path)
+    on_path = _membership(path, len(session.nodes))
     user_cache = _user_flags.get(session)
     if user_cache is None:
         user_cache = _user_flags[session] = {}
     # Calls with an error result on this path (errors are few: cheaper than a lookup per call).
-    err_calls = {result_call[r] for r in pairing.errors if r in on_path and r in result_call}
+    err_calls = {result_call[r] for r in pairing.errors if on_path(r) and r in result_call}
+    err_entries = {e for e, _part in err_calls}
     items = ItemList()
-    add = items.push
-    # Positional arguments of Item(kind, entry, part, hidden, collapsible, expanded, error,
-    # user), packed: this loop runs per entry.
-    new = _pack
+    kinds, entries, parts, iflags = items.columns()
     store = session.nodes
     whole = store.whole
     roles, stops, flags, content_at = store.roles, store.stops, store.flags, store.content_at
-    for i in path:
-        n = whole.get(i)
-        if n is None:
-            # A plain message: user, assistant or tool result, read from the columns.
-            t = "message"
-            role = ROLE_NAMES[roles[i]]
-            m = None
+    patterns, texts = store.patterns, store.texts
+    # A result answering a call on the path is drawn inside the call's item: such results
+    # (40% of a big branch) are left out at C speed, before the loop.
+    call_of = result_call.call_entries
+    if len(call_of) < len(store):
+        call_of = call_of + array("i", [-1]) * (len(store) - len(call_of))
+    odd = [j for j in whole if call_of[j] >= 0 and store.types[j] != _MESSAGE]
+    if odd:  # a result that is not a message entry: it has an item of its own
+        call_of = array("i", call_of)
+        for j in odd:
+            call_of[j] = -1
+    inside = map(on_path, map(call_of.__getitem__, path))
+    # The run of each block list (and stop), by 2 × its index + 4 + stopped badly: a list, not
+    # a dict of 100,000 int keys (8 MB more at the peak of a 1 GB view); -1 and -2 (no list,
+    # text) come first.
+    runs: list[tuple[bytes, array[int], bytes] | None] = [None] * (2 * len(patterns) + 4)
+    shapes: dict[tuple[object, ...], tuple[bytes, array[int], bytes]] = {}
+    for i in compress(path, map(not_, inside)):
+        if i in whole:
+            _add_entry(items, session, i, on_path, err_calls, user_cache, show_hidden=show_hidden)
+            continue
+        r = roles[i]
+        if r == _ASSISTANT:
+            # The turn's header (with its text) comes first, so that thinking which came
+            # before the text is never read as part of the previous turn; then its blocks,
+            # one run of items per block list (made once per distinct one).
             at = content_at[i]
-            blocks: Sequence[SkBlock] = store.patterns[at] if at >= 0 else ()
-            content: object = store.texts.get(i) if at == -2 else blocks
-            bad_stop = STOP_NAMES[stops[i]] in _BAD_STOPS
-            is_error = bool(flags[i] & F_ERROR)
-        else:
-            t = n.type or ""
-            m = n.message
-            role = m.role if m is not None else None
-            content = m.content if m is not None else None
-            blocks = content if isinstance(content, list) else ()
-            bad_stop = m is not None and m.stop_reason in _BAD_STOPS
-            is_error = bool(m is not None and m.is_error)
-        if t == "message":
-            if role == "assistant":
-                # The turn's header (with its text) comes first, so that thinking which came
-                # before the text is never read as part of the previous turn.
-                add(new("assistant", i, -1, False, False, True, bad_stop))
-                for k, b in enumerate(blocks):
-                    bt = b.type
-                    if bt == "thinking":
-                        # A redacted block is a one-line placeholder: nothing to expand.
-                        add(new("thinking", i, k, False, not b.redacted))
-                    elif bt == "toolCall":
-                        add(new("tool", i, k, False, True, False, (i, k) in err_calls))
-            elif role == "toolResult":
-                ref = result_call.get(i)
-                if ref is not None and ref[0] in on_path:
-                    continue
-                add(new("orphan_result", i, -1, False, True, False, is_error))
-            elif role == "user":
-                c = _user_collapsible(session, i, content, user_cache)
-                add(new("user", i, -1, False, c, not c, False, True))
-            elif role == "bashExecution":
-                assert m is not None
-                add(new("bash", i, -1, False, True, False, bash.is_error(m.exit_code)))
-            elif role in _OMP_ROLES:
-                assert m is not None
-                kind = _OMP_ROLES[role]
-                failed = kind == "python" and bash.is_error(m.exit_code)
-                add(new(kind, i, -1, False, True, False, failed))
-            elif role == "custom" or role == "hookMessage":
-                assert m is not None
-                hidden = m.display is not True  # as Pi: shown only when true
-                if hidden and not show_hidden:
-                    continue
-                add(new("custom_message", i, -1, hidden, True, not hidden))
-            elif role == "system":
-                add(new("system", i, -1, False, True))
-            elif role == "compactionSummary":
-                add(new("compaction", i, -1, False, True))
-            elif role == "branchSummary":
-                add(new("branch_summary", i, -1, False, True))
+            key = 2 * at + 4 + (stops[i] in _BAD_STOP_CODES)
+            run = runs[key]
+            if run is None:
+                run = runs[key] = _assistant_run(
+                    patterns[at] if at >= 0 else (), key & 1 == 1, shapes
+                )
+            ks, ps, fs = run
+            kinds += ks
+            parts += ps
+            iflags += fs
+            if len(ks) == 1:
+                entries.append(i)
             else:
-                add(new("unknown", i, -1, False, True))
-        elif t == "custom_message":
-            assert n is not None  # only plain messages come from the columns
-            hidden = n.display is not True
+                first = len(entries)
+                entries.extend((i,) * len(ks))
+                if i in err_entries:
+                    for k in range(first, len(kinds)):
+                        if kinds[k] == _K_TOOL and (i, parts[k]) in err_calls:
+                            iflags[k] |= _ERROR
+        elif r == _TOOL_RESULT:  # its call is not on the path (or it has none)
+            kinds.append(_K_ORPHAN)
+            entries.append(i)
+            parts.append(-1)
+            iflags.append(_COLLAPSIBLE | _ERROR if flags[i] & F_ERROR else _COLLAPSIBLE)
+        elif r == _USER:
+            at = content_at[i]
+            content: object = texts.get(i) if at == -2 else (patterns[at] if at >= 0 else ())
+            c = _user_collapsible(session, i, content, user_cache)
+            kinds.append(_K_USER)
+            entries.append(i)
+            parts.append(-1)
+            iflags.append(_COLLAPSIBLE | _USER_BIT if c else _EXPANDED | _USER_BIT)
+        else:
+            _add_entry(items, session, i, on_path, err_calls, user_cache, show_hidden=show_hidden)
+    return items
+
+
+def _membership(path: Sequence[int], n: int) -> Callable[[int], object]:
+    """Whether an entry (or -1, none) is on ``path``, among ``n`` entries: for a long path a
+    byte per entry, set at C speed (a set of a 1 GB session's branch held 20 MB more), else a
+    set (the search builds the items of one entry at a time)."""
+    if len(path) * 16 < n:
+        return set(path).__contains__
+    mask = bytearray(n + 1)  # mask[-1], "no entry", stays 0
+    deque(map(mask.__setitem__, path, repeat(1)), maxlen=0)
+    return mask.__getitem__
+
+
+_K_ASSISTANT = _KIND_CODE["assistant"]
+_K_TOOL = _KIND_CODE["tool"]
+_K_THINKING = _KIND_CODE["thinking"]
+_K_ORPHAN = _KIND_CODE["orphan_result"]
+_K_USER = _KIND_CODE["user"]
+# Item's flag bits (see ItemList): hidden 1, collapsible 2, expanded 4, error 8, user 16.
+_COLLAPSIBLE, _EXPANDED, _ERROR, _USER_BIT = 2, 4, 8, 16
+_ASSISTANT = ROLE_NAMES.index("assistant")
+_TOOL_RESULT = ROLE_NAMES.index("toolResult")
+_USER = ROLE_NAMES.index("user")
+_MESSAGE = TYPE_NAMES.index("message")
+_BAD_STOP_CODES = frozenset(k for k, name in enumerate(STOP_NAMES) if name in _BAD_STOPS)
+
+
+_type_redacted = attrgetter("type", "redacted")
+
+
+def _assistant_run(
+    blocks: Sequence[SkBlock],
+    bad_stop: bool,
+    shapes: dict[tuple[object, ...], tuple[bytes, array[int], bytes]],
+) -> tuple[bytes, array[int], bytes]:
+    """The items an assistant message makes, as the kinds, parts and flags of
+    :class:`ItemList`: its header (expanded; an error when it stopped badly), then a thinking
+    block (collapsible unless redacted: a one-line placeholder) and a tool call (collapsible,
+    collapsed) each, in block order; a tool call's error is marked by the caller. ``shapes``:
+    the runs made so far, by the blocks' types (tool-call ids make most block lists unique,
+    their shapes repeat)."""
+    key = (bad_stop, *map(_type_redacted, blocks))
+    run = shapes.get(key)
+    if run is not None:
+        return run
+    ks, fs = bytearray([_K_ASSISTANT]), bytearray([_EXPANDED | _ERROR if bad_stop else _EXPANDED])
+    ps = array("i", [-1])
+    for k, b in enumerate(blocks):
+        bt = b.type
+        if bt == "thinking":
+            ks.append(_K_THINKING)
+            ps.append(k)
+            fs.append(0 if b.redacted else _COLLAPSIBLE)
+        elif bt == "toolCall":
+            ks.append(_K_TOOL)
+            ps.append(k)
+            fs.append(_COLLAPSIBLE)
+    run = shapes[key] = (bytes(ks), ps, bytes(fs))
+    return run
+
+
+def _add_entry(
+    items: ItemList,
+    session: Session,
+    i: int,
+    on_path: Callable[[int], object],
+    err_calls: set[tuple[int, int]],
+    user_cache: dict[int, bool],
+    *,
+    show_hidden: bool,
+) -> None:
+    """Add the items of entry ``i``, whatever it is (an entry kept whole, or an unusual one)."""
+    # Positional arguments of Item(kind, entry, part, hidden, collapsible, expanded, error,
+    # user), packed.
+    add = items.push
+    new = _pack
+    store = session.nodes
+    n = store.whole.get(i)
+    if n is None:
+        # A plain message: user, assistant or tool result, read from the columns.
+        t = "message"
+        role = ROLE_NAMES[store.roles[i]]
+        m = None
+        at = store.content_at[i]
+        blocks: Sequence[SkBlock] = store.patterns[at] if at >= 0 else ()
+        content: object = store.texts.get(i) if at == -2 else blocks
+        bad_stop = STOP_NAMES[store.stops[i]] in _BAD_STOPS
+        is_error = bool(store.flags[i] & F_ERROR)
+    else:
+        t = n.type or ""
+        m = n.message
+        role = m.role if m is not None else None
+        content = m.content if m is not None else None
+        blocks = content if isinstance(content, list) else ()
+        bad_stop = m is not None and m.stop_reason in _BAD_STOPS
+        is_error = bool(m is not None and m.is_error)
+    if t == "message":
+        if role == "assistant":
+            add(new("assistant", i, -1, False, False, True, bad_stop))
+            for k, b in enumerate(blocks):
+                bt = b.type
+                if bt == "thinking":
+                    # A redacted block is a one-line placeholder: nothing to expand.
+                    add(new("thinking", i, k, False, not b.redacted))
+                elif bt == "toolCall":
+                    add(new("tool", i, k, False, True, False, (i, k) in err_calls))
+        elif role == "toolResult":
+            ref = session.pairing.result_call.get(i)
+            if ref is not None and on_path(ref[0]):
+                return
+            add(new("orphan_result", i, -1, False, True, False, is_error))
+        elif role == "user":
+            c = _user_collapsible(session, i, content, user_cache)
+            add(new("user", i, -1, False, c, not c, False, True))
+        elif role == "bashExecution":
+            assert m is not None
+            add(new("bash", i, -1, False, True, False, bash.is_error(m.exit_code)))
+        elif role in _OMP_ROLES:
+            assert m is not None
+            kind = _OMP_ROLES[role]
+            failed = kind == "python" and bash.is_error(m.exit_code)
+            add(new(kind, i, -1, False, True, False, failed))
+        elif role == "custom" or role == "hookMessage":
+            assert m is not None
+            hidden = m.display is not True  # as Pi: shown only when true
             if hidden and not show_hidden:
-                continue
+                return
             add(new("custom_message", i, -1, hidden, True, not hidden))
-        elif t in _DIVIDER_TYPES:
-            add(new("divider", i))
-        elif t in _OMP_DIVIDER_TYPES:
-            add(new("omp_divider", i))
-        elif t == "session_init":
-            add(new("session_init", i, -1, False, True))
-        elif t == "compaction":
+        elif role == "system":
+            add(new("system", i, -1, False, True))
+        elif role == "compactionSummary":
             add(new("compaction", i, -1, False, True))
-        elif t == "branch_summary":
-            assert n is not None
-            add(new("branch_summary", i, -1, False, bool(n.summary and n.summary.strip())))
-        elif t == "custom":
-            assert n is not None
-            if n.custom_type in _DIVIDER_CUSTOM:
-                add(new("divider", i))
-            elif show_hidden:
-                if n.custom_type in omp.QUIET_CUSTOM_TYPES:  # oh-my-pi's run markers
-                    add(new("omp_divider", i, -1, True))
-                else:
-                    add(new("custom", i, -1, True, True))
+        elif role == "branchSummary":
+            add(new("branch_summary", i, -1, False, True))
         else:
             add(new("unknown", i, -1, False, True))
-    return items
+    elif t == "custom_message":
+        assert n is not None  # only plain messages come from the columns
+        hidden = n.display is not True
+        if hidden and not show_hidden:
+            return
+        add(new("custom_message", i, -1, hidden, True, not hidden))
+    elif t in _DIVIDER_TYPES:
+        add(new("divider", i))
+    elif t in _OMP_DIVIDER_TYPES:
+        add(new("omp_divider", i))
+    elif t == "session_init":
+        add(new("session_init", i, -1, False, True))
+    elif t == "compaction":
+        add(new("compaction", i, -1, False, True))
+    elif t == "branch_summary":
+        assert n is not None
+        add(new("branch_summary", i, -1, False, bool(n.summary and n.summary.strip())))
+    elif t == "custom":
+        assert n is not None
+        if n.custom_type in _DIVIDER_CUSTOM:
+            add(new("divider", i))
+        elif show_hidden:
+            if n.custom_type in omp.QUIET_CUSTOM_TYPES:  # oh-my-pi's run markers
+                add(new("omp_divider", i, -1, True))
+            else:
+                add(new("custom", i, -1, True, True))
+    else:
+        add(new("unknown", i, -1, False, True))
 
 
 # --------------------------------------------------------------------------- rendering
@@ -405,14 +548,16 @@ def kept_from(session: Session, items: ItemList) -> int:
     whole = session.nodes.whole
     compactions = [i for i in session.nodes.of_type("compaction") if i in whole]
     if len(compactions) > 8:
-        # Many (a 1 GB session has ~1,000): one map of first positions, not a scan for each.
-        first = items.first_positions()
-        found = ((first.get(i), i) for i in compactions)
+        # Many (a 1 GB session has ~1,000): one pass over the items for all of them (a map
+        # of every entry's first position held 25 MB at the peak of a 1 GB view).
+        shown = items.first_positions_of(set(compactions))
+        if shown:
+            best = (shown[-1], items.entry(shown[-1]))
     else:
-        found = ((items.first_of(i), i) for i in compactions)
-    for pos, i in found:
-        if pos is not None and (best is None or pos > best[0]):
-            best = (pos, i)
+        for i in compactions:
+            pos = items.first_of(i)
+            if pos is not None and (best is None or pos > best[0]):
+                best = (pos, i)
     if best is None:
         return 0
     pos, c = best

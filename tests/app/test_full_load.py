@@ -1,0 +1,92 @@
+"""Pilot tests of a big file's whole load in its worker: what the worker does before the swap."""
+
+from __future__ import annotations
+
+import gc
+
+from piview.app import make_app
+from piview.model import load_session
+from piview.widgets.transcript import Transcript
+
+SIZE = (120, 40)
+
+
+def _demo_copy(tmp_path):
+    from piview.catalog.demo import demo_path
+
+    src = demo_path().read_bytes()
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(src)
+    return path, len(src)
+
+
+async def _swap(app, pilot) -> None:
+    for _ in range(200):
+        await pilot.pause(0.05)
+        shown = app.screen.query(Transcript)
+        if not app.screen.session.partial and shown and shown.first().path:
+            return
+    raise AssertionError("the whole file was never swapped in")
+
+
+async def test_the_worker_freezes_the_whole_index_before_pairing_it(tmp_path, monkeypatch) -> None:
+    """The cyclic GC rescanned the freshly loaded index on every collection the pairing and
+    the blocks caused (a third of their time at 1 GB): it is frozen first."""
+    import piview.model.session as session_mod
+    from piview.model.session_tail import load_tail
+
+    path, size = _demo_copy(tmp_path)
+    tail = load_tail(path, max_bytes=size // 4)
+    seen: dict[str, int] = {}
+
+    def loader():
+        full = load_session(path)
+        seen["loaded"] = gc.get_freeze_count()
+        seen["nodes"] = id(full.nodes)
+        return full
+
+    real = session_mod.pair_tool_calls
+
+    def pair(nodes, tree):
+        if id(nodes) == seen.get("nodes"):  # the whole file's, not the tail's
+            seen["pairing"] = gc.get_freeze_count()
+        return real(nodes, tree)
+
+    monkeypatch.setattr(session_mod, "pair_tool_calls", pair)
+    app = make_app(tail, full_loader=loader)
+    async with app.run_test(size=SIZE) as pilot:
+        await _swap(app, pilot)
+    assert seen["pairing"] > seen["loaded"]
+
+
+async def test_the_worker_hands_freed_memory_back_after_pairing_and_blocks(
+    tmp_path, monkeypatch
+) -> None:
+    """At 1 GB the peak RSS was the sum of what each step left in the C heap: the worker
+    hands the freed pages back after the pairing and after the blocks."""
+    import piview.model.session as session_mod
+    import piview.render.items as items_mod
+    import piview.screens.session_follow as follow_mod
+    from piview.model.session_tail import load_tail
+
+    path, size = _demo_copy(tmp_path)
+    tail = load_tail(path, max_bytes=size // 4)
+    steps: list[str] = []
+    monkeypatch.setattr(follow_mod, "release_free_memory", lambda: steps.append("release"))
+    real_pair, real_build = session_mod.pair_tool_calls, items_mod.build_items
+
+    def pair(nodes, tree):
+        steps.append("pairing")
+        return real_pair(nodes, tree)
+
+    def build(*args, **kwargs):
+        steps.append("blocks")
+        return real_build(*args, **kwargs)
+
+    monkeypatch.setattr(session_mod, "pair_tool_calls", pair)
+    monkeypatch.setattr(follow_mod, "build_items", build)
+    app = make_app(tail, full_loader=lambda: load_session(path))
+    async with app.run_test(size=SIZE) as pilot:
+        steps.clear()  # the tail's own pairing and blocks
+        await _swap(app, pilot)
+    assert steps[:4] == ["pairing", "release", "blocks", "release"]
