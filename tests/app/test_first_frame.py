@@ -6,12 +6,16 @@ batch, whose frame is thrown away.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from piview.app import make_app
 from piview.model import load_session
 from piview.widgets.transcript import Transcript
-from tests.conftest import fixture
+from tests.conftest import ROOT, fixture
 
 SIZE = (120, 40)
 
@@ -35,3 +39,47 @@ async def test_the_first_screen_is_rendered_once_after_the_start_up_batch(
         assert in_batch, "the transcript was drawn"
         assert not any(in_batch), in_batch
         assert "block " in str(app.screen.query_one("#status").render())
+
+
+_PROBE = """
+import asyncio, sys
+from piview.app import make_app
+from piview.model import load_session
+
+async def main():
+    app = make_app(load_session(sys.argv[1]))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        print(" ".join(sorted(m for m in sys.argv[2:] if m in sys.modules)))
+
+asyncio.run(main())
+"""
+
+NOT_BEFORE_THE_FIRST_SCREEN = (
+    "sqlite3",  # OpenClaw's databases only (model/source.py)
+    "statistics",  # under Textual's Sparkline: the usage sidebar, hidden at first
+    "textual.widgets._sparkline",
+    "json",  # the JSON of tool arguments and unknown entries: none on this screen
+    "shlex",  # the editor's command line (V)
+)
+
+
+def test_the_first_screen_imports_nothing_it_does_not_draw() -> None:
+    # A fresh interpreter: what the first screen of a plain session imports, by name. (The
+    # time this saves is measured by benchmarks/bench_startup.py, never asserted here.)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _PROBE,
+            str(fixture("tool_pairing.jsonl")),
+            *NOT_BEFORE_THE_FIRST_SCREEN,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.split() == []
