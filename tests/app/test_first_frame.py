@@ -42,15 +42,23 @@ async def test_the_first_screen_is_rendered_once_after_the_start_up_batch(
 
 
 _PROBE = """
-import asyncio, sys
+import asyncio, os, sys
 from piview.app import make_app
 from piview.model import load_session
+from piview.render import prerender
 
 async def main():
-    app = make_app(load_session(sys.argv[1]))
+    session = load_session(sys.argv[1])
+    pre = None
+    if sys.argv[2] == "prerender":  # as the CLI starts it: the child draws the first frame
+        prerender._cores = lambda: 2  # CI may run on one core, where start() declines
+        pre = prerender.start(session, session.tree.leaf, size=os.terminal_size((120, 40)))
+        assert pre is not None
+    app = make_app(session, prerender=pre)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        print(" ".join(sorted(m for m in sys.argv[2:] if m in sys.modules)))
+        assert "block " in str(app.screen.query_one("#status").render())
+        print(" ".join(sorted(m for m in sys.argv[3:] if m in sys.modules)))
 
 asyncio.run(main())
 """
@@ -62,24 +70,37 @@ NOT_BEFORE_THE_FIRST_SCREEN = (
     "json",  # the JSON of tool arguments and unknown entries: none on this screen
     "shlex",  # the editor's command line (V)
 )
+NOT_BEFORE_THE_PRERENDERED_SCREEN = (
+    # The child draws the blocks of the first screen: the role renderers, and Rich's
+    # Markdown and Pygments under them, are not needed before it is up.
+    "piview.render.roles._common",
+    "piview.render.roles.user",
+    "piview.render.fastlayout",
+    "rich.markdown",
+    "pygments",
+)
 
 
-def test_the_first_screen_imports_nothing_it_does_not_draw() -> None:
+def _imported(how: str, names: tuple[str, ...]) -> list[str]:
     # A fresh interpreter: what the first screen of a plain session imports, by name. (The
     # time this saves is measured by benchmarks/bench_startup.py, never asserted here.)
     done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            _PROBE,
-            str(fixture("tool_pairing.jsonl")),
-            *NOT_BEFORE_THE_FIRST_SCREEN,
-        ],
+        [sys.executable, "-c", _PROBE, str(fixture("tool_pairing.jsonl")), how, *names],
         capture_output=True,
         text=True,
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PIVIEW_NO_PRERENDER": ""},
         timeout=60,
         check=True,
     )
-    assert done.stdout.split() == []
+    return done.stdout.split()
+
+
+def test_the_first_screen_imports_nothing_it_does_not_draw() -> None:
+    assert _imported("self", NOT_BEFORE_THE_FIRST_SCREEN) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the child is forked on Linux")
+def test_the_prerendered_first_screen_imports_no_renderer() -> None:
+    names = NOT_BEFORE_THE_FIRST_SCREEN + NOT_BEFORE_THE_PRERENDERED_SCREEN
+    assert _imported("prerender", names) == []
