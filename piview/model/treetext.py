@@ -6,7 +6,6 @@ rows on screen. Nothing here imports Textual or Rich.
 
 from __future__ import annotations
 
-import json
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -98,6 +97,8 @@ def _tool_call_text(name: str, args: Any) -> str:
         return f"[find: {a.get('pattern') or ''} in {_short_path(a.get('path') or '.')}]"
     if name == "ls":
         return f"[ls: {_short_path(a.get('path') or '.')}]"
+    import json  # here: only the branch panel's rows need it, never the first screen
+
     try:
         js = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError):

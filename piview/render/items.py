@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from itertools import compress, repeat
 from operator import attrgetter, not_
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.measure import Measurement
@@ -28,28 +28,16 @@ from rich.text import Text
 
 from piview.model.store import F_ERROR, ROLE_NAMES, STOP_NAMES, TYPE_NAMES
 from piview.model.types import OMP_SETTINGS_TYPES
-from piview.render.fastlayout import layout
 from piview.render.item import _KIND_CODE, Item, ItemKind, ItemList
-from piview.render.roles import (
-    assistant,
-    bash,
-    custom,
-    dividers,
-    omp,
-    summaries,
-    system,
-    thinking,
-    tool,
-    unknown,
-    user,
-)
-from piview.render.roles._common import Ctx, Rendered, tag_header
+from piview.render.roles._limits import LONG_CHARS, LONG_LINES, QUIET_CUSTOM_TYPES
+from piview.render.roles._limits import is_error as bash_failed
 from piview.render.sanitize import sanitize_line
 from piview.render.theme import style
 
 if TYPE_CHECKING:
     from piview.model.decode import SkBlock
     from piview.model.session import Session
+    from piview.render.roles._common import Ctx, Rendered
 
 __all__ = [
     "Item",
@@ -99,8 +87,8 @@ def _user_collapsible(session: Session, i: int, content: object, cache: dict[int
         return (
             "<file name=" in content
             or "<skill name=" in content
-            or len(content) > user.LONG_CHARS
-            or content.count("\n") >= user.LONG_LINES
+            or len(content) > LONG_CHARS
+            or content.count("\n") >= LONG_LINES
         )
     length = session.line_length(i)
     if length <= _SMALL_LINE:
@@ -116,10 +104,10 @@ def _user_collapsible(session: Session, i: int, content: object, cache: dict[int
         raw = b""
     # One scan decides a long line without images; the other tests only when that fails
     # (the same answer: the tests are or-ed; a 1 GB session's users hold 100 MB of lines).
-    flag = (length > user.LONG_CHARS + 200 and b'"image"' not in raw) or (
+    flag = (length > LONG_CHARS + 200 and b'"image"' not in raw) or (
         b"<file name=" in raw
         or b"<skill name=" in raw
-        or raw.count(b"\\n") >= user.LONG_LINES  # escaped newlines inside JSON strings
+        or raw.count(b"\\n") >= LONG_LINES  # escaped newlines inside JSON strings
     )
     cache[i] = flag
     return flag
@@ -328,11 +316,11 @@ def _add_entry(
             add(new("user", i, -1, False, c, not c, False, True))
         elif role == "bashExecution":
             assert m is not None
-            add(new("bash", i, -1, False, True, False, bash.is_error(m.exit_code)))
+            add(new("bash", i, -1, False, True, False, bash_failed(m.exit_code)))
         elif role in _OMP_ROLES:
             assert m is not None
             kind = _OMP_ROLES[role]
-            failed = kind == "python" and bash.is_error(m.exit_code)
+            failed = kind == "python" and bash_failed(m.exit_code)
             add(new(kind, i, -1, False, True, False, failed))
         elif role == "custom" or role == "hookMessage":
             assert m is not None
@@ -370,7 +358,7 @@ def _add_entry(
         if n.custom_type in _DIVIDER_CUSTOM:
             add(new("divider", i))
         elif show_hidden:
-            if n.custom_type in omp.QUIET_CUSTOM_TYPES:  # oh-my-pi's run markers
+            if n.custom_type in QUIET_CUSTOM_TYPES:  # oh-my-pi's run markers
                 add(new("omp_divider", i, -1, True))
             else:
                 add(new("custom", i, -1, True, True))
@@ -380,29 +368,69 @@ def _add_entry(
 
 # --------------------------------------------------------------------------- rendering
 
-_Renderer = Callable[[Ctx], Rendered]
-_Plain = Callable[[Ctx], str]
+_Renderer = Callable[["Ctx"], "Rendered"]
+_Plain = Callable[["Ctx"], str]
 
-_DISPATCH: dict[str, tuple[_Renderer, _Plain]] = {
-    "user": (user.render, user.plain),
-    "assistant": (assistant.render, assistant.plain),
-    "thinking": (thinking.render, thinking.plain),
-    "tool": (tool.render, tool.plain),
-    "orphan_result": (tool.render_orphan, tool.plain_orphan),
-    "bash": (bash.render, bash.plain),
-    "custom_message": (custom.render, custom.plain),
-    "custom": (custom.render_state, custom.plain_state),
-    "compaction": (summaries.render_compaction, summaries.plain_compaction),
-    "branch_summary": (summaries.render_branch, summaries.plain_branch),
-    "system": (system.render, system.plain),
-    "divider": (dividers.render, dividers.plain),
-    "unknown": (unknown.render, unknown.plain),
-    "developer": (omp.render_developer, omp.plain_developer),
-    "file_mention": (omp.render_file_mention, omp.plain_file_mention),
-    "python": (omp.render_python, omp.plain_python),
-    "session_init": (omp.render_session_init, omp.plain_session_init),
-    "omp_divider": (omp.render_divider, omp.plain_divider),
-}
+
+class _Roles(NamedTuple):
+    """The role renderers, imported when the first block is drawn (with Rich's Markdown,
+    Pygments and the layout under them), not with the items: a first screen drawn by the
+    prerender child, and building a branch's blocks, never need them."""
+
+    dispatch: dict[str, tuple[_Renderer, _Plain]]
+    ctx: type[Ctx]
+    tag_header: Callable[[Text, str, int], Text]
+    layout: Callable[[Console, RenderableType, ConsoleOptions], list[list[Segment]]]
+
+
+_loaded: _Roles | None = None
+
+
+def _roles() -> _Roles:
+    global _loaded  # noqa: PLW0603 - the renderers, imported once
+    if _loaded is None:
+        _loaded = _load_roles()
+    return _loaded
+
+
+def _load_roles() -> _Roles:
+    from piview.render.fastlayout import layout
+    from piview.render.roles import (
+        assistant,
+        bash,
+        custom,
+        dividers,
+        omp,
+        summaries,
+        system,
+        thinking,
+        tool,
+        unknown,
+        user,
+    )
+    from piview.render.roles._common import Ctx, tag_header
+
+    dispatch: dict[str, tuple[_Renderer, _Plain]] = {
+        "user": (user.render, user.plain),
+        "assistant": (assistant.render, assistant.plain),
+        "thinking": (thinking.render, thinking.plain),
+        "tool": (tool.render, tool.plain),
+        "orphan_result": (tool.render_orphan, tool.plain_orphan),
+        "bash": (bash.render, bash.plain),
+        "custom_message": (custom.render, custom.plain),
+        "custom": (custom.render_state, custom.plain_state),
+        "compaction": (summaries.render_compaction, summaries.plain_compaction),
+        "branch_summary": (summaries.render_branch, summaries.plain_branch),
+        "system": (system.render, system.plain),
+        "divider": (dividers.render, dividers.plain),
+        "unknown": (unknown.render, unknown.plain),
+        "developer": (omp.render_developer, omp.plain_developer),
+        "file_mention": (omp.render_file_mention, omp.plain_file_mention),
+        "python": (omp.render_python, omp.plain_python),
+        "session_init": (omp.render_session_init, omp.plain_session_init),
+        "omp_divider": (omp.render_divider, omp.plain_divider),
+    }
+    return _Roles(dispatch, Ctx, tag_header, layout)
 
 
 def _failure(item: Item, exc: BaseException, width: int) -> Text:
@@ -452,12 +480,13 @@ class _Safe:
 def _parts(
     session: Session, item: Item, expanded: bool, width: int, head_only: bool = False
 ) -> Rendered:
-    entry = _DISPATCH.get(item.kind, _DISPATCH["unknown"])
-    ctx = Ctx(session, item, expanded or not item.collapsible, max(20, width), head_only)
+    roles = _roles()
+    entry = roles.dispatch.get(item.kind, roles.dispatch["unknown"])
+    ctx = roles.ctx(session, item, expanded or not item.collapsible, max(20, width), head_only)
     head, body = entry[0](ctx)
     # OpenClaw's side notes (appendMode: "side"): known from the entry the renderer decoded.
     if item.part == -1 and item.kind != "divider" and session.is_side_note(item.entry):
-        head = tag_header(head, "side note", max(20, width))
+        head = roles.tag_header(head, "side note", max(20, width))
     return head, body
 
 
@@ -505,6 +534,7 @@ def print_lines(
     width = max(20, int(width))
     if options is None:
         options = print_options(console, width)
+    layout = _roles().layout
     try:
         head, body = _parts(session, item, expanded, width)
         content = Group(head, body) if body is not None else Group(head)
@@ -530,9 +560,10 @@ def render_header(session: Session, item: Item, *, expanded: bool, width: int) -
 
 def item_text(session: Session, item: Item) -> str:
     """Plain text of an item for search: everything expanded rendering shows, unstyled."""
-    entry = _DISPATCH.get(item.kind, _DISPATCH["unknown"])
+    roles = _roles()
+    entry = roles.dispatch.get(item.kind, roles.dispatch["unknown"])
     try:
-        return entry[1](Ctx(session, item, True, 100))
+        return entry[1](roles.ctx(session, item, True, 100))
     except Exception:  # noqa: BLE001 - search just skips what cannot be read
         return ""
 

@@ -271,6 +271,19 @@ class SessionScreen(
         self._focus_entry = leaf
         self.leaf = session.tree.newest_leaf(leaf) if leaf is not None else session.tree.leaf
 
+    def _compositor_refresh(self) -> None:
+        # Inside the app's start-up batch Textual renders the whole screen and throws the
+        # frame away (nothing is written until the batch ends): the first screen was
+        # rendered twice. Only the transcript's settling is kept (its heights and scroll
+        # offset, hence the scrollbar, as they were); the dirty regions stay, so the first
+        # refresh after the batch paints everything.
+        if self.app._batch_count:
+            transcript = self.query_one(Transcript)
+            if transcript.region:
+                transcript.settle_frame()  # what the paint would have settled, as before
+            return
+        super()._compositor_refresh()
+
     def compose(self) -> ComposeResult:
         """Header, the three panes and the footer."""
         yield Static(self._title_text(), id="title")

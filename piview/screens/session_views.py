@@ -11,7 +11,6 @@ is imported on first use.
 from __future__ import annotations
 
 import os
-import shlex
 import subprocess
 import tempfile
 from pathlib import Path
@@ -242,6 +241,8 @@ class SessionViews(_Screen):
             f.write(text)
         try:
             with self.app.suspend():
+                import shlex  # only for the editor's command line
+
                 subprocess.run([*shlex.split(command), f.name], check=False)
         except SuspendNotSupported:
             self.notify("This terminal cannot hand over to a pager", severity="warning")

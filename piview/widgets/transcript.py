@@ -349,6 +349,19 @@ class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollVi
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """Settle heights for the viewport before Textual asks for each line."""
+        self.settle_frame()
+        # The widget's style is the same for every line of this frame; Textual computes it
+        # from the CSS at each ask (half of a line's time).
+        self._frame_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame_style = None
+
+    def settle_frame(self) -> None:
+        """What a paint does before drawing a line: heights fixed for the width and the
+        blocks in view, the scroll offset kept (for a screen that skips a paint Textual would
+        throw away, :meth:`piview.screens.session.SessionScreen._compositor_refresh`)."""
         width = self.scrollable_content_region.width or self.size.width
         if width and width != self._width:
             # A new width changes every height: the block the reader is on stays where it is.
@@ -357,13 +370,6 @@ class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollVi
             self._reset_heights()
             self._restore_anchor(anchor)
         self._settle()
-        # The widget's style is the same for every line of this frame; Textual computes it
-        # from the CSS at each ask (half of a line's time).
-        self._frame_style = self.rich_style
-        try:
-            return super().render_lines(crop)
-        finally:
-            self._frame_style = None
 
     _frame_style: Style | None = None
 

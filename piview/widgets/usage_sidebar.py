@@ -15,7 +15,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.css.query import NoMatches
 from textual.reactive import reactive
-from textual.widgets import Sparkline, Static
+from textual.widgets import Static
 
 from piview.model.usage import UsageReport, UsageTotals
 from piview.render.figures import fmt_cost_tiny
@@ -230,6 +230,10 @@ class UsageSidebar(VerticalScroll):
     def on_show(self) -> None:
         """Mount and fill the sections, the first time."""
         if not self.children:
+            # Imported here: Textual's Sparkline (and the statistics module under it) only
+            # when the sidebar first shows, not before the first screen.
+            from textual.widgets import Sparkline
+
             self.mount_all(
                 [
                     Static(id="usage-totals", classes="-section"),
@@ -278,6 +282,8 @@ class UsageSidebar(VerticalScroll):
         if report is not None and self.branches is not None:
             branches.update(_branches_block(self.branches))
         tools = self.query_one("#usage-tools", Static)
+        from textual.widgets import Sparkline  # loaded by on_show already
+
         spark = self.query_one("#usage-sparkline", Sparkline)
         stats = self.query_one("#usage-context-stats", Static)
         if report is None:

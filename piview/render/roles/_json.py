@@ -4,7 +4,6 @@ containers cut to their first items, highlighted unless the output is plain."""
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from typing import Any
 
@@ -53,6 +52,8 @@ def _shrink(value: Any, max_str: int, depth: int = 0) -> Any:
 
 def safe_json(value: Any, *, indent: int | None = 2, max_str: int = 400) -> str:
     """Pretty JSON of ``value`` with long strings cut and base64 replaced; sanitised."""
+    import json  # here: the first screen draws no JSON (json is not needed before it)
+
     try:
         text = json.dumps(_shrink(value, max_str), indent=indent, ensure_ascii=False, default=repr)
     except (TypeError, ValueError, RecursionError):

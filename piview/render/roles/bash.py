@@ -24,6 +24,7 @@ from piview.render.roles._common import (
     more_line,
     prepare,
 )
+from piview.render.roles._limits import is_error
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
 
@@ -31,11 +32,6 @@ __all__ = ["COLLAPSED_LINES", "is_error", "plain", "render"]
 
 COLLAPSED_LINES = 5
 """Output lines (the last ones) shown while collapsed."""
-
-
-def is_error(exit_code: object) -> bool:
-    """A real, non-zero exit code (absent/``null`` means cancelled or unknown, not an error)."""
-    return isinstance(exit_code, int | float) and not isinstance(exit_code, bool) and exit_code != 0
 
 
 def render(ctx: Ctx) -> Rendered:

@@ -54,6 +54,7 @@ from piview.render.roles._common import (
     preview_lines,
     text_of,
 )
+from piview.render.roles._limits import QUIET_CUSTOM_TYPES
 from piview.render.roles.dividers import rule
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
@@ -74,9 +75,6 @@ __all__ = [
     "render_session_init",
 ]
 
-QUIET_CUSTOM_TYPES = frozenset({"tool_execution_start", "session_exit"})
-"""oh-my-pi's custom entries drawn as quiet dividers (hidden by default like other custom
-entries)."""
 PREVIEW_LINES = 3
 
 

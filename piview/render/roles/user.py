@@ -33,15 +33,12 @@ from piview.render.roles._common import (
     more_line,
     sanitize_raw,
 )
+from piview.render.roles._limits import LONG_CHARS, LONG_LINES
 from piview.render.sanitize import sanitize_line
 from piview.render.theme import style
 
 __all__ = ["COLLAPSED_LINES", "LONG_CHARS", "LONG_LINES", "plain", "render", "split_wrappers"]
 
-LONG_LINES = 24
-"""A user message with more lines than this is collapsible (collapsed by default)."""
-LONG_CHARS = 3000
-"""… or with more characters than this."""
 COLLAPSED_LINES = 12
 """Lines of text shown while a long user message is collapsed."""
 

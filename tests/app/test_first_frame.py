@@ -1,0 +1,106 @@
+"""The first screen of a session (issue #17, row 1): no work before it that it does not need.
+
+Deterministic checks only (never a time): the screen is not rendered inside Textual's start-up
+batch, whose frame is thrown away.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from piview.app import make_app
+from piview.model import load_session
+from piview.widgets.transcript import Transcript
+from tests.conftest import ROOT, fixture
+
+SIZE = (120, 40)
+
+
+async def test_the_first_screen_is_rendered_once_after_the_start_up_batch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Textual mounts the app's first screen inside a batch of updates and writes nothing
+    # until it ends: a frame rendered inside it is rendered for nothing.
+    in_batch: list[int] = []
+    render_lines = Transcript.render_lines
+
+    def spy(self: Transcript, crop):  # type: ignore[no-untyped-def]
+        in_batch.append(self.app._batch_count)  # noqa: SLF001 - what the spy is about
+        return render_lines(self, crop)
+
+    monkeypatch.setattr(Transcript, "render_lines", spy)
+    app = make_app(load_session(fixture("roles_all.jsonl")))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert in_batch, "the transcript was drawn"
+        assert not any(in_batch), in_batch
+        assert "block " in str(app.screen.query_one("#status").render())
+
+
+_PROBE = """
+import asyncio, os, sys
+from piview.app import make_app
+from piview.model import load_session
+from piview.render import prerender
+
+async def main():
+    session = load_session(sys.argv[1])
+    pre = None
+    if sys.argv[2] == "prerender":  # as the CLI starts it: the child draws the first frame
+        prerender._cores = lambda: 2  # CI may run on one core, where start() declines
+        pre = prerender.start(session, session.tree.leaf, size=os.terminal_size((120, 40)))
+        assert pre is not None
+    app = make_app(session, prerender=pre)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert "block " in str(app.screen.query_one("#status").render())
+        print(" ".join(sorted(m for m in sys.argv[3:] if m in sys.modules)))
+
+asyncio.run(main())
+"""
+
+NOT_BEFORE_THE_FIRST_SCREEN = (
+    "sqlite3",  # OpenClaw's databases only (model/source.py)
+    "statistics",  # under Textual's Sparkline: the usage sidebar, hidden at first
+    "textual.widgets._sparkline",
+    "json",  # the JSON of tool arguments and unknown entries: none on this screen
+    "shlex",  # the editor's command line (V)
+)
+NOT_BEFORE_THE_PRERENDERED_SCREEN = (
+    # The child draws the blocks of the first screen: the role renderers, and Rich's
+    # Markdown and Pygments under them, are not needed before it is up.
+    "piview.render.roles._common",
+    "piview.render.roles.user",
+    "piview.render.fastlayout",
+    "rich.markdown",
+    "pygments",
+)
+
+
+def _imported(how: str, names: tuple[str, ...]) -> list[str]:
+    # A fresh interpreter: what the first screen of a plain session imports, by name. (The
+    # time this saves is measured by benchmarks/bench_startup.py, never asserted here.)
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(fixture("tool_pairing.jsonl")), how, *names],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PIVIEW_NO_PRERENDER": ""},
+        timeout=60,
+        check=True,
+    )
+    return done.stdout.split()
+
+
+def test_the_first_screen_imports_nothing_it_does_not_draw() -> None:
+    assert _imported("self", NOT_BEFORE_THE_FIRST_SCREEN) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the child is forked on Linux")
+def test_the_prerendered_first_screen_imports_no_renderer() -> None:
+    names = NOT_BEFORE_THE_FIRST_SCREEN + NOT_BEFORE_THE_PRERENDERED_SCREEN
+    assert _imported("prerender", names) == []
