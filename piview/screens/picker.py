@@ -13,7 +13,9 @@ as :class:`PickerScreen.SessionChosen`, for the app to open.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,7 +52,7 @@ from piview.screens.first_frame import paint_after_startup
 from piview.screens.picker_lineage import PickerLineage
 from piview.screens.picker_search import PickerTextSearch, hit_query
 from piview.widgets.keybar import KeyBar
-from piview.widgets.picker_table import PickerTable
+from piview.widgets.picker_table import Cells, PickerTable
 
 if TYPE_CHECKING:
     from piview.catalog.fts import Hit
@@ -425,14 +427,16 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
         now = time.time()
         last_project: str | None | bool = False
         grouped = self.sort == "last activity"
-        rows: list[tuple[str, list[Text | str]]] = []
+        # Each row's cells are made when the table first reads them (the rows drawn): the
+        # summary, columns and time of now are bound here.
+        rows: list[tuple[str, Callable[[], Cells]]] = []
         for p in self._shown:
             s = self.summaries[p]
             if s.parent is not None and s.parent in self.summaries:
-                rows.append((p, self._cells(s, self._cols, False, now)))
+                rows.append((p, partial(self._cells, s, self._cols, False, now)))
                 continue
             show = not grouped or s.project != last_project or self.threaded
-            rows.append((p, self._cells(s, self._cols, show, now)))
+            rows.append((p, partial(self._cells, s, self._cols, show, now)))
             last_project = s.project
         table.fill(rows)
         self._add_hit_rows(table, now)

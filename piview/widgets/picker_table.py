@@ -5,20 +5,75 @@ size its automatic columns: for the picker's 600 rows that is thousands of Rich 
 before the first rows are drawn. The picker gives every column its width, so none of those
 measurements can change what is drawn: this table skips them and sizes itself at once. It also
 fills an empty table with all its rows in one step (:meth:`PickerTable.fill`), where
-``add_row`` sets the cursor, sorts the columns and prompts the message pump once a row.
+``add_row`` sets the cursor, sorts the columns and prompts the message pump once a row; a row
+given as a function has its cells made the first time they are read (:class:`LazyCells`),
+so that only the rows drawn are formatted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
 from itertools import zip_longest
 
 from rich.text import Text
 from textual.geometry import Size
 from textual.widgets import DataTable
-from textual.widgets._data_table import DuplicateKey, Row, RowKey
+from textual.widgets._data_table import ColumnKey, DuplicateKey, Row, RowKey
 
-__all__ = ["PickerTable"]
+__all__ = ["Cells", "LazyCells", "PickerTable"]
+
+Cells = Sequence[Text | str]
+"""A row's cells, in the order of the columns."""
+
+
+class LazyCells(MutableMapping[ColumnKey, Text | str]):
+    """One row's cells by column, made by ``make`` the first time any is read or written.
+
+    DataTable keeps a row as a mapping of column to cell; it reads the cells of the rows it
+    draws, of a row asked for (``get_row``) and of a cell updated. Formatting 600 rows' cells
+    at once took ~9 ms of the picker's first rows, when only ~35 are drawn.
+    """
+
+    __slots__ = ("_cells", "_columns", "_make")
+
+    def __init__(self, columns: Sequence[ColumnKey], make: Callable[[], Cells]) -> None:
+        self._columns: Sequence[ColumnKey] | None = columns
+        self._make: Callable[[], Cells] | None = make
+        self._cells: dict[ColumnKey, Text | str] | None = None
+
+    @property
+    def made(self) -> bool:
+        """Whether the cells were made."""
+        return self._cells is not None
+
+    def _row(self) -> dict[ColumnKey, Text | str]:
+        cells = self._cells
+        if cells is None:
+            assert self._make is not None and self._columns is not None
+            made = self._make()
+            if len(made) > len(self._columns):
+                raise ValueError("More values provided than there are columns.")
+            cells = self._cells = dict(zip_longest(self._columns, made))  # type: ignore[arg-type]
+            self._make = self._columns = None  # what they held can go
+        return cells
+
+    def __getitem__(self, key: ColumnKey) -> Text | str:
+        return self._row()[key]
+
+    def __setitem__(self, key: ColumnKey, value: Text | str) -> None:
+        self._row()[key] = value
+
+    def __delitem__(self, key: ColumnKey) -> None:
+        del self._row()[key]
+
+    def __iter__(self) -> Iterator[ColumnKey]:
+        return iter(self._row())
+
+    def __len__(self) -> int:
+        return len(self._row())
+
+    def __repr__(self) -> str:
+        return f"LazyCells({self._row()!r})"
 
 
 class PickerTable(DataTable[Text | str]):
@@ -41,12 +96,15 @@ class PickerTable(DataTable[Text | str]):
             width + self._row_label_column_width, self._total_row_height + header_height
         )
 
-    def fill(self, rows: Iterable[tuple[str, Sequence[Text | str]]]) -> None:
+    def fill(self, rows: Iterable[tuple[str, Cells | Callable[[], Cells]]]) -> None:
         """``add_row(*cells, key=key)`` for each ``(key, cells)``, one line high, in one step:
-        the same rows, cursor and highlight as adding them one by one to an empty table."""
+        the same rows, cursor and highlight as adding them one by one to an empty table.
+
+        ``cells`` may be a function giving them: it is called when they are first read
+        (:class:`LazyCells`), with the columns of now."""
         if self.row_count:
             for key, cells in rows:
-                self.add_row(*cells, key=key)
+                self.add_row(*(cells() if callable(cells) else cells), key=key)
             return
         columns = [column.key for column in self.ordered_columns]
         locations, data, meta, new = self._row_locations, self._data, self.rows, self._new_rows
@@ -54,10 +112,14 @@ class PickerTable(DataTable[Text | str]):
             row_key = RowKey(key)
             if row_key in locations:
                 raise DuplicateKey(f"The row key {row_key!r} already exists.")
-            if len(cells) > len(columns):
+            if callable(cells):
+                row: MutableMapping[ColumnKey, Text | str] = LazyCells(columns, cells)
+            elif len(cells) > len(columns):
                 raise ValueError("More values provided than there are columns.")
+            else:
+                row = dict(zip_longest(columns, cells))  # type: ignore[arg-type]
             locations[row_key] = len(meta)
-            data[row_key] = dict(zip_longest(columns, cells))
+            data[row_key] = row  # type: ignore[assignment]
             meta[row_key] = Row(row_key, 1, None, False)
             new.add(row_key)
         if not meta:

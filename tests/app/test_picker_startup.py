@@ -18,7 +18,8 @@ from textual.widgets import DataTable
 from piview.app import make_app
 from piview.screens.picker import PickerScreen
 from piview.widgets.picker_table import PickerTable
-from tests.app.test_debugging import build_sessions
+from tests.app.test_debugging import T0, _copy_as, build_sessions
+from tests.conftest import fixture
 
 SIZE = (120, 30)
 
@@ -206,3 +207,94 @@ async def test_first_frame_is_written_when_the_start_up_ends(
     assert "held" in events and "whole frame" in events, events
     first = events.index("whole frame")
     assert "timer" not in events[:first], events
+
+
+class _Lazy(App[None]):
+    """A PickerTable filled with functions that make each row's cells (``lazy``), or with
+    the cells themselves; the rows whose cells were made are counted."""
+
+    def __init__(self, lazy: bool) -> None:
+        super().__init__()
+        self.lazy = lazy
+        self.made: list[int] = []
+
+    def compose(self) -> ComposeResult:
+        yield PickerTable(cursor_type="row", zebra_stripes=True)
+
+    def cells(self, i: int) -> list[Text | str]:
+        self.made.append(i)
+        return [Text(f"row {i}", justify="right"), f"{i} kB"]
+
+    def on_mount(self) -> None:
+        table = self.query_one(PickerTable)
+        table.styles.height = 12
+        table.add_column("name", width=12, key="name")
+        table.add_column("size", width=8, key="size")
+        table.add_column("note", width=6, key="note")  # no cell given: empty
+        if self.lazy:
+            table.fill([(f"k{i}", lambda i=i: self.cells(i)) for i in range(300)])
+        else:
+            table.fill([(f"k{i}", self.cells(i)) for i in range(300)])
+
+
+async def _lazy_run(lazy: bool) -> tuple[list[int], list[object]]:
+    """What one table does: the rows made, then what is drawn and read, in order."""
+    app = _Lazy(lazy)
+    seen: list[object] = []
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        table = app.query_one(PickerTable)
+        made = sorted(set(app.made))
+        seen += [table.virtual_size, table.row_count]
+        seen += [table.render_line(y) for y in range(12)]
+        seen += [table.get_row_at(200), str(table.get_row_at(200)[0])]
+        table.update_cell("k250", "size", "big")
+        seen += [table.get_row("k250"), [table.get_cell(f"k{i}", "size") for i in range(245, 255)]]
+        table.move_cursor(row=299)
+        await pilot.pause()
+        seen += [table.render_line(y) for y in range(12)]
+        seen.append(len(app.made))
+    return made, seen
+
+
+async def test_fill_makes_the_cells_of_the_rows_drawn_only() -> None:
+    made, lazy = await _lazy_run(True)
+    _all, eager = await _lazy_run(False)
+    assert made and set(made) <= set(range(12)), made  # the rows on screen, no more
+    assert lazy[:-1] == eager[:-1]  # drawn, read, updated, scrolled: the same
+    assert lazy[-1] < 60 and eager[-1] == 300, (lazy[-1], eager[-1])  # never every row
+
+
+async def test_picker_formats_only_the_rows_it_draws(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("PIVIEW_SEARCH_DB", raising=False)
+    root = tmp_path / "sessions"
+    for i in range(120):
+        dest = root / f"--home-dev-src-p{i % 7}--" / f"2026-05-14T09-00_{i:03d}.jsonl"
+        _copy_as(fixture("linear.jsonl"), dest, f"/home/dev/src/p{i % 7}", T0 + 60 * i)
+    made: list[str] = []
+    cells = PickerScreen._cells  # noqa: SLF001
+
+    def counted(self: PickerScreen, s: object, *args: object) -> object:
+        made.append(s.path)  # type: ignore[attr-defined]
+        return cells(self, s, *args)  # type: ignore[arg-type]
+
+    app = make_app(sessions_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        monkeypatch.setattr(PickerScreen, "_cells", counted)
+        picker._refill()  # noqa: SLF001 - the rows made again, as a filter does
+        await pilot.pause()
+        table = picker.query_one(DataTable)
+        assert table.row_count == 120
+        assert 0 < len(made) <= SIZE[1]  # the rows on screen, not all 120
+        # A row read later is made then, whole.
+        row = table.get_row_at(100)
+        shown = picker.summaries[picker._shown[100]]  # noqa: SLF001
+        assert len(row) == len(picker._cols) and made[-1] == shown.path  # noqa: SLF001
+        assert str(row[[n for n, _w in picker._cols].index("session")]) == shown.title  # noqa: SLF001
