@@ -298,3 +298,94 @@ async def test_picker_formats_only_the_rows_it_draws(
         shown = picker.summaries[picker._shown[100]]  # noqa: SLF001
         assert len(row) == len(picker._cols) and made[-1] == shown.path  # noqa: SLF001
         assert str(row[[n for n, _w in picker._cols].index("session")]) == shown.title  # noqa: SLF001
+
+
+def _odd_cells(i: int) -> list[Text | str | None]:
+    """Cells of every kind a table meets: justified, cut, styled, wide, tabbed, two lines."""
+    styled = Text("bold ", style="bold cyan", overflow="ellipsis", no_wrap=True)
+    styled.append("and dim", style="dim")
+    styled.stylize("reverse", 2, 7)
+    return [
+        Text(f"{i:,}", justify="right"),
+        styled,
+        Text(f"漢字のセッション {i} — a long title that will not fit", overflow="ellipsis"),
+        Text("tab\there", justify="center", overflow="crop"),
+        Text("two\nlines", justify="full", overflow="fold"),
+        f"[b]markup[/b] {i}" if i % 2 else "",
+        None if i % 3 else Text("🙂 emoji", justify="left"),
+        Text(""),
+    ]
+
+
+class _Drawn(App[None]):
+    """One table, a PickerTable or a DataTable, with :func:`_odd_cells` rows."""
+
+    def __init__(self, picker: bool) -> None:
+        super().__init__()
+        self.picker = picker
+
+    def compose(self) -> ComposeResult:
+        kind = PickerTable if self.picker else DataTable
+        yield kind(cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.styles.height = 14
+        for k, w in enumerate((7, 9, 12, 6, 5, 8, 1, 3)):
+            table.add_column(f"c{k}", width=w, key=f"c{k}")
+        for i in range(40):
+            table.add_row(*_odd_cells(i), key=str(i))
+
+
+async def _drawn(picker: bool) -> list[object]:
+    out: list[object] = []
+    app = _Drawn(picker)
+    async with app.run_test(size=(80, 20)) as pilot:
+        await pilot.pause()
+        table = app.query_one(DataTable)
+        out += [table.render_line(y) for y in range(14)]
+        await pilot.hover(DataTable, offset=(20, 4))
+        table.move_cursor(row=5)
+        await pilot.pause()
+        out += [table.render_line(y) for y in range(14)]
+        table.cursor_type = "cell"
+        table.move_cursor(row=7, column=2)
+        await pilot.pause()
+        out += [table.render_line(y) for y in range(14)]
+        table.blur()
+        await pilot.pause()
+        out += [table.render_line(y) for y in range(14)]
+    return out
+
+
+async def test_picker_table_cells_are_drawn_as_data_table_draws_them() -> None:
+    # Strips equal: the same text, the same styles, the same meta (row and column of a click).
+    ours, theirs = await _drawn(True), await _drawn(False)
+    assert len(ours) == len(theirs) == 56
+    for k, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+        assert list(a) == list(b), k  # type: ignore[call-overload]
+
+
+async def test_picker_table_body_cells_skip_the_padding_layers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import rich.padding
+
+    calls: list[object] = []
+    render = rich.padding.Padding.__rich_console__
+
+    def counted(self: rich.padding.Padding, *args: object) -> object:
+        calls.append(self.renderable)
+        return render(self, *args)  # type: ignore[arg-type]
+
+    app = _Drawn(True)
+    async with app.run_test(size=(80, 20)) as pilot:
+        await pilot.pause()
+        table = app.query_one(DataTable)
+        monkeypatch.setattr(rich.padding.Padding, "__rich_console__", counted)
+        table.move_cursor(row=3)  # every line drawn again
+        await pilot.pause()
+        lines = [table.render_line(y) for y in range(14)]
+    assert all(line.cell_length == 80 for line in lines)
+    # Header cells and the 2 cells too narrow for their padding (1 cell wide) only.
+    assert len(calls) <= len(table.columns) + 14, len(calls)
