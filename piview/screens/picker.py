@@ -262,7 +262,7 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
     def on_mount(self) -> None:
         """Show quick rows now; index the rest in a worker."""
         for found in discover(self.roots):
-            summary = self.cache.get(Path(found.path), found.size, found.mtime)
+            summary = self.cache.get(found.path, found.size, found.mtime)
             if summary is not None:
                 summary = apply_found(summary, found)
             else:

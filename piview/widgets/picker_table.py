@@ -9,7 +9,8 @@ fills an empty table with all its rows in one step (:meth:`PickerTable.fill`), w
 given as a function has its cells made the first time they are read (:class:`LazyCells`),
 so that only the rows drawn are formatted. A cell of a one-line row is drawn without the
 three layers of renderables DataTable wraps it in (:meth:`PickerTable._render_cell`), to the
-same segments.
+same segments. While the table draws its lines, its own and its components' Rich styles are
+worked out once, not for every line (each walks the widget's ancestors).
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual._types import SegmentLines
-from textual.geometry import Size
+from textual.css.styles import RenderStyles
+from textual.geometry import Region, Size
+from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets._data_table import ColumnKey, DuplicateKey, Row, RowKey
 
@@ -82,8 +85,55 @@ class LazyCells(MutableMapping[ColumnKey, Text | str]):
         return f"LazyCells({self._row()!r})"
 
 
+class _StyledOnce(RenderStyles):
+    """Component styles whose Rich style is the one worked out when they were asked for."""
+
+    def __init__(self, styles: RenderStyles) -> None:
+        assert styles.node is not None
+        super().__init__(styles.node, styles.base, styles.inline)
+        self._once = styles.rich_style
+
+    @property
+    def rich_style(self) -> Style:
+        """The Rich style, as it was when these styles were asked for."""
+        return self._once
+
+
 class PickerTable(DataTable[Text | str]):
     """A DataTable whose columns all have a fixed width: new rows are never measured."""
+
+    _drawing: dict[tuple[str, ...], RenderStyles] | None = None
+    """While lines are drawn: the component styles asked for so far; else None."""
+    _drawing_style: Style | None = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The lines of ``crop``, as DataTable draws them; the Rich styles of the table and
+        of its components (the header, the rows' stripes) worked out once for all of them:
+        nothing can change them while they are drawn."""
+        self._drawing, self._drawing_style = {}, None
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._drawing = self._drawing_style = None
+
+    @property
+    def rich_style(self) -> Style:
+        """The table's Rich style (once per :meth:`render_lines`)."""
+        if self._drawing is None:
+            return super().rich_style
+        if self._drawing_style is None:
+            self._drawing_style = super().rich_style
+        return self._drawing_style
+
+    def get_component_styles(self, *names: str) -> RenderStyles:
+        """A component's styles (their Rich style once per :meth:`render_lines`)."""
+        drawing = self._drawing
+        if drawing is None:
+            return super().get_component_styles(*names)
+        styles = drawing.get(names)
+        if styles is None:
+            styles = drawing[names] = _StyledOnce(super().get_component_styles(*names))
+        return styles
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         """The virtual size, without measuring the new rows' cells when no column or row is

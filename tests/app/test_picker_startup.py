@@ -340,28 +340,34 @@ class _Drawn(App[None]):
 async def _drawn(picker: bool) -> list[object]:
     out: list[object] = []
     app = _Drawn(picker)
+
+    def draw(table: DataTable[object]) -> None:
+        out.extend(table.render_line(y) for y in range(14))
+        table._clear_caches()  # noqa: SLF001 - and all of it drawn at once, anew
+        out.extend(table.render_lines(table.region.reset_offset))
+
     async with app.run_test(size=(80, 20)) as pilot:
         await pilot.pause()
         table = app.query_one(DataTable)
-        out += [table.render_line(y) for y in range(14)]
+        draw(table)
         await pilot.hover(DataTable, offset=(20, 4))
         table.move_cursor(row=5)
         await pilot.pause()
-        out += [table.render_line(y) for y in range(14)]
+        draw(table)
         table.cursor_type = "cell"
         table.move_cursor(row=7, column=2)
         await pilot.pause()
-        out += [table.render_line(y) for y in range(14)]
+        draw(table)
         table.blur()
         await pilot.pause()
-        out += [table.render_line(y) for y in range(14)]
+        draw(table)
     return out
 
 
 async def test_picker_table_cells_are_drawn_as_data_table_draws_them() -> None:
     # Strips equal: the same text, the same styles, the same meta (row and column of a click).
     ours, theirs = await _drawn(True), await _drawn(False)
-    assert len(ours) == len(theirs) == 56
+    assert len(ours) == len(theirs) == 112
     for k, (a, b) in enumerate(zip(ours, theirs, strict=True)):
         assert list(a) == list(b), k  # type: ignore[call-overload]
 
@@ -389,3 +395,29 @@ async def test_picker_table_body_cells_skip_the_padding_layers(
     assert all(line.cell_length == 80 for line in lines)
     # Header cells and the 2 cells too narrow for their padding (1 cell wide) only.
     assert len(calls) <= len(table.columns) + 14, len(calls)
+
+
+async def test_picker_table_works_out_its_styles_once_per_drawing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from textual.dom import DOMNode
+
+    calls: list[object] = []
+    rich_style = DOMNode.rich_style
+
+    def counted(self: DOMNode) -> object:
+        calls.append(self)
+        return rich_style.fget(self)  # type: ignore[attr-defined]
+
+    app = _Drawn(True)
+    async with app.run_test(size=(80, 20)) as pilot:
+        await pilot.pause()
+        table = app.query_one(PickerTable)
+        table._clear_caches()  # noqa: SLF001 - every line drawn again
+        table._styles_cache.clear()  # noqa: SLF001
+        monkeypatch.setattr(DOMNode, "rich_style", property(counted))
+        lines = table.render_lines(table.region.reset_offset)
+        monkeypatch.undo()
+        assert len(lines) == 14
+        # The table's own, the header's and the two stripes': not three for each line.
+        assert len(calls) <= 6, len(calls)
