@@ -418,7 +418,9 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
         self._cols = self._columns(width)
         table.clear(columns=True)
         for name, w in self._cols:
-            table.add_column(name, width=w, key=name)
+            # A Text, as add_column makes of a str without reading it as markup: that would
+            # load Rich's table of emoji codes (~2 ms) for the first rows.
+            table.add_column(Text(name), width=w, key=name)
         self._shown = [p for p in self.order if self._matches(self.summaries[p], needle)]
         if self.threaded:
             self._shown = self._thread(self._shown)

@@ -421,3 +421,25 @@ async def test_picker_table_works_out_its_styles_once_per_drawing(
         assert len(lines) == 14
         # The table's own, the header's and the two stripes': not three for each line.
         assert len(calls) <= 6, len(calls)
+
+
+async def test_picker_rows_read_no_markup(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Markup would load Rich's table of emoji codes (~2 ms) before the first rows.
+    app = make_app(sessions_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        labels = [str(c.label) for c in picker.query_one(DataTable).ordered_columns]
+        calls: list[str] = []
+        from_markup = Text.from_markup
+
+        def counted(text: str, **kw: object) -> Text:
+            calls.append(text)
+            return from_markup(text, **kw)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(Text, "from_markup", counted)
+        picker._refill()  # noqa: SLF001 - the columns and rows made again
+        await pilot.pause()
+        table = picker.query_one(DataTable)
+        assert [str(c.label) for c in table.ordered_columns] == labels
+        assert calls == []
