@@ -443,3 +443,42 @@ async def test_picker_rows_read_no_markup(root: Path, monkeypatch: pytest.Monkey
         table = picker.query_one(DataTable)
         assert [str(c.label) for c in table.ordered_columns] == labels
         assert calls == []
+
+
+async def test_files_changed_since_the_cache_show_as_they_are_now(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first rows come from the summary cache; a file added, grown or removed since it
+    # was written is listed as it is now (and indexed), one gone is not listed.
+    from piview.catalog.discovery import cache_dir
+
+    app = make_app(sessions_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert (cache_dir() / "sessions.json").exists()
+    linear, tools, tree = (
+        root / "--home-dev-src-alpha--" / "2026-05-14T09-00_linear.jsonl",
+        root / "--home-dev-src-beta--" / "2026-05-15T09-00_tools.jsonl",
+        root / "--home-dev-src-alpha--" / "2026-05-14T18-00_tree.jsonl",
+    )
+    added = root / "--home-dev-src-gamma--" / "2026-05-16T09-00_added.jsonl"
+    _copy_as(fixture("linear.jsonl"), added, "/home/dev/src/gamma", T0 + 5 * 3600)
+    lines = tree.read_bytes().splitlines(keepends=True)
+    grown = b'{"type":"session_info","id":"zz000001","parentId":null,'
+    grown += b'"timestamp":"2026-05-05T20:00:00.000Z","name":"renamed since"}\n'
+    tree.write_bytes(b"".join(lines) + grown)
+    tools.unlink()
+    app = make_app(sessions_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        assert set(picker._shown) == {str(added), str(linear), str(tree)}  # noqa: SLF001
+        assert picker.summaries[str(tree)].name == "renamed since"
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = picker.query_one(DataTable)
+        titles = {p: str(table.get_cell(p, "session")) for p in picker._shown}  # noqa: SLF001
+        assert titles[str(tree)] == "renamed since"
+        assert picker.summaries[str(added)].complete and picker.summaries[str(tree)].complete
+        assert str(table.get_cell(str(tree), "entries")) == "24"
