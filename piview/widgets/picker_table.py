@@ -50,11 +50,6 @@ class LazyCells(MutableMapping[ColumnKey, Text | str]):
         self._make: Callable[[], Cells] | None = make
         self._cells: dict[ColumnKey, Text | str] | None = None
 
-    @property
-    def made(self) -> bool:
-        """Whether the cells were made."""
-        return self._cells is not None
-
     def _row(self) -> dict[ColumnKey, Text | str]:
         cells = self._cells
         if cells is None:
