@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
 from itertools import zip_longest
+from typing import NamedTuple
 
 from rich.console import RenderableType
 from rich.segment import Segment
@@ -80,6 +81,18 @@ class LazyCells(MutableMapping[ColumnKey, Text | str]):
         return f"LazyCells({self._row()!r})"
 
 
+class _Settings(NamedTuple):
+    """What a cell is drawn with, of the table's reactive settings."""
+
+    fixed_rows: int
+    fixed_columns: int
+    cell_padding: int
+    show_cursor: bool
+    show_hover_cursor: bool
+    css_foreground: bool
+    css_background: bool
+
+
 class _StyledOnce(RenderStyles):
     """Component styles whose Rich style is the one worked out when they were asked for."""
 
@@ -100,16 +113,35 @@ class PickerTable(DataTable[Text | str]):
     _drawing: dict[tuple[str, ...], RenderStyles] | None = None
     """While lines are drawn: the component styles asked for so far; else None."""
     _drawing_style: Style | None = None
+    _drawing_settings: _Settings | None = None
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """The lines of ``crop``, as DataTable draws them; the Rich styles of the table and
-        of its components (the header, the rows' stripes) worked out once for all of them:
-        nothing can change them while they are drawn."""
-        self._drawing, self._drawing_style = {}, None
+        of its components (the header, the rows' stripes), and the settings each cell reads,
+        worked out once for all of them: nothing can change them while they are drawn."""
+        self._drawing, self._drawing_style, self._drawing_settings = {}, None, None
         try:
             return super().render_lines(crop)
         finally:
-            self._drawing = self._drawing_style = None
+            self._drawing = self._drawing_style = self._drawing_settings = None
+
+    def _settings(self) -> _Settings:
+        """The reactive settings a cell is drawn with (read once per :meth:`render_lines`:
+        each read of a reactive attribute costs a lookup through Textual's descriptor)."""
+        settings = self._drawing_settings
+        if settings is None:
+            settings = _Settings(
+                self.fixed_rows,
+                self.fixed_columns,
+                self.cell_padding,
+                self.show_cursor,
+                self._show_hover_cursor,
+                self.cursor_foreground_priority == "css",
+                self.cursor_background_priority == "css",
+            )
+            if self._drawing is not None:
+                self._drawing_settings = settings
+        return settings
 
     @property
     def rich_style(self) -> Style:
@@ -158,10 +190,11 @@ class PickerTable(DataTable[Text | str]):
     ) -> SegmentLines:
         """A cell's lines, as DataTable renders them; a body cell of a one-line row without
         the ``Styled(Padding(cell))`` it renders through the console (2-3x as long)."""
+        settings = self._settings()
         if (
-            row_index < self.fixed_rows
-            or column_index < self.fixed_columns  # a label, a header or a fixed cell
-            or width - 2 * self.cell_padding < 1
+            row_index < settings.fixed_rows
+            or column_index < settings.fixed_columns  # a label, a header or a fixed cell
+            or width - 2 * settings.cell_padding < 1
         ):
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         row_key = self._row_locations.get_key(row_index)
@@ -177,7 +210,7 @@ class PickerTable(DataTable[Text | str]):
             base_style,
             cursor,
             hover,
-            self._show_hover_cursor,
+            settings.show_hover_cursor,
             self._update_count,
             self._pseudo_class_state,
         )
@@ -192,24 +225,27 @@ class PickerTable(DataTable[Text | str]):
                 False,
                 hover,
                 cursor,
-                self.show_cursor,
-                self._show_hover_cursor,
-                self.cursor_foreground_priority == "css",
-                self.cursor_background_priority == "css",
+                settings.show_cursor,
+                settings.show_hover_cursor,
+                settings.css_foreground,
+                settings.css_background,
             )
             lines = self._one_line(
-                cells[column_index], width, base_style + component_style, post_style
+                cells[column_index],
+                width,
+                settings.cell_padding,
+                base_style + component_style,
+                post_style,
             )
             cache[cache_key] = lines
         return lines
 
     def _one_line(
-        self, cell: RenderableType, width: int, pre_style: Style, post_style: Style
+        self, cell: RenderableType, width: int, pad: int, pre_style: Style, post_style: Style
     ) -> SegmentLines:
         """What ``console.render_lines(Styled(Padding(cell, (0, pad)), pre_style,
         post_style), options)`` gives one line high and ``width`` wide, in fewer steps."""
         console = self.app.console
-        pad = self.cell_padding
         inner = width - 2 * pad
         # Padding: the cell in the width less the padding, one line, padded with spaces of
         # no style (its style is "none").
