@@ -348,9 +348,14 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
     def _columns(self, width: int) -> list[tuple[str, int]]:
         """``(column, width)`` for ``width`` cells: the session's title takes what is free,
         numbers are never cut, and the least needed columns go first when it is narrow."""
-        projects = [_project_label(s) for s in self.summaries.values()]
+        # The widest project label: each distinct folder (or agent) measured once.
+        widths: dict[tuple[str, str | None, str | None], int] = {}
+        for s in self.summaries.values():
+            key = (s.host, s.cwd, s.group)
+            if key not in widths:
+                widths[key] = len(_project_label(s))
         cols = [
-            ("project", min(20, max([7, *map(len, projects)]))),
+            ("project", min(20, max([7, *widths.values()]))),
             ("session", 0),
             ("entries", 7),
             ("size", 8),
