@@ -349,13 +349,9 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
         """``(column, width)`` for ``width`` cells: the session's title takes what is free,
         numbers are never cut, and the least needed columns go first when it is narrow."""
         # The widest project label: each distinct folder (or agent) measured once.
-        widths: dict[tuple[str, str | None, str | None], int] = {}
-        for s in self.summaries.values():
-            key = (s.host, s.cwd, s.group)
-            if key not in widths:
-                widths[key] = len(_project_label(s))
+        one_each = {(s.host, s.cwd, s.group): s for s in self.summaries.values()}.values()
         cols = [
-            ("project", min(20, max([7, *widths.values()]))),
+            ("project", min(20, max([7, *(len(_project_label(s)) for s in one_each)]))),
             ("session", 0),
             ("entries", 7),
             ("size", 8),
@@ -423,8 +419,7 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
         self._cols = self._columns(width)
         table.clear(columns=True)
         for name, w in self._cols:
-            # A Text, as add_column makes of a str without reading it as markup: that would
-            # load Rich's table of emoji codes (~2 ms) for the first rows.
+            # A Text: a str is read as markup, which loads Rich's emoji codes (~2 ms).
             table.add_column(Text(name), width=w, key=name)
         self._shown = [p for p in self.order if self._matches(self.summaries[p], needle)]
         if self.threaded:
@@ -434,8 +429,7 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
         now = time.time()
         last_project: str | None | bool = False
         grouped = self.sort == "last activity"
-        # Each row's cells are made when the table first reads them (the rows drawn): the
-        # summary, columns and time of now are bound here.
+        # Each row's cells are made when the table first reads them (the rows drawn).
         rows: list[tuple[str, Callable[[], Cells]]] = []
         for p in self._shown:
             s = self.summaries[p]
