@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequen
 from itertools import zip_longest
 from typing import NamedTuple
 
-from rich.console import RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -79,6 +80,38 @@ class LazyCells(MutableMapping[ColumnKey, Text | str]):
 
     def __repr__(self) -> str:
         return f"LazyCells({self._row()!r})"
+
+
+_JOIN = Text("\n")
+"""What Rich joins a Text's wrapped lines with."""
+
+
+def _text_line(
+    console: Console, text: Text, width: int, options: ConsoleOptions
+) -> list[Segment] | None:
+    """The first line of ``console.render(text, options)`` in ``width`` cells, padded with
+    spaces of no style, as ``Segment.split_and_crop_lines`` cuts it, for a one-line Text
+    drawn without wrapping; None for any other (a tab, a newline, a centred text...)."""
+    plain = text.plain
+    if "\n" in plain or "\t" in plain or text.end not in ("\n", "") or text.no_wrap is False:
+        return None
+    justify = text.justify or options.justify or "default"
+    overflow = text.overflow or options.overflow or "fold"
+    if justify not in ("default", "left", "right") or overflow == "ignore":
+        return None
+    # Text.wrap without wrapping: Lines.justify, then truncate.
+    line = text.copy()
+    if justify == "left":
+        line.truncate(width, overflow=overflow, pad=True)
+    elif justify == "right":
+        line.rstrip()
+        line.truncate(width, overflow=overflow)
+        line.pad_left(width - cell_len(line.plain))
+    line.truncate(width, overflow=overflow)
+    # Text.__rich_console__: the lines joined (the style becomes a span) and rendered; the
+    # end ("\n" or none) only ends the line.
+    segments = list(_JOIN.join((line,)).render(console))
+    return Segment.adjust_line_length(segments, width, style=Style.null(), pad=True)
 
 
 class _Settings(NamedTuple):
@@ -251,10 +284,12 @@ class PickerTable(DataTable[Text | str]):
         # no style (its style is "none").
         options = self.app.console_options.update_dimensions(inner, 1).update(no_wrap=True)
         null = Style.null()
-        split = Segment.split_and_crop_lines(
-            console.render(cell, options), inner, style=null, pad=True, include_new_lines=False
-        )
-        line = next(iter(split), None)
+        line = _text_line(console, cell, inner, options) if type(cell) is Text else None
+        if line is None:
+            split = Segment.split_and_crop_lines(
+                console.render(cell, options), inner, style=null, pad=True, include_new_lines=False
+            )
+            line = next(iter(split), None)
         if line is None:
             line = [Segment(" " * inner, null)]
         if pad:

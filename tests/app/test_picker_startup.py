@@ -314,7 +314,23 @@ def _odd_cells(i: int) -> list[Text | str | None]:
         f"[b]markup[/b] {i}" if i % 2 else "",
         None if i % 3 else Text("🙂 emoji", justify="left"),
         Text(""),
+        Text(f" {i % 10}  " if i % 2 else f"  spaced {i}  ", justify="right", style="italic"),
+        Text("x" * (i % 13), overflow="crop", justify="right"),
+        Text("wide漢字漢字漢字", overflow="ellipsis", style="underline"),
+        Text(f"no end {i}", end=""),
+        Text("wraps when it may", no_wrap=False),
+        Text("ignored overflow", overflow="ignore"),
+        _spanned(i),
     ]
+
+
+def _spanned(i: int) -> Text:
+    """A Text whose spans reach past where it is cut, and one empty span."""
+    out = Text(f"span{i} over the edge", justify="right" if i % 2 else "left")
+    out.stylize("bold", 0, 4)
+    out.stylize("red", 3, 30)
+    out.stylize("blue", 5, 5)
+    return out
 
 
 class _Drawn(App[None]):
@@ -331,7 +347,7 @@ class _Drawn(App[None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.styles.height = 14
-        for k, w in enumerate((7, 9, 12, 6, 5, 8, 1, 3)):
+        for k, w in enumerate((7, 9, 12, 6, 5, 8, 1, 3, 10, 4, 6, 11, 7, 9, 8)):
             table.add_column(f"c{k}", width=w, key=f"c{k}")
         for i in range(40):
             table.add_row(*_odd_cells(i), key=str(i))
@@ -346,7 +362,7 @@ async def _drawn(picker: bool) -> list[object]:
         table._clear_caches()  # noqa: SLF001 - and all of it drawn at once, anew
         out.extend(table.render_lines(table.region.reset_offset))
 
-    async with app.run_test(size=(80, 20)) as pilot:
+    async with app.run_test(size=(160, 20)) as pilot:
         await pilot.pause()
         table = app.query_one(DataTable)
         draw(table)
@@ -385,14 +401,14 @@ async def test_picker_table_body_cells_skip_the_padding_layers(
         return render(self, *args)  # type: ignore[arg-type]
 
     app = _Drawn(True)
-    async with app.run_test(size=(80, 20)) as pilot:
+    async with app.run_test(size=(160, 20)) as pilot:
         await pilot.pause()
         table = app.query_one(DataTable)
         monkeypatch.setattr(rich.padding.Padding, "__rich_console__", counted)
         table.move_cursor(row=3)  # every line drawn again
         await pilot.pause()
         lines = [table.render_line(y) for y in range(14)]
-    assert all(line.cell_length == 80 for line in lines)
+    assert all(line.cell_length == 160 for line in lines)
     # Header cells and the 2 cells too narrow for their padding (1 cell wide) only.
     assert len(calls) <= len(table.columns) + 14, len(calls)
 
@@ -410,7 +426,7 @@ async def test_picker_table_works_out_its_styles_once_per_drawing(
         return rich_style.fget(self)  # type: ignore[attr-defined]
 
     app = _Drawn(True)
-    async with app.run_test(size=(80, 20)) as pilot:
+    async with app.run_test(size=(160, 20)) as pilot:
         await pilot.pause()
         table = app.query_one(PickerTable)
         table._clear_caches()  # noqa: SLF001 - every line drawn again
