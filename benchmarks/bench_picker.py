@@ -15,8 +15,10 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,6 +27,18 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.bench_limits import make_sessions  # noqa: E402 - after the path is set
 from benchmarks.bench_startup import PICKER_MARKER, piview, warm_picker  # noqa: E402
 from benchmarks.tmux_first_screen import HELLO, first_screen  # noqa: E402
+
+
+def warm(command: str, cache: Path) -> None:
+    """:func:`warm_picker`, again when tmux refuses to start it (the benchmarks' tmux server
+    may be exiting as the previous run ends)."""
+    for attempt in range(5):
+        try:
+            warm_picker(command, cache)
+            return
+        except subprocess.CalledProcessError:
+            time.sleep(0.3 * (attempt + 1))
+    warm_picker(command, cache)
 
 
 def main() -> None:
@@ -52,7 +66,7 @@ def main() -> None:
         for name, folder in checkouts.items():
             cache = Path(tmp) / f"cache-{name}"
             cmd = piview(folder, "--sessions", str(args.picker_dir), env=f"XDG_CACHE_HOME={cache}")
-            warm_picker(cmd, cache)  # its summaries of the sessions, cached: "index warm"
+            warm(cmd, cache)  # its summaries of the sessions, cached: "index warm"
             commands[name] = (cmd, PICKER_MARKER)
         load0 = os.getloadavg()
         times: dict[str, list[float]] = {name: [] for name in commands}
