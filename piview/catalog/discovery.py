@@ -11,8 +11,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 __all__ = [
     "HEAD_BYTES",
     "cache_dir",
@@ -75,6 +73,9 @@ def walk_jsonl(root: Path, depth: int) -> Iterator[Path]:
 
 def read_json_line(line: bytes) -> Any:
     """One JSON line decoded, or ``None`` when it is not JSON."""
+    # Imported on first use: the picker's first rows from the summary cache need no decoder.
+    import msgspec
+
     try:
         return msgspec.json.decode(line)
     except msgspec.DecodeError:

@@ -248,15 +248,15 @@ class SummaryCache:
         self._data: dict[str, dict[str, Any]] = {}
         self._dirty = False
         try:
-            raw = json.loads(self.path.read_text())
+            raw = json.loads(self.path.read_bytes())
             if isinstance(raw, dict) and raw.get("version") == _VERSION:
                 self._data = raw.get("sessions", {})
         except (OSError, ValueError):
             pass
 
-    def get(self, path: Path, size: int, mtime: float) -> SessionSummary | None:
+    def get(self, path: str | os.PathLike[str], size: int, mtime: float) -> SessionSummary | None:
         """The cached summary when the file is unchanged."""
-        hit = self._data.get(str(path))
+        hit = self._data.get(os.fspath(path))
         if hit and hit.get("size") == size and hit.get("mtime") == mtime:
             try:
                 return SessionSummary(**hit)

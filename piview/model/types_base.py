@@ -7,6 +7,8 @@ from typing import Any
 
 import msgspec
 
+from piview.model.numbers import NUMBER_LIMIT, Number, number
+
 __all__ = [
     "AnthropicServerToolContent",
     "AnyBlock",
@@ -26,22 +28,6 @@ __all__ = [
     "Usage",
     "number",
 ]
-
-Number = int | float
-"""Token counts and costs: Pi writes ints for tokens and floats for costs; accept both."""
-
-
-NUMBER_LIMIT = 1e18
-"""Larger token counts or costs are not real: :func:`number` reads them as 0."""
-
-
-def number(value: object) -> float:
-    """A token count or cost to compute with: ``value`` when it is an int or float within
-    ±:data:`NUMBER_LIMIT`, else 0 (booleans, strings, NaN, infinities, 10**400: files are
-    hand-editable, and an int too big for a float would make sums raise)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0
-    return value if -NUMBER_LIMIT <= value <= NUMBER_LIMIT else 0
 
 
 # Tags used for values the spec does not know. They never appear in Pi files: the tolerant

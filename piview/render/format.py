@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from piview.model.types import number
+from piview.model.numbers import number
 
 __all__ = [
     "plural",

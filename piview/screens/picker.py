@@ -13,7 +13,9 @@ as :class:`PickerScreen.SessionChosen`, for the app to open.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,10 +48,11 @@ from piview.catalog.summaries import (
 )
 from piview.render.format import fmt_bytes, fmt_cost, fmt_cost_short
 from piview.render.sanitize import sanitize_line
+from piview.screens.first_frame import paint_after_startup
 from piview.screens.picker_lineage import PickerLineage
 from piview.screens.picker_search import PickerTextSearch, hit_query
 from piview.widgets.keybar import KeyBar
-from piview.widgets.picker_table import PickerTable
+from piview.widgets.picker_table import Cells, PickerTable
 
 if TYPE_CHECKING:
     from piview.catalog.fts import Hit
@@ -259,7 +262,7 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
     def on_mount(self) -> None:
         """Show quick rows now; index the rest in a worker."""
         for found in discover(self.roots):
-            summary = self.cache.get(Path(found.path), found.size, found.mtime)
+            summary = self.cache.get(found.path, found.size, found.mtime)
             if summary is not None:
                 summary = apply_found(summary, found)
             else:
@@ -277,6 +280,7 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
         # The indexer takes the interpreter lock from the UI: it starts after the first rows.
         self.call_after_refresh(self._index_all)
         self._fts_start()
+        paint_after_startup(self)
 
     def _sort(self) -> None:
         summaries = self.summaries
@@ -344,9 +348,10 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
     def _columns(self, width: int) -> list[tuple[str, int]]:
         """``(column, width)`` for ``width`` cells: the session's title takes what is free,
         numbers are never cut, and the least needed columns go first when it is narrow."""
-        projects = [_project_label(s) for s in self.summaries.values()]
+        # The widest project label: each distinct folder (or agent) measured once.
+        one_each = {(s.host, s.cwd, s.group): s for s in self.summaries.values()}.values()
         cols = [
-            ("project", min(20, max([7, *map(len, projects)]))),
+            ("project", min(20, max([7, *(len(_project_label(s)) for s in one_each)]))),
             ("session", 0),
             ("entries", 7),
             ("size", 8),
@@ -414,7 +419,8 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
         self._cols = self._columns(width)
         table.clear(columns=True)
         for name, w in self._cols:
-            table.add_column(name, width=w, key=name)
+            # A Text: a str is read as markup, which loads Rich's emoji codes (~2 ms).
+            table.add_column(Text(name), width=w, key=name)
         self._shown = [p for p in self.order if self._matches(self.summaries[p], needle)]
         if self.threaded:
             self._shown = self._thread(self._shown)
@@ -423,14 +429,15 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
         now = time.time()
         last_project: str | None | bool = False
         grouped = self.sort == "last activity"
-        rows: list[tuple[str, list[Text | str]]] = []
+        # Each row's cells are made when the table first reads them (the rows drawn).
+        rows: list[tuple[str, Callable[[], Cells]]] = []
         for p in self._shown:
             s = self.summaries[p]
             if s.parent is not None and s.parent in self.summaries:
-                rows.append((p, self._cells(s, self._cols, False, now)))
+                rows.append((p, partial(self._cells, s, self._cols, False, now)))
                 continue
             show = not grouped or s.project != last_project or self.threaded
-            rows.append((p, self._cells(s, self._cols, show, now)))
+            rows.append((p, partial(self._cells, s, self._cols, show, now)))
             last_project = s.project
         table.fill(rows)
         self._add_hit_rows(table, now)

@@ -18,7 +18,8 @@ from textual.widgets import DataTable
 from piview.app import make_app
 from piview.screens.picker import PickerScreen
 from piview.widgets.picker_table import PickerTable
-from tests.app.test_debugging import build_sessions
+from tests.app.test_debugging import T0, _copy_as, build_sessions
+from tests.conftest import fixture
 
 SIZE = (120, 30)
 
@@ -174,3 +175,326 @@ async def test_fill_is_adding_the_rows_one_by_one() -> None:
         assert fill.row_count == 31 and fill.get_row_at(30) == ["more", "1 kB", None]
         with pytest.raises(data_table.DuplicateKey):
             fill.fill([("k99", ["again"])])
+
+
+async def test_first_frame_is_written_when_the_start_up_ends(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Textual renders the first frame inside its start-up batch and throws it away; the
+    # whole screen is painted again right after the batch, not a screen-timer tick later.
+    from textual._compositor import LayoutUpdate
+    from textual.app import App
+    from textual.timer import Timer
+
+    events: list[str] = []
+    display, tick = App._display, Timer._tick  # noqa: SLF001
+
+    def recorded(self: App[object], screen: Screen[object], renderable: object) -> None:
+        if isinstance(screen, PickerScreen) and isinstance(renderable, LayoutUpdate):
+            events.append("held" if self._batch_count else "whole frame")  # noqa: SLF001
+        display(self, screen, renderable)
+
+    async def ticked(self: Timer, **kw: object) -> None:
+        if self.name == "screen_update":
+            events.append("timer")
+        await tick(self, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(App, "_display", recorded)
+    monkeypatch.setattr(Timer, "_tick", ticked)
+    app = make_app(sessions_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.1)
+    assert "held" in events and "whole frame" in events, events
+    first = events.index("whole frame")
+    assert "timer" not in events[:first], events
+
+
+class _Lazy(App[None]):
+    """A PickerTable filled with functions that make each row's cells (``lazy``), or with
+    the cells themselves; the rows whose cells were made are counted."""
+
+    def __init__(self, lazy: bool) -> None:
+        super().__init__()
+        self.lazy = lazy
+        self.made: list[int] = []
+
+    def compose(self) -> ComposeResult:
+        yield PickerTable(cursor_type="row", zebra_stripes=True)
+
+    def cells(self, i: int) -> list[Text | str]:
+        self.made.append(i)
+        return [Text(f"row {i}", justify="right"), f"{i} kB"]
+
+    def on_mount(self) -> None:
+        table = self.query_one(PickerTable)
+        table.styles.height = 12
+        table.add_column("name", width=12, key="name")
+        table.add_column("size", width=8, key="size")
+        table.add_column("note", width=6, key="note")  # no cell given: empty
+        if self.lazy:
+            table.fill([(f"k{i}", lambda i=i: self.cells(i)) for i in range(300)])
+        else:
+            table.fill([(f"k{i}", self.cells(i)) for i in range(300)])
+
+
+async def _lazy_run(lazy: bool) -> tuple[list[int], list[object]]:
+    """What one table does: the rows made, then what is drawn and read, in order."""
+    app = _Lazy(lazy)
+    seen: list[object] = []
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        table = app.query_one(PickerTable)
+        made = sorted(set(app.made))
+        seen += [table.virtual_size, table.row_count]
+        seen += [table.render_line(y) for y in range(12)]
+        seen += [table.get_row_at(200), str(table.get_row_at(200)[0])]
+        table.update_cell("k250", "size", "big")
+        seen += [table.get_row("k250"), [table.get_cell(f"k{i}", "size") for i in range(245, 255)]]
+        table.move_cursor(row=299)
+        await pilot.pause()
+        seen += [table.render_line(y) for y in range(12)]
+        seen.append(len(app.made))
+    return made, seen
+
+
+async def test_fill_makes_the_cells_of_the_rows_drawn_only() -> None:
+    made, lazy = await _lazy_run(True)
+    _all, eager = await _lazy_run(False)
+    assert made and set(made) <= set(range(12)), made  # the rows on screen, no more
+    assert lazy[:-1] == eager[:-1]  # drawn, read, updated, scrolled: the same
+    assert lazy[-1] < 60 and eager[-1] == 300, (lazy[-1], eager[-1])  # never every row
+
+
+async def test_picker_formats_only_the_rows_it_draws(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("PIVIEW_SEARCH_DB", raising=False)
+    root = tmp_path / "sessions"
+    for i in range(120):
+        dest = root / f"--home-dev-src-p{i % 7}--" / f"2026-05-14T09-00_{i:03d}.jsonl"
+        _copy_as(fixture("linear.jsonl"), dest, f"/home/dev/src/p{i % 7}", T0 + 60 * i)
+    made: list[str] = []
+    cells = PickerScreen._cells  # noqa: SLF001
+
+    def counted(self: PickerScreen, s: object, *args: object) -> object:
+        made.append(s.path)  # type: ignore[attr-defined]
+        return cells(self, s, *args)  # type: ignore[arg-type]
+
+    app = make_app(sessions_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        monkeypatch.setattr(PickerScreen, "_cells", counted)
+        picker._refill()  # noqa: SLF001 - the rows made again, as a filter does
+        await pilot.pause()
+        table = picker.query_one(DataTable)
+        assert table.row_count == 120
+        assert 0 < len(made) <= SIZE[1]  # the rows on screen, not all 120
+        # A row read later is made then, whole.
+        row = table.get_row_at(100)
+        shown = picker.summaries[picker._shown[100]]  # noqa: SLF001
+        assert len(row) == len(picker._cols) and made[-1] == shown.path  # noqa: SLF001
+        assert str(row[[n for n, _w in picker._cols].index("session")]) == shown.title  # noqa: SLF001
+
+
+def _odd_cells(i: int) -> list[Text | str | None]:
+    """Cells of every kind a table meets: justified, cut, styled, wide, tabbed, two lines."""
+    styled = Text("bold ", style="bold cyan", overflow="ellipsis", no_wrap=True)
+    styled.append("and dim", style="dim")
+    styled.stylize("reverse", 2, 7)
+    return [
+        Text(f"{i:,}", justify="right"),
+        styled,
+        Text(f"漢字のセッション {i} — a long title that will not fit", overflow="ellipsis"),
+        Text("tab\there", justify="center", overflow="crop"),
+        Text("two\nlines", justify="full", overflow="fold"),
+        f"[b]markup[/b] {i}" if i % 2 else "",
+        None if i % 3 else Text("🙂 emoji", justify="left"),
+        Text(""),
+        Text(f" {i % 10}  " if i % 2 else f"  spaced {i}  ", justify="right", style="italic"),
+        Text("x" * (i % 13), overflow="crop", justify="right"),
+        Text("wide漢字漢字漢字", overflow="ellipsis", style="underline"),
+        Text(f"no end {i}", end=""),
+        Text("wraps when it may", no_wrap=False),
+        Text("ignored overflow", overflow="ignore"),
+        _spanned(i),
+    ]
+
+
+def _spanned(i: int) -> Text:
+    """A Text whose spans reach past where it is cut, and one empty span."""
+    out = Text(f"span{i} over the edge", justify="right" if i % 2 else "left")
+    out.stylize("bold", 0, 4)
+    out.stylize("red", 3, 30)
+    out.stylize("blue", 5, 5)
+    return out
+
+
+class _Drawn(App[None]):
+    """One table, a PickerTable or a DataTable, with :func:`_odd_cells` rows."""
+
+    def __init__(self, picker: bool) -> None:
+        super().__init__()
+        self.picker = picker
+
+    def compose(self) -> ComposeResult:
+        kind = PickerTable if self.picker else DataTable
+        yield kind(cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.styles.height = 14
+        for k, w in enumerate((7, 9, 12, 6, 5, 8, 1, 3, 10, 4, 6, 11, 7, 9, 8)):
+            table.add_column(f"c{k}", width=w, key=f"c{k}")
+        for i in range(40):
+            table.add_row(*_odd_cells(i), key=str(i))
+
+
+async def _drawn(picker: bool) -> list[object]:
+    out: list[object] = []
+    app = _Drawn(picker)
+
+    def draw(table: DataTable[object]) -> None:
+        out.extend(table.render_line(y) for y in range(14))
+        table._clear_caches()  # noqa: SLF001 - and all of it drawn at once, anew
+        out.extend(table.render_lines(table.region.reset_offset))
+
+    async with app.run_test(size=(160, 20)) as pilot:
+        await pilot.pause()
+        table = app.query_one(DataTable)
+        draw(table)
+        await pilot.hover(DataTable, offset=(20, 4))
+        table.move_cursor(row=5)
+        await pilot.pause()
+        draw(table)
+        table.cursor_type = "cell"
+        table.move_cursor(row=7, column=2)
+        await pilot.pause()
+        draw(table)
+        table.blur()
+        await pilot.pause()
+        draw(table)
+    return out
+
+
+async def test_picker_table_cells_are_drawn_as_data_table_draws_them() -> None:
+    # Strips equal: the same text, the same styles, the same meta (row and column of a click).
+    ours, theirs = await _drawn(True), await _drawn(False)
+    assert len(ours) == len(theirs) == 112
+    for k, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+        assert list(a) == list(b), k  # type: ignore[call-overload]
+
+
+async def test_picker_table_body_cells_skip_the_padding_layers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import rich.padding
+
+    calls: list[object] = []
+    render = rich.padding.Padding.__rich_console__
+
+    def counted(self: rich.padding.Padding, *args: object) -> object:
+        calls.append(self.renderable)
+        return render(self, *args)  # type: ignore[arg-type]
+
+    app = _Drawn(True)
+    async with app.run_test(size=(160, 20)) as pilot:
+        await pilot.pause()
+        table = app.query_one(DataTable)
+        monkeypatch.setattr(rich.padding.Padding, "__rich_console__", counted)
+        table.move_cursor(row=3)  # every line drawn again
+        await pilot.pause()
+        lines = [table.render_line(y) for y in range(14)]
+    assert all(line.cell_length == 160 for line in lines)
+    # Header cells and the 2 cells too narrow for their padding (1 cell wide) only.
+    assert len(calls) <= len(table.columns) + 14, len(calls)
+
+
+async def test_picker_table_works_out_its_styles_once_per_drawing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from textual.dom import DOMNode
+
+    calls: list[object] = []
+    rich_style = DOMNode.rich_style
+
+    def counted(self: DOMNode) -> object:
+        calls.append(self)
+        return rich_style.fget(self)  # type: ignore[attr-defined]
+
+    app = _Drawn(True)
+    async with app.run_test(size=(160, 20)) as pilot:
+        await pilot.pause()
+        table = app.query_one(PickerTable)
+        table._clear_caches()  # noqa: SLF001 - every line drawn again
+        table._styles_cache.clear()  # noqa: SLF001
+        monkeypatch.setattr(DOMNode, "rich_style", property(counted))
+        lines = table.render_lines(table.region.reset_offset)
+        monkeypatch.undo()
+        assert len(lines) == 14
+        # The table's own, the header's and the two stripes': not three for each line.
+        assert len(calls) <= 6, len(calls)
+
+
+async def test_picker_rows_read_no_markup(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Markup would load Rich's table of emoji codes (~2 ms) before the first rows.
+    app = make_app(sessions_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        labels = [str(c.label) for c in picker.query_one(DataTable).ordered_columns]
+        calls: list[str] = []
+        from_markup = Text.from_markup
+
+        def counted(text: str, **kw: object) -> Text:
+            calls.append(text)
+            return from_markup(text, **kw)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(Text, "from_markup", counted)
+        picker._refill()  # noqa: SLF001 - the columns and rows made again
+        await pilot.pause()
+        table = picker.query_one(DataTable)
+        assert [str(c.label) for c in table.ordered_columns] == labels
+        assert calls == []
+
+
+async def test_files_changed_since_the_cache_show_as_they_are_now(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first rows come from the summary cache; a file added, grown or removed since it
+    # was written is listed as it is now (and indexed), one gone is not listed.
+    from piview.catalog.discovery import cache_dir
+
+    app = make_app(sessions_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert (cache_dir() / "sessions.json").exists()
+    linear, tools, tree = (
+        root / "--home-dev-src-alpha--" / "2026-05-14T09-00_linear.jsonl",
+        root / "--home-dev-src-beta--" / "2026-05-15T09-00_tools.jsonl",
+        root / "--home-dev-src-alpha--" / "2026-05-14T18-00_tree.jsonl",
+    )
+    added = root / "--home-dev-src-gamma--" / "2026-05-16T09-00_added.jsonl"
+    _copy_as(fixture("linear.jsonl"), added, "/home/dev/src/gamma", T0 + 5 * 3600)
+    lines = tree.read_bytes().splitlines(keepends=True)
+    grown = b'{"type":"session_info","id":"zz000001","parentId":null,'
+    grown += b'"timestamp":"2026-05-05T20:00:00.000Z","name":"renamed since"}\n'
+    tree.write_bytes(b"".join(lines) + grown)
+    tools.unlink()
+    app = make_app(sessions_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        assert set(picker._shown) == {str(added), str(linear), str(tree)}  # noqa: SLF001
+        assert picker.summaries[str(tree)].name == "renamed since"
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = picker.query_one(DataTable)
+        titles = {p: str(table.get_cell(p, "session")) for p in picker._shown}  # noqa: SLF001
+        assert titles[str(tree)] == "renamed since"
+        assert picker.summaries[str(added)].complete and picker.summaries[str(tree)].complete
+        assert str(table.get_cell(str(tree), "entries")) == "24"

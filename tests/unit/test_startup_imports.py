@@ -39,9 +39,12 @@ PICKER_LATER = (
     "piview.model.decode",
     "concurrent.futures.process",
     "multiprocessing",
+    "msgspec",
+    "sqlite3",
 )
 """The picker's first rows come from the summaries: no session screen, no search index (built
-in a process of its own after the first rows), no decoder (the indexer loads it)."""
+in a process of its own after the first rows), no decoder (the indexer loads it, a file not
+in the summary cache its JSON reader), no SQLite (an OpenClaw database's own)."""
 
 
 def _imported(code: str, names: tuple[str, ...]) -> list[str]:

@@ -1,0 +1,38 @@
+"""Provides :func:`paint_after_startup`: a first screen's frame written as soon as the app's
+start-up is over, not one screen-timer tick later.
+
+Textual starts an app inside one batch of updates: the first screen is composed, mounted and
+laid out, and its first whole frame rendered, while that batch holds every write back, so
+that frame is thrown away. When the batch ends only the widgets changed since are drawn
+(the key bar); the whole screen waits for the screen's update timer, whose first tick comes a
+full period (1/60 s) after it is first started. That wait was ~17 ms of the picker's first
+rows. Asking for the whole screen right after the batch draws the same frame (its widgets'
+lines are cached by then) without that wait.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.screen import Screen
+
+__all__ = ["paint_after_startup"]
+
+
+def paint_after_startup(screen: Screen[Any]) -> None:
+    """Have ``screen`` painted whole once the app's start-up batch ends (call it from the
+    screen's ``on_mount``); nothing happens when no batch holds the writes back."""
+    app = screen.app
+    if not app._batch_count:  # noqa: SLF001 - Textual's own count of held-back updates
+        return
+
+    def paint() -> None:
+        # The app's queue runs this once the batch is over (its loop starts after it).
+        if app._batch_count or not screen.is_current:  # noqa: SLF001
+            return
+        # What the screen's update timer does on its tick, now: layout if needed, then the
+        # whole screen rendered and written.
+        screen._repaint_required = True  # noqa: SLF001
+        screen._on_timer_update()  # noqa: SLF001
+
+    app.call_later(paint)
