@@ -22,10 +22,12 @@ from textual.app import SuspendNotSupported
 from piview.model.toolargs import count_lines
 from piview.render.format import plural
 from piview.widgets.branch_panel import BranchPanel
+from piview.widgets.offthread import compute_off_thread
 from piview.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from textual.screen import Screen
+    from textual.timer import Timer
 
     from piview.model import Session
     from piview.render.copytext import BlockText
@@ -74,6 +76,36 @@ class SessionViews(_Screen):
         from piview.screens.inspector import ToolInspector
 
         self.app.push_screen(ToolInspector(self.session, *ref))
+
+    COLLECT_TOOLS_AFTER = 1.0
+    """Seconds on a branch before its tool calls are collected ahead, in a worker, for ``T``
+    (a branch left sooner is not collected: switching branches costs nothing more)."""
+
+    _collect_timer: Timer | None = None
+
+    def collect_tools_ahead(self) -> None:
+        """After :attr:`COLLECT_TOOLS_AFTER` seconds on the branch shown, collect its tool
+        calls in a worker when the tools view would (a long branch), so that ``T`` opens with
+        them at once; a branch shown again before that starts the wait again."""
+        if self._collect_timer is not None:
+            self._collect_timer.stop()
+        self._collect_timer = self.set_timer(self.COLLECT_TOOLS_AFTER, self._collect_tools)
+
+    def _collect_tools(self) -> None:
+        from piview.model.tools import branch_tool_rows, cached_tool_rows
+        from piview.screens.tools_view import ToolsScreen
+
+        self._collect_timer = None
+        session, path = self.session, self.query_one(Transcript).path
+        if len(path) < ToolsScreen.BIG_BRANCH or cached_tool_rows(session, path) is not None:
+            return
+        compute_off_thread(
+            self,
+            lambda: branch_tool_rows(session, path),
+            lambda _rows: None,  # kept by branch_tool_rows for the tools view
+            group="tool-rows-ahead",
+            description="Collecting tool calls ahead",
+        )
 
     def action_tools(self) -> None:
         """Open the tools view; Enter there jumps to the call."""

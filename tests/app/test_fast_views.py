@@ -1,0 +1,210 @@
+"""The views a key opens on a big session: the work each does is for what is on screen.
+
+``T`` on a branch of thousands of tool calls: the calls are collected once (ahead, in a
+worker, while the user reads the branch) and kept while the tree stays the same; the table
+makes the cells of the rows it draws only, and draws what a DataTable filled with
+``add_row`` draws.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import DataTable, Static
+
+import piview.screens.tools_view as tools_view
+from piview.app import make_app
+from piview.model import Session, load_session
+from piview.model.tools import ToolRow, branch_tool_rows, cached_tool_rows, tool_rows
+from piview.screens.session import SessionScreen
+from piview.screens.tools_view import ToolsScreen
+from piview.widgets.lazy_table import LazyTable
+from piview.widgets.transcript import Transcript
+from tests.app.test_key_work import write_turns
+from tests.conftest import fixture
+
+SIZE = (120, 40)
+
+
+@pytest.fixture(scope="module")
+def many_calls(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A branch of 3,000 tool calls (12,000 entries)."""
+    return write_turns(tmp_path_factory.mktemp("calls") / "calls.jsonl", 3000)
+
+
+class _Tables(App[None]):
+    """A LazyTable and a DataTable filled with add_row, the same cells, one above the other."""
+
+    CSS = "DataTable { height: 12; }"
+
+    def __init__(self, cells: list[list[str]], made: list[int]) -> None:
+        super().__init__()
+        self.cells, self.made = cells, made
+
+    def compose(self) -> ComposeResult:
+        yield LazyTable(cursor_type="row", zebra_stripes=True, id="lazy")
+        yield DataTable(cursor_type="row", zebra_stripes=True, id="eager")
+
+    def on_mount(self) -> None:
+        from rich.text import Text
+
+        lazy, eager = self.query_one("#lazy", LazyTable), self.query_one("#eager", DataTable)
+        for table in (lazy, eager):
+            for name, width in (("#", 5), ("name", 10), ("status", 8)):
+                table.add_column(name, width=width, key=name)
+
+        def make(n: int) -> list[Text]:
+            self.made.append(n)
+            return [Text(c, style="bold" if k == 1 else "") for k, c in enumerate(self.cells[n])]
+
+        lazy.show_rows(len(self.cells), make)
+        for row in self.cells:
+            eager.add_row(*(Text(c, style="bold" if k == 1 else "") for k, c in enumerate(row)))
+
+
+async def test_a_lazy_table_draws_what_add_row_draws_making_only_the_rows_drawn() -> None:
+    cells = [[str(n), f"tool{n % 7}", "ok" if n % 5 else "error"] for n in range(5000)]
+    made: list[int] = []
+    app = _Tables(cells, made)
+    async with app.run_test(size=(40, 30)) as pilot:
+        await pilot.pause()
+        lazy, eager = app.query_one("#lazy", LazyTable), app.query_one("#eager", DataTable)
+
+        async def styled(table: DataTable[object]) -> list[list[tuple[str, object]]]:
+            """The table's lines as drawn with the focus (text and style, not the meta)."""
+            table.focus()
+            await pilot.pause()
+            return [
+                [(s.text, s.style and s.style.clear_meta_and_links()) for s in table.render_line(y)]
+                for y in range(table.size.height)
+            ]
+
+        assert lazy.row_count == eager.row_count == 5000
+        assert lazy.virtual_size == eager.virtual_size
+        first = await styled(lazy)
+        assert first == await styled(eager)
+        assert "tool3" in str(first) and "error" in str(first)
+        assert len(set(made)) < 20  # only the rows on screen were made
+        for keys in (["down"] * 3, ["pagedown"], ["ctrl+end"], ["up"], ["ctrl+home"]):
+            for table in (lazy, eager):
+                table.focus()
+                await pilot.press(*keys)
+            await pilot.pause()
+            assert lazy.cursor_row == eager.cursor_row
+            assert await styled(lazy) == await styled(eager)
+        assert [str(c) for c in lazy.get_row_at(4321)] == cells[4321]
+        assert len(set(made)) < 60
+
+
+def test_the_tool_rows_of_a_branch_are_collected_once_per_tree(many_calls: Path) -> None:
+    s = load_session(many_calls)
+    path = s.tree.path(s.tree.leaf)
+    assert cached_tool_rows(s, path) is None
+    rows = branch_tool_rows(s, path)
+    assert [(r.entry, r.part, r.status) for r in rows] == [
+        (r.entry, r.part, r.status) for r in tool_rows(s, path)
+    ]
+    assert cached_tool_rows(s, path) is rows and branch_tool_rows(s, path) is rows
+    assert cached_tool_rows(s, path[:-4]) is None  # another branch: not these rows
+
+
+def test_the_tool_rows_kept_are_stale_once_the_file_grew(tmp_path: Path) -> None:
+    live = tmp_path / "live.jsonl"
+    shutil.copy(fixture("edit_tools.jsonl"), live)
+    s = load_session(live)
+    path = s.tree.path(s.tree.leaf)
+    rows = branch_tool_rows(s, path)
+    leaf_id = s.ids[path[-1]]
+    with live.open("a") as f:  # a result arriving for nothing, under the same leaf's parent
+        f.write(
+            '{"type":"message","id":"zz000001","parentId":"' + leaf_id + '",'
+            '"timestamp":"2026-05-14T10:00:00.000Z","message":{"role":"toolResult",'
+            '"toolCallId":"nope","toolName":"bash","content":[],"isError":false}}\n'
+        )
+    assert s.poll() != "none"
+    assert cached_tool_rows(s, path) is None  # the tree is a new one: the rows may differ
+    new_path = s.tree.path(s.tree.leaf)
+    fresh = branch_tool_rows(s, new_path)
+    assert fresh is not rows and len(fresh) == len(rows) + 1
+    assert fresh[-1].status == "orphan_result"
+
+
+async def test_tools_view_opens_with_calls_collected_ahead_and_makes_visible_cells_only(
+    many_calls: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[str] = []
+    summary = tools_view.argument_summary
+
+    def counted(name: str, args: object, limit: int = 60) -> str:
+        made.append(name)
+        return summary(name, args, limit=limit)
+
+    monkeypatch.setattr(tools_view, "argument_summary", counted)
+    monkeypatch.setattr(SessionScreen, "COLLECT_TOOLS_AFTER", 0.05)
+    app = make_app(load_session(many_calls))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        await app.workers.wait_for_complete()
+        s = app.session
+        assert s is not None
+        path = app.screen.query_one(Transcript).path
+        rows = cached_tool_rows(s, path)
+        assert rows is not None and len(rows) == 3000  # collected ahead, before T
+        await pilot.press("T")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ToolsScreen)
+        assert not screen.collecting and screen.rows is rows
+        table = screen.query_one(DataTable)
+        assert table.row_count == 3000
+        assert 0 < len(made) < 60  # the rows on screen, not 3,000
+        await pilot.press("ctrl+end")
+        await pilot.pause()
+        assert table.cursor_row == 2999
+        assert len(made) < 120
+        assert str(table.get_row_at(2999)[0]) == "3000"
+        await pilot.press("S")  # latency: every row in another order, still made lazily
+        await pilot.pause()
+        assert screen.sort == "latency" and table.row_count == 3000
+        assert len(made) < 200
+
+
+async def test_tools_view_of_a_branch_left_at_once_collects_in_a_worker(
+    many_calls: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """T before the calls were collected ahead: the view says it is collecting, then lists
+    them all, as the rows a DataTable would have listed."""
+    monkeypatch.setattr(SessionScreen, "COLLECT_TOOLS_AFTER", 60.0)
+    release = threading.Event()
+
+    def held(session: Session, path: list[int]) -> list[ToolRow]:
+        release.wait(10)
+        return branch_tool_rows(session, path)
+
+    monkeypatch.setattr(tools_view, "branch_tool_rows", held)
+    app = make_app(load_session(many_calls))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("T")
+        screen = app.screen
+        assert isinstance(screen, ToolsScreen) and screen.collecting
+        assert "collecting the tool calls of 12,000 entries" in str(
+            screen.query_one("#totals", Static).render()
+        )
+        release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not screen.collecting and len(screen.rows) == 3000
+        s = app.session
+        assert s is not None
+        expected = tool_rows(s, s.tree.path(s.tree.leaf))
+        table = screen.query_one(DataTable)
+        assert [str(table.get_row_at(n)[1]) for n in (0, 1500, 2999)] == [
+            expected[n].name for n in (0, 1500, 2999)
+        ]
+        assert [str(table.get_row_at(n)[3]) for n in range(0, 3000, 17)] == [
+            expected[n].status for n in range(0, 3000, 17)
+        ]
