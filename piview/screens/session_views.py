@@ -78,15 +78,17 @@ class SessionViews(_Screen):
         self.app.push_screen(ToolInspector(self.session, *ref))
 
     COLLECT_TOOLS_AFTER = 1.0
-    """Seconds on a branch before its tool calls are collected ahead, in a worker, for ``T``
-    (a branch left sooner is not collected: switching branches costs nothing more)."""
+    """Seconds on a branch before what ``T`` and ``b`` show is made ahead, in workers: the
+    branch's tool calls, the hidden branch panel's rows (a branch left sooner costs
+    nothing more)."""
 
     _collect_timer: Timer | None = None
 
     def collect_tools_ahead(self) -> None:
         """After :attr:`COLLECT_TOOLS_AFTER` seconds on the branch shown, collect its tool
-        calls in a worker when the tools view would (a long branch), so that ``T`` opens with
-        them at once; a branch shown again before that starts the wait again."""
+        calls in a worker when the tools view would (a long branch), and flatten the hidden
+        branch panel's rows, so that ``T`` and ``b`` open with them at once; a branch shown
+        again before that starts the wait again."""
         if self._collect_timer is not None:
             self._collect_timer.stop()
         self._collect_timer = self.set_timer(self.COLLECT_TOOLS_AFTER, self._collect_tools)
@@ -96,6 +98,7 @@ class SessionViews(_Screen):
         from piview.screens.tools_view import ToolsScreen
 
         self._collect_timer = None
+        self.query_one(BranchPanel).flatten_ahead()
         session, path = self.session, self.query_one(Transcript).path
         if len(path) < ToolsScreen.BIG_BRANCH or cached_tool_rows(session, path) is not None:
             return

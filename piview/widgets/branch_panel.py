@@ -28,6 +28,7 @@ from piview.model.subtree import cached_sums, subtree_sums
 from piview.model.treefilter import FilterMode
 from piview.model.treetext import row_text
 from piview.model.treeview import Folds, Row, TreeRows, flatten
+from piview.widgets.branch_ahead import BranchAhead
 from piview.widgets.branch_compare import BranchCompare
 from piview.widgets.branch_figures import BranchFigures
 from piview.widgets.branch_grow import BranchGrow
@@ -44,6 +45,7 @@ BIG_TREE = 100_000
 
 
 class BranchPanel(
+    BranchAhead,
     BranchKeys,
     BranchGrow,
     BranchRows,
@@ -373,6 +375,8 @@ class BranchPanel(
     def _rebuild(self, keep: int | None, *, force: bool = False) -> None:
         if self._session is None:
             return
+        if not force:
+            self._inputs += 1  # rows flattened ahead are for the inputs before this
         if not force and not (self.is_mounted and self.display):
             # A hidden panel costs nothing: flatten when it is shown (or asked for rows).
             self._stale = True
@@ -380,6 +384,10 @@ class BranchPanel(
             return
         self._stale = False
         self._generation += 1
+        ahead = self.take_ahead()
+        if ahead is not None:
+            self._apply(ahead, keep)
+            return
         if len(self._session) >= BIG_TREE and self.is_mounted:
             self._flatten_in_worker(keep)
             return

@@ -1,9 +1,11 @@
-"""The views a key opens on a big session: the work each does is for what is on screen.
+"""The views a key opens on a big session: the work each does is for what is on screen, or
+was done ahead.
 
 ``T`` on a branch of thousands of tool calls: the calls are collected once (ahead, in a
 worker, while the user reads the branch) and kept while the tree stays the same; the table
 makes the cells of the rows it draws only, and draws what a DataTable filled with
-``add_row`` draws.
+``add_row`` draws. ``b``: the hidden panel's rows are flattened ahead in a worker, and shown
+if nothing they depend on changed since.
 """
 
 from __future__ import annotations
@@ -17,11 +19,15 @@ from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Static
 
 import piview.screens.tools_view as tools_view
+import piview.widgets.branch_ahead as branch_ahead
+import piview.widgets.branch_panel as branch_panel_module
 from piview.app import make_app
 from piview.model import Session, load_session
 from piview.model.tools import ToolRow, branch_tool_rows, cached_tool_rows, tool_rows
+from piview.model.treeview import TreeRows
 from piview.screens.session import SessionScreen
 from piview.screens.tools_view import ToolsScreen
+from piview.widgets.branch_panel import BranchPanel
 from piview.widgets.lazy_table import LazyTable
 from piview.widgets.transcript import Transcript
 from tests.app.test_key_work import write_turns
@@ -208,3 +214,70 @@ async def test_tools_view_of_a_branch_left_at_once_collects_in_a_worker(
         assert [str(table.get_row_at(n)[3]) for n in range(0, 3000, 17)] == [
             expected[n].status for n in range(0, 3000, 17)
         ]
+
+
+# --------------------------------------------------------------------------- b
+
+
+def _row_keys(panel: BranchPanel) -> list[tuple[int, str, bool, bool]]:
+    return [(r.entry, r.connector, r.on_path, r.is_leaf) for r in panel.rows]
+
+
+async def test_the_hidden_branch_panel_is_flattened_ahead_and_shown_without_flattening(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``b`` after a moment on the branch: the rows flattened in a worker are shown, the same
+    rows as a panel flattened on show; nothing is flattened on the UI thread."""
+    monkeypatch.setattr(branch_ahead, "AHEAD_MIN", 1)
+    monkeypatch.setattr(SessionScreen, "COLLECT_TOOLS_AFTER", 0.05)
+    on_ui: list[str] = []
+    flatten = branch_panel_module.flatten
+
+    def watched(*args: object, **kwargs: object) -> TreeRows:
+        if threading.current_thread() is threading.main_thread():
+            on_ui.append("flatten")
+        return flatten(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(branch_panel_module, "flatten", watched)
+    app = make_app(load_session(fixture("tree_branches.jsonl")))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        await app.workers.wait_for_complete()
+        panel = app.screen.query_one(BranchPanel)
+        assert panel._ahead is not None  # noqa: SLF001
+        await pilot.press("b")
+        await pilot.pause()
+        assert on_ui == [] and panel.has_focus
+        ahead_rows = _row_keys(panel)
+        assert app.session is not None
+        fresh = flatten(app.session, panel.leaf, panel.filter_mode, panel._folds.copy())  # noqa: SLF001
+        fresh_rows = [(r.entry, r.connector, r.on_path, r.is_leaf) for r in fresh.rows]
+        assert ahead_rows == fresh_rows and len(ahead_rows) > 5
+        # The keys work on those rows as on rows flattened on show.
+        await pilot.press("f")
+        await pilot.pause()
+        assert panel.filter_mode == "no-tools" and on_ui == ["flatten"]
+
+
+async def test_rows_flattened_ahead_are_dropped_when_what_they_show_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(branch_ahead, "AHEAD_MIN", 1)
+    monkeypatch.setattr(SessionScreen, "COLLECT_TOOLS_AFTER", 0.05)
+    app = make_app(load_session(fixture("tree_branches.jsonl")))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        await app.workers.wait_for_complete()
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        panel = screen.query_one(BranchPanel)
+        assert panel._ahead is not None  # noqa: SLF001
+        s = app.session
+        assert s is not None
+        other = next(leaf for leaf in s.tree.leaves() if leaf != screen.leaf)
+        screen.COLLECT_TOOLS_AFTER = 60.0  # this time, no flattening ahead again
+        screen.show_branch(other)  # while hidden: another active path
+        await pilot.press("b")
+        await pilot.pause()
+        active = [r.entry for r in panel.rows if r.is_leaf and r.on_path]
+        assert active == [other]
