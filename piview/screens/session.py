@@ -360,6 +360,10 @@ class SessionScreen(
         if self._prebuilt is not None and self._prebuilt[0] == leaf and not transcript.show_hidden:
             items = self._prebuilt[1]
         self._prebuilt = None
+        shown = transcript.items
+        # The branch shown, chosen again (an entry of it in the panel): its blocks stay.
+        if items is None and self._pending is None and path == transcript.path:
+            items = shown if isinstance(shown, ItemList) else None
         if items is None and len(path) >= BIG_BRANCH:
             self._build_in_worker(_Build(leaf, path, focus_entry, hidden_only=False))
             return

@@ -335,10 +335,19 @@ class BranchPanel(
             return
         if leaf is None or not 0 <= leaf < len(self._session):
             leaf = self._session.tree.leaf
-        keep = self.cursor_entry if self._tree_rows is not None and not self._stale else leaf
+        path = self._session.tree.path(leaf) if leaf is not None else []
+        rows = self._tree_rows
+        if (
+            rows is not None
+            and leaf == self._leaf == rows.leaf
+            and rows.mode == self.filter_mode
+            and not (self._stale or self.building)
+            and self._folds.closed.isdisjoint(path)
+        ):
+            return  # the same active path, nothing on it folded: these are its rows already
+        keep = self.cursor_entry if rows is not None and not self._stale else leaf
         self._leaf = leaf
-        if leaf is not None:
-            self._folds.open_path(self._session.tree.path(leaf))
+        self._folds.open_path(path)
         self._rebuild(keep=keep)
 
     def move_to_entry(self, entry: int) -> None:

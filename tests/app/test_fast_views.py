@@ -13,6 +13,7 @@ from __future__ import annotations
 import shutil
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
@@ -21,6 +22,7 @@ from textual.widgets import DataTable, Static
 import piview.screens.tools_view as tools_view
 import piview.widgets.branch_ahead as branch_ahead
 import piview.widgets.branch_panel as branch_panel_module
+import piview.widgets.transcript as transcript_module
 from piview.app import make_app
 from piview.model import Session, load_session
 from piview.model.tools import ToolRow, branch_tool_rows, cached_tool_rows, tool_rows
@@ -281,3 +283,61 @@ async def test_rows_flattened_ahead_are_dropped_when_what_they_show_changed(
         await pilot.pause()
         active = [r.entry for r in panel.rows if r.is_leaf and r.on_path]
         assert active == [other]
+
+
+async def test_enter_in_the_panel_on_the_branch_shown_builds_nothing_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An entry of the branch shown chosen in the panel: the transcript focuses it with the
+    blocks it has, the panel keeps its rows; another branch is built and flattened."""
+    built: list[int] = []
+    flattened: list[int] = []
+    build, flatten = transcript_module.build_items, branch_panel_module.flatten
+
+    def counted_build(*args: Any, **kwargs: Any) -> Any:
+        built.append(1)
+        return build(*args, **kwargs)
+
+    def counted_flatten(*args: Any, **kwargs: Any) -> Any:
+        flattened.append(1)
+        return flatten(*args, **kwargs)
+
+    monkeypatch.setattr(transcript_module, "build_items", counted_build)
+    monkeypatch.setattr(branch_panel_module, "flatten", counted_flatten)
+    app = make_app(load_session(fixture("tree_branches.jsonl")))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        t = screen.query_one(Transcript)
+        assert app.session is not None
+        screen.show_branch(app.session.tree.newest_leaf(0))  # where enter on its entries goes
+        await pilot.pause()
+        items, leaf = t.items, screen.leaf
+        await pilot.press("b")
+        await pilot.pause()
+        panel = screen.query_one(BranchPanel)
+        s = app.session
+        assert s is not None and leaf is not None
+        path = s.tree.path(leaf)
+        rows = panel.rows
+        first = next(
+            k
+            for k, r in enumerate(rows)
+            if r.entry in path[1:-1] and s.tree.newest_leaf(r.entry) == leaf
+        )
+        built.clear()
+        flattened.clear()
+        panel.cursor = first
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.leaf == leaf and t.items is items and panel.rows is rows
+        assert t.current_entry == rows[first].entry
+        assert built == [] and flattened == []
+        # Another branch: its blocks are built, the panel marks its path.
+        panel.focus()
+        other = next(k for k, r in enumerate(panel.rows) if s.tree.newest_leaf(r.entry) != leaf)
+        panel.cursor = other
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.leaf != leaf and t.items is not items
+        assert built == [1] and flattened == [1]
