@@ -14,6 +14,7 @@ import os
 import shlex
 import subprocess
 import tempfile
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,12 +32,17 @@ if TYPE_CHECKING:
 
     from piview.model import Session
     from piview.render.copytext import BlockText
+    from piview.render.item import ItemList
 
     _Screen = Screen[None]
 else:
     _Screen = object  # a plain mixin: Textual sees only the screen class itself
 
-__all__ = ["SessionViews"]
+__all__ = ["HIDDEN_AHEAD", "SessionViews"]
+
+HIDDEN_AHEAD = 2_000
+"""Branches of this many entries and more have the blocks of the other hidden setting built
+ahead (shorter ones build them in a few milliseconds when ``H`` is pressed)."""
 
 
 class SessionViews(_Screen):
@@ -99,6 +105,7 @@ class SessionViews(_Screen):
 
         self._collect_timer = None
         self.query_one(BranchPanel).flatten_ahead()
+        self._build_other_hidden()
         session, path = self.session, self.query_one(Transcript).path
         if len(path) < ToolsScreen.BIG_BRANCH or cached_tool_rows(session, path) is not None:
             return
@@ -108,6 +115,30 @@ class SessionViews(_Screen):
             lambda _rows: None,  # kept by branch_tool_rows for the tools view
             group="tool-rows-ahead",
             description="Collecting tool calls ahead",
+        )
+
+    def _build_other_hidden(self) -> None:
+        """Build the branch's blocks with hidden entries shown (or not, when shown) in a
+        worker, for ``H``: a long branch's blocks take a tenth of a second to build. Not for a
+        branch that long that ``H`` builds them in a worker anyway."""
+        from piview.render.items import build_items
+        from piview.screens.session import BIG_BRANCH
+
+        transcript = self.query_one(Transcript)
+        path, show = transcript.path, not transcript.show_hidden
+        if not HIDDEN_AHEAD <= len(path) < BIG_BRANCH or transcript.has_other_hidden:
+            return
+
+        def built(items: ItemList | None) -> None:
+            if items is not None:
+                transcript.keep_other_hidden(path, show, items)
+
+        compute_off_thread(
+            self,
+            partial(build_items, self.session, path, show_hidden=show),
+            built,
+            group="hidden-ahead",
+            description="Building the blocks of the other hidden setting ahead",
         )
 
     def action_tools(self) -> None:

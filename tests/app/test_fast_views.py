@@ -341,3 +341,62 @@ async def test_enter_in_the_panel_on_the_branch_shown_builds_nothing_again(
         await pilot.pause()
         assert screen.leaf != leaf and t.items is not items
         assert built == [1] and flattened == [1]
+
+
+# --------------------------------------------------------------------------- H
+
+
+async def test_h_after_a_moment_on_a_long_branch_shows_blocks_built_ahead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The blocks with hidden entries shown are built in a worker ahead; ``H`` shows them
+    (the same blocks a build on the UI thread makes) without building on the UI thread."""
+    monkeypatch.setattr(SessionScreen, "COLLECT_TOOLS_AFTER", 0.05)
+    path = write_turns(tmp_path / "hidden.jsonl", 600, custom_every=3)  # 2,600 entries
+    on_ui: list[bool] = []
+    build = transcript_module.build_items
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        on_ui.append(threading.current_thread() is threading.main_thread())
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(transcript_module, "build_items", watched)
+    app = make_app(load_session(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        await app.workers.wait_for_complete()
+        t = app.screen.query_one(Transcript)
+        assert t.has_other_hidden
+        before = [(it.kind, it.entry, it.part) for it in t.items]
+        on_ui.clear()
+        await pilot.press("H")
+        await pilot.pause()
+        assert t.show_hidden and on_ui == []
+        s = app.session
+        assert s is not None
+        fresh = build(s, t.path, show_hidden=True)
+        shown = [(it.kind, it.entry, it.part) for it in t.items]
+        assert shown == [(it.kind, it.entry, it.part) for it in fresh]
+        assert len(shown) > len(before)  # the custom entries are there
+        await pilot.press("H")  # back: the blocks it had
+        await pilot.pause()
+        assert [(it.kind, it.entry, it.part) for it in t.items] == before and on_ui == []
+
+
+async def test_blocks_built_ahead_for_a_branch_left_meanwhile_are_not_kept(
+    tmp_path: Path,
+) -> None:
+    path = write_turns(tmp_path / "hidden.jsonl", 40, custom_every=3)
+    app = make_app(load_session(path))
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        s = app.session
+        assert s is not None
+        stale = list(t.path)  # another list: a branch shown before this one
+        t.keep_other_hidden(stale, True, transcript_module.build_items(s, stale, show_hidden=True))
+        assert not t.has_other_hidden
+        t.keep_other_hidden(t.path, False, t.items)  # the setting shown: nothing to keep
+        assert not t.has_other_hidden
+        await pilot.press("H")
+        await pilot.pause()
+        assert t.show_hidden
