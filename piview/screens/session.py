@@ -431,6 +431,10 @@ class SessionScreen(
             self._usage_stale = True
             return
         self._usage_stale = False
+        ahead = self.usage_summed_ahead(self.leaf)
+        if ahead is not None:  # summed in a worker while the sidebar was hidden
+            side.show(ahead[0], branches=ahead[1])
+            return
         path = self.session.tree.path(self.leaf) if self.leaf is not None else []
         if len(self.session) < _USAGE_IN_WORKER:
             from piview.model import usage_report

@@ -25,12 +25,14 @@ from piview.render.format import plural
 from piview.widgets.branch_panel import BranchPanel
 from piview.widgets.offthread import compute_off_thread
 from piview.widgets.transcript import Transcript
+from piview.widgets.usage_sidebar import UsageSidebar
 
 if TYPE_CHECKING:
     from textual.screen import Screen
     from textual.timer import Timer
 
-    from piview.model import Session
+    from piview.model import Session, UsageReport
+    from piview.model.branchcost import BranchCosts
     from piview.render.copytext import BlockText
     from piview.render.item import ItemList
 
@@ -106,6 +108,8 @@ class SessionViews(_Screen):
         self._collect_timer = None
         self.query_one(BranchPanel).flatten_ahead()
         self._build_other_hidden()
+        if not self.query_one(UsageSidebar).has_class("-visible"):
+            self._sum_usage_ahead()
         session, path = self.session, self.query_one(Transcript).path
         if len(path) < ToolsScreen.BIG_BRANCH or cached_tool_rows(session, path) is not None:
             return
@@ -115,6 +119,41 @@ class SessionViews(_Screen):
             lambda _rows: None,  # kept by branch_tool_rows for the tools view
             group="tool-rows-ahead",
             description="Collecting tool calls ahead",
+        )
+
+    _usage_ahead: tuple[object, int | None, UsageReport, BranchCosts] | None = None
+    """The usage of the branch to a leaf summed ahead, and the tree it was summed for."""
+
+    def usage_summed_ahead(self, leaf: int | None) -> tuple[UsageReport, BranchCosts] | None:
+        """The usage sidebar's figures for the branch to ``leaf`` if they were summed ahead
+        for the tree as it is now (else None: sum them)."""
+        ahead = self._usage_ahead
+        if ahead is None or ahead[0] is not self.session.tree or ahead[1] != leaf:
+            return None
+        return ahead[2], ahead[3]
+
+    def _sum_usage_ahead(self) -> None:
+        """Sum the branch's usage for the hidden sidebar in a worker, for ``u``: a big
+        session takes a tenth of a second, which ``u`` would otherwise wait for."""
+        from piview.model import usage_report
+        from piview.model.branchcost import branch_costs
+        from piview.screens.session import _USAGE_IN_WORKER
+
+        session, leaf = self.session, self.leaf
+        if len(session) < _USAGE_IN_WORKER or self.usage_summed_ahead(leaf) is not None:
+            return
+        tree = session.tree
+        path = tree.path(leaf) if leaf is not None else []
+
+        def compute() -> tuple[UsageReport, BranchCosts]:
+            return usage_report(session.nodes, path), branch_costs(session, leaf)
+
+        def summed(got: tuple[UsageReport, BranchCosts] | None) -> None:
+            if got is not None and session is self.session:
+                self._usage_ahead = (tree, leaf, *got)
+
+        compute_off_thread(
+            self, compute, summed, group="usage-ahead", description="Summing usage ahead"
         )
 
     def _build_other_hidden(self) -> None:

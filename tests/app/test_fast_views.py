@@ -19,12 +19,14 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Static
 
+import piview.screens.session as session_module
 import piview.screens.tools_view as tools_view
 import piview.widgets.branch_ahead as branch_ahead
 import piview.widgets.branch_panel as branch_panel_module
 import piview.widgets.transcript as transcript_module
 from piview.app import make_app
-from piview.model import Session, load_session
+from piview.model import Session, load_session, usage_report
+from piview.model.branchcost import branch_costs
 from piview.model.tools import ToolRow, branch_tool_rows, cached_tool_rows, tool_rows
 from piview.model.treeview import TreeRows
 from piview.screens.session import SessionScreen
@@ -32,6 +34,7 @@ from piview.screens.tools_view import ToolsScreen
 from piview.widgets.branch_panel import BranchPanel
 from piview.widgets.lazy_table import LazyTable
 from piview.widgets.transcript import Transcript
+from piview.widgets.usage_sidebar import UsageSidebar
 from tests.app.test_key_work import write_turns
 from tests.conftest import fixture
 
@@ -400,3 +403,42 @@ async def test_blocks_built_ahead_for_a_branch_left_meanwhile_are_not_kept(
         await pilot.press("H")
         await pilot.pause()
         assert t.show_hidden
+
+
+# --------------------------------------------------------------------------- u
+
+
+async def test_u_shows_the_usage_summed_ahead_without_a_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The hidden sidebar's figures are summed ahead in a worker; ``u`` shows them at once
+    (no "Summing usage…" and no worker), the figures a sum made then gives; after another
+    branch is shown they are summed again."""
+    monkeypatch.setattr(session_module, "_USAGE_IN_WORKER", 1)
+    monkeypatch.setattr(SessionScreen, "COLLECT_TOOLS_AFTER", 0.05)
+    app = make_app(load_session(fixture("tree_branches.jsonl")))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        await app.workers.wait_for_complete()
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        s = app.session
+        assert s is not None and screen.leaf is not None
+        assert screen.usage_summed_ahead(screen.leaf) is not None
+        started: list[str] = []
+        monkeypatch.setattr(
+            SessionScreen, "_usage_worker", lambda self, *a: started.append("worker")
+        )
+        await pilot.press("u")
+        await pilot.pause()
+        side = screen.query_one(UsageSidebar)
+        assert started == [] and side.report is not None
+        assert side.report == usage_report(s.nodes, s.tree.path(screen.leaf))
+        assert side.branches == branch_costs(s, screen.leaf)
+        await pilot.press("u")
+        other = next(leaf for leaf in s.tree.leaves() if leaf != screen.leaf)
+        screen.show_branch(other)
+        assert screen.usage_summed_ahead(other) is None  # not for this branch yet
+        await pilot.press("u")
+        await pilot.pause()
+        assert started == ["worker"]
