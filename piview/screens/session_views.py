@@ -23,6 +23,7 @@ from textual.app import SuspendNotSupported
 from piview.model.toolargs import count_lines
 from piview.render.format import plural
 from piview.widgets.branch_panel import BranchPanel
+from piview.widgets.idle_gc import collect_when_idle
 from piview.widgets.offthread import compute_off_thread
 from piview.widgets.transcript import Transcript
 from piview.widgets.usage_sidebar import UsageSidebar
@@ -100,6 +101,7 @@ class SessionViews(_Screen):
         if self._collect_timer is not None:
             self._collect_timer.stop()
         self._collect_timer = self.set_timer(self.COLLECT_TOOLS_AFTER, self._collect_tools)
+        collect_when_idle(self.app)  # full garbage collections when idle, not in the keys
 
     def _collect_tools(self) -> None:
         from piview.model.tools import branch_tool_rows, cached_tool_rows

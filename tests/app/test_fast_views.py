@@ -10,8 +10,10 @@ if nothing they depend on changed since.
 
 from __future__ import annotations
 
+import gc
 import shutil
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ import piview.screens.session as session_module
 import piview.screens.tools_view as tools_view
 import piview.widgets.branch_ahead as branch_ahead
 import piview.widgets.branch_panel as branch_panel_module
+import piview.widgets.idle_gc as idle_gc
 import piview.widgets.transcript as transcript_module
 from piview.app import make_app
 from piview.model import Session, load_session, usage_report
@@ -442,3 +445,37 @@ async def test_u_shows_the_usage_summed_ahead_without_a_worker(
         await pilot.press("u")
         await pilot.pause()
         assert started == ["worker"]
+
+
+# --------------------------------------------------------------------------- garbage
+
+
+async def test_full_garbage_collections_wait_for_the_app_to_be_idle() -> None:
+    """Once a session is shown, CPython's full collections are ten times rarer, and the app
+    makes one when it is idle (no young pass for a moment) after enough middle passes."""
+    fulls: list[float] = []
+
+    def note(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and info["generation"] == 2:
+            fulls.append(time.monotonic())
+
+    before = gc.get_threshold()
+    app = make_app(load_session(fixture("tree_branches.jsonl")))
+    gc.callbacks.append(note)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert gc.get_threshold()[2] == idle_gc.DEFERRED_FULL
+            gc.collect()
+            fulls.clear()
+            junk = []
+            while gc.get_count()[2] < idle_gc.IDLE_FULL:  # busy: middle passes pile up
+                junk.append([[] for _ in range(100)])
+            assert fulls == []  # CPython's own full pass was put off
+            busy_until = time.monotonic()
+            await pilot.pause(3 * idle_gc.QUIET)  # idle
+            assert fulls and fulls[0] > busy_until
+            assert gc.get_count()[2] < idle_gc.IDLE_FULL
+    finally:
+        gc.callbacks.remove(note)
+        gc.set_threshold(*before)
