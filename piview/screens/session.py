@@ -388,7 +388,7 @@ class SessionScreen(
         self.query_one(BranchPanel).set_active(leaf if leaf is not None else -1)
         self._refresh_usage()
         self._update_status()
-        self.collect_tools_ahead()
+        self.prepare_views_ahead()
 
     def _build_in_worker(self, build: _Build) -> None:
         """Build the blocks of ``build.path`` in a worker, with hidden entries as the

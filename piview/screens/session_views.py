@@ -29,6 +29,8 @@ from piview.widgets.transcript import Transcript
 from piview.widgets.usage_sidebar import UsageSidebar
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.screen import Screen
     from textual.timer import Timer
 
@@ -86,39 +88,57 @@ class SessionViews(_Screen):
 
         self.app.push_screen(ToolInspector(self.session, *ref))
 
-    COLLECT_TOOLS_AFTER = 1.0
-    """Seconds on a branch before what ``T`` and ``b`` show is made ahead, in workers: the
-    branch's tool calls, the hidden branch panel's rows (a branch left sooner costs
-    nothing more)."""
+    AHEAD_AFTER = 1.0
+    """Seconds on a branch before what ``b``, ``H``, ``u`` and ``T`` show is made ahead,
+    in a worker (a branch left sooner costs nothing more)."""
 
-    _collect_timer: Timer | None = None
+    _ahead_timer: Timer | None = None
+    _ahead_for = 0
+    """Counts the branches shown: work ahead for one no longer shown stops there."""
 
-    def collect_tools_ahead(self) -> None:
-        """After :attr:`COLLECT_TOOLS_AFTER` seconds on the branch shown, collect its tool
-        calls in a worker when the tools view would (a long branch), and flatten the hidden
-        branch panel's rows, so that ``T`` and ``b`` open with them at once; a branch shown
-        again before that starts the wait again."""
-        if self._collect_timer is not None:
-            self._collect_timer.stop()
-        self._collect_timer = self.set_timer(self.COLLECT_TOOLS_AFTER, self._collect_tools)
+    def prepare_views_ahead(self) -> None:
+        """After :attr:`AHEAD_AFTER` seconds on the branch shown, make in a worker, one after
+        the other, what a key would make on the UI thread (on a big session): the hidden
+        branch panel's rows, the blocks of the other hidden setting, the hidden sidebar's
+        usage, the branch's tool calls. A branch shown before that starts the wait again."""
+        self._ahead_for += 1
+        if self._ahead_timer is not None:
+            self._ahead_timer.stop()
+        self._ahead_timer = self.set_timer(self.AHEAD_AFTER, self._prepare_ahead)
         collect_when_idle(self.app)  # full garbage collections when idle, not in the keys
 
-    def _collect_tools(self) -> None:
+    def _prepare_ahead(self) -> None:
+        self._ahead_timer = None
+        steps: list[Callable[[Callable[[], None]], None]] = [
+            self.query_one(BranchPanel).flatten_ahead,
+            self._build_other_hidden,
+            self._sum_usage_ahead,
+            self._collect_tool_rows,
+        ]
+        generation = self._ahead_for
+
+        def run(k: int) -> None:
+            # One at a time: the UI thread shares the interpreter with one worker, not four.
+            if k < len(steps) and generation == self._ahead_for and self.is_attached:
+                steps[k](partial(run, k + 1))
+
+        run(0)
+
+    def _collect_tool_rows(self, then: Callable[[], None]) -> None:
+        """Collect the branch's tool calls in a worker when the tools view would (a long
+        branch), kept for ``T`` by :func:`~piview.model.tools.branch_tool_rows`; ``then``
+        when done."""
         from piview.model.tools import branch_tool_rows, cached_tool_rows
         from piview.screens.tools_view import ToolsScreen
 
-        self._collect_timer = None
-        self.query_one(BranchPanel).flatten_ahead()
-        self._build_other_hidden()
-        if not self.query_one(UsageSidebar).has_class("-visible"):
-            self._sum_usage_ahead()
         session, path = self.session, self.query_one(Transcript).path
         if len(path) < ToolsScreen.BIG_BRANCH or cached_tool_rows(session, path) is not None:
+            then()
             return
         compute_off_thread(
             self,
-            lambda: branch_tool_rows(session, path),
-            lambda _rows: None,  # kept by branch_tool_rows for the tools view
+            partial(branch_tool_rows, session, path),
+            lambda _rows: then(),
             group="tool-rows-ahead",
             description="Collecting tool calls ahead",
         )
@@ -134,15 +154,20 @@ class SessionViews(_Screen):
             return None
         return ahead[2], ahead[3]
 
-    def _sum_usage_ahead(self) -> None:
-        """Sum the branch's usage for the hidden sidebar in a worker, for ``u``: a big
-        session takes a tenth of a second, which ``u`` would otherwise wait for."""
+    def _sum_usage_ahead(self, then: Callable[[], None]) -> None:
+        """Sum the branch's usage for the hidden sidebar in a worker, for ``u`` (a big
+        session takes a tenth of a second, which ``u`` would wait for); ``then`` when done."""
         from piview.model import usage_report
         from piview.model.branchcost import branch_costs
         from piview.screens.session import _USAGE_IN_WORKER
 
         session, leaf = self.session, self.leaf
-        if len(session) < _USAGE_IN_WORKER or self.usage_summed_ahead(leaf) is not None:
+        if (
+            len(session) < _USAGE_IN_WORKER
+            or self.query_one(UsageSidebar).has_class("-visible")  # summed for it already
+            or self.usage_summed_ahead(leaf) is not None
+        ):
+            then()
             return
         tree = session.tree
         path = tree.path(leaf) if leaf is not None else []
@@ -153,26 +178,29 @@ class SessionViews(_Screen):
         def summed(got: tuple[UsageReport, BranchCosts] | None) -> None:
             if got is not None and session is self.session:
                 self._usage_ahead = (tree, leaf, *got)
+            then()
 
         compute_off_thread(
             self, compute, summed, group="usage-ahead", description="Summing usage ahead"
         )
 
-    def _build_other_hidden(self) -> None:
+    def _build_other_hidden(self, then: Callable[[], None]) -> None:
         """Build the branch's blocks with hidden entries shown (or not, when shown) in a
-        worker, for ``H``: a long branch's blocks take a tenth of a second to build. Not for a
-        branch that long that ``H`` builds them in a worker anyway."""
+        worker, for ``H`` (a long branch's blocks take a tenth of a second to build; not for
+        a branch so long that ``H`` builds them in a worker anyway); ``then`` when done."""
         from piview.render.items import build_items
         from piview.screens.session import BIG_BRANCH
 
         transcript = self.query_one(Transcript)
         path, show = transcript.path, not transcript.show_hidden
         if not HIDDEN_AHEAD <= len(path) < BIG_BRANCH or transcript.has_other_hidden:
+            then()
             return
 
         def built(items: ItemList | None) -> None:
             if items is not None:
                 transcript.keep_other_hidden(path, show, items)
+            then()
 
         compute_off_thread(
             self,

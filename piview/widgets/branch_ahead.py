@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 from piview.widgets.offthread import compute_off_thread
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.widget import Widget
 
     from piview.model.session import Session
@@ -49,9 +51,10 @@ class BranchAhead(_Widget):
     _ahead: tuple[int, Session, TreeRows] | None = None
     _ahead_running = False
 
-    def flatten_ahead(self) -> None:
+    def flatten_ahead(self, then: Callable[[], None] | None = None) -> None:
         """Flatten the rows of a hidden panel whose rows are stale in a worker, for its next
-        show (nothing to do when shown, up to date, small or already flattening)."""
+        show (nothing to do when shown, up to date, small or already flattening); ``then``
+        once done (or at once, when there is nothing to do)."""
         session = self._session
         if (
             session is None
@@ -61,6 +64,8 @@ class BranchAhead(_Widget):
             or len(session) < AHEAD_MIN
             or (self._ahead is not None and self._ahead[0] == self._inputs)
         ):
+            if then is not None:
+                then()
             return
         from piview.widgets.branch_panel import _flatten_and_sum
 
@@ -68,15 +73,23 @@ class BranchAhead(_Widget):
         compute_off_thread(
             self,
             partial(_flatten_and_sum, session, self._leaf, self.filter_mode, self._folds.copy()),
-            partial(self._flattened_ahead, self._inputs, session),
+            partial(self._flattened_ahead, self._inputs, session, then),
             group="flatten-ahead",
             description="Flattening the session tree ahead",
         )
 
-    def _flattened_ahead(self, inputs: int, session: Session, rows: TreeRows | None) -> None:
+    def _flattened_ahead(
+        self,
+        inputs: int,
+        session: Session,
+        then: Callable[[], None] | None,
+        rows: TreeRows | None,
+    ) -> None:
         self._ahead_running = False
         if rows is not None and inputs == self._inputs and session is self._session:
             self._ahead = (inputs, session, rows)
+        if then is not None:
+            then()
 
     def take_ahead(self) -> TreeRows | None:
         """The rows flattened ahead if they are still those the panel would flatten now

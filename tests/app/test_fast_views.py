@@ -158,7 +158,7 @@ async def test_tools_view_opens_with_calls_collected_ahead_and_makes_visible_cel
         return summary(name, args, limit=limit)
 
     monkeypatch.setattr(tools_view, "argument_summary", counted)
-    monkeypatch.setattr(SessionScreen, "COLLECT_TOOLS_AFTER", 0.05)
+    monkeypatch.setattr(SessionScreen, "AHEAD_AFTER", 0.05)
     app = make_app(load_session(many_calls))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.2)
@@ -192,7 +192,7 @@ async def test_tools_view_of_a_branch_left_at_once_collects_in_a_worker(
 ) -> None:
     """T before the calls were collected ahead: the view says it is collecting, then lists
     them all, as the rows a DataTable would have listed."""
-    monkeypatch.setattr(SessionScreen, "COLLECT_TOOLS_AFTER", 60.0)
+    monkeypatch.setattr(SessionScreen, "AHEAD_AFTER", 60.0)
     release = threading.Event()
 
     def held(session: Session, path: list[int]) -> list[ToolRow]:
@@ -237,7 +237,7 @@ async def test_the_hidden_branch_panel_is_flattened_ahead_and_shown_without_flat
     """``b`` after a moment on the branch: the rows flattened in a worker are shown, the same
     rows as a panel flattened on show; nothing is flattened on the UI thread."""
     monkeypatch.setattr(branch_ahead, "AHEAD_MIN", 1)
-    monkeypatch.setattr(SessionScreen, "COLLECT_TOOLS_AFTER", 0.05)
+    monkeypatch.setattr(SessionScreen, "AHEAD_AFTER", 0.05)
     on_ui: list[str] = []
     flatten = branch_panel_module.flatten
 
@@ -271,7 +271,7 @@ async def test_rows_flattened_ahead_are_dropped_when_what_they_show_changed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(branch_ahead, "AHEAD_MIN", 1)
-    monkeypatch.setattr(SessionScreen, "COLLECT_TOOLS_AFTER", 0.05)
+    monkeypatch.setattr(SessionScreen, "AHEAD_AFTER", 0.05)
     app = make_app(load_session(fixture("tree_branches.jsonl")))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.2)
@@ -283,7 +283,7 @@ async def test_rows_flattened_ahead_are_dropped_when_what_they_show_changed(
         s = app.session
         assert s is not None
         other = next(leaf for leaf in s.tree.leaves() if leaf != screen.leaf)
-        screen.COLLECT_TOOLS_AFTER = 60.0  # this time, no flattening ahead again
+        screen.AHEAD_AFTER = 60.0  # this time, no flattening ahead again
         screen.show_branch(other)  # while hidden: another active path
         await pilot.press("b")
         await pilot.pause()
@@ -357,7 +357,7 @@ async def test_h_after_a_moment_on_a_long_branch_shows_blocks_built_ahead(
 ) -> None:
     """The blocks with hidden entries shown are built in a worker ahead; ``H`` shows them
     (the same blocks a build on the UI thread makes) without building on the UI thread."""
-    monkeypatch.setattr(SessionScreen, "COLLECT_TOOLS_AFTER", 0.05)
+    monkeypatch.setattr(SessionScreen, "AHEAD_AFTER", 0.05)
     path = write_turns(tmp_path / "hidden.jsonl", 600, custom_every=3)  # 2,600 entries
     on_ui: list[bool] = []
     build = transcript_module.build_items
@@ -418,7 +418,7 @@ async def test_u_shows_the_usage_summed_ahead_without_a_worker(
     (no "Summing usage…" and no worker), the figures a sum made then gives; after another
     branch is shown they are summed again."""
     monkeypatch.setattr(session_module, "_USAGE_IN_WORKER", 1)
-    monkeypatch.setattr(SessionScreen, "COLLECT_TOOLS_AFTER", 0.05)
+    monkeypatch.setattr(SessionScreen, "AHEAD_AFTER", 0.05)
     app = make_app(load_session(fixture("tree_branches.jsonl")))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.2)
