@@ -451,7 +451,7 @@ async def test_u_shows_the_usage_summed_ahead_without_a_worker(
 
 
 async def test_full_garbage_collections_wait_for_the_app_to_be_idle() -> None:
-    """Once a session is shown, CPython's full collections are ten times rarer, and the app
+    """Once a session is shown, CPython's own full collections are rarer, and the app
     makes one when it is idle (no young pass for a moment) after enough middle passes."""
     fulls: list[float] = []
 
