@@ -47,6 +47,8 @@ class ToolRow:
     """Entry index of the result, if any."""
     latency_ms: float | None
     output_chars: int | None
+    number: int = 0
+    """The call's number on the branch, 1-based, in call order (what the tools view shows)."""
 
     def as_json(self, session: Session) -> dict[str, Any]:
         """The row with the key names of ``piview tools --json``."""
@@ -135,6 +137,8 @@ def tool_rows(session: Session, path: list[int]) -> list[ToolRow]:
                     output_chars=_output_chars(session, i),
                 )
             )
+    for n, row in enumerate(rows, 1):
+        row.number = n
     return rows
 
 

@@ -116,7 +116,6 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
 
     def _rows_changed(self) -> None:
         self._all_stats: list[ToolStats] | None = None
-        self._number = {(r.entry, r.part): n for n, r in enumerate(self.rows, 1)}
         self._name_width = max(
             (len(sanitize_line(n)) for n in {r.name for r in self.rows}), default=4
         )
@@ -215,7 +214,7 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
         r = self._shown[n]
         args_width = dict(cols)["arguments"]
         make: dict[str, Callable[[], Text]] = {
-            "#": lambda: Text(str(self._number[(r.entry, r.part)])),  # its number on the branch
+            "#": lambda: Text(str(r.number)),  # the call's number on the branch
             "tool": lambda: Text(sanitize_line(r.name), style="bold"),
             # Text, not str: DataTable parses str cells as markup ("[a-z]+", "[/x]").
             "arguments": lambda: Text(

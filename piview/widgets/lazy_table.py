@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from itertools import zip_longest
-from typing import Self, cast
+from typing import Any, Self, cast
 
 from rich.text import Text
 from textual._two_way_dict import TwoWayDict
@@ -52,8 +52,48 @@ class _Cells(dict[ColumnKey, Text]):
         return dict.__getitem__(self, key)
 
 
+class _Rows(dict[RowKey, dict[ColumnKey, Text]]):
+    """The cells of every row by row key, a row's mapping made when first asked for."""
+
+    __slots__ = ("_columns", "_count", "_make", "_places")
+
+    def __init__(
+        self, count: int, make: CellMaker, columns: list[ColumnKey], places: TwoWayDict[RowKey, int]
+    ) -> None:
+        super().__init__()
+        self._count, self._make, self._columns, self._places = count, make, columns, places
+
+    def __missing__(self, key: RowKey) -> dict[ColumnKey, Text]:
+        n = self._places.get(key)
+        if n is None:
+            raise KeyError(key)
+        cells = self[key] = _Cells(self._make, n, self._columns)
+        return cells
+
+    def get(self, key: RowKey, default: object = None) -> Any:  # type: ignore[override]
+        """The row's cells, as ``dict.get`` (DataTable reads rows so)."""
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __contains__(self, key: object) -> bool:
+        return self._places.get(key) is not None  # type: ignore[arg-type]
+
+    def clear(self) -> None:
+        """No rows any more."""
+        self._count = 0
+        super().clear()
+
+
 class LazyTable(DataTable[Text]):
-    """A DataTable whose columns all have a fixed width and whose rows are made on demand."""
+    """A DataTable whose columns all have a fixed width and whose rows are made on demand.
+
+    Rows come in whole, in the order shown (:meth:`show_rows`): the owner sorts and filters
+    them, not ``DataTable.sort``, ``add_row`` or ``remove_row``."""
 
     def show_rows(self, count: int, make: CellMaker) -> None:
         """Replace the rows by ``count`` rows one line high, row ``n`` holding ``make(n)``:
@@ -65,7 +105,7 @@ class LazyTable(DataTable[Text]):
         columns = [column.key for column in self.ordered_columns]
         keys = [RowKey(str(n)) for n in range(count)]
         self._row_locations = TwoWayDict(dict(zip(keys, range(count), strict=True)))
-        self._data = {key: _Cells(make, n, columns) for n, key in enumerate(keys)}
+        self._data = _Rows(count, make, columns, self._row_locations)
         rows = [Row(key, 1, None, False) for key in keys]
         self.rows = dict(zip(keys, rows, strict=True))
         self._order = (len(rows), self._row_locations, rows, [(key, 0) for key in keys])
