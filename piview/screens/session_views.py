@@ -43,7 +43,13 @@ if TYPE_CHECKING:
 else:
     _Screen = object  # a plain mixin: Textual sees only the screen class itself
 
-__all__ = ["HIDDEN_AHEAD", "SessionViews"]
+__all__ = ["AHEAD_MAX", "HIDDEN_AHEAD", "SessionViews"]
+
+AHEAD_MAX = 100_000
+"""Sessions (branches, for the tool calls) of this many entries and more have nothing made
+ahead: their keys already do that work in a worker, the view usable and saying so meanwhile,
+and the work (seconds, minutes for every tool call of a 1 GB session) would share the
+interpreter with every key pressed meanwhile."""
 
 HIDDEN_AHEAD = 2_000
 """Branches of this many entries and more have the blocks of the other hidden setting built
@@ -98,7 +104,8 @@ class SessionViews(_Screen):
 
     def prepare_views_ahead(self) -> None:
         """After :attr:`AHEAD_AFTER` seconds on the branch shown, make in a worker, one after
-        the other, what a key would make on the UI thread (on a big session): the hidden
+        the other, what a key would make on the UI thread (on a big session, below
+        :data:`AHEAD_MAX`): the hidden
         branch panel's rows, the blocks of the other hidden setting, the hidden sidebar's
         usage, the branch's tool calls. A branch shown before that starts the wait again."""
         self._ahead_for += 1
@@ -132,7 +139,10 @@ class SessionViews(_Screen):
         from piview.screens.tools_view import ToolsScreen
 
         session, path = self.session, self.query_one(Transcript).path
-        if len(path) < ToolsScreen.BIG_BRANCH or cached_tool_rows(session, path) is not None:
+        if (
+            not ToolsScreen.BIG_BRANCH <= len(path) < AHEAD_MAX
+            or cached_tool_rows(session, path) is not None
+        ):
             then()
             return
         compute_off_thread(
@@ -163,7 +173,7 @@ class SessionViews(_Screen):
 
         session, leaf = self.session, self.leaf
         if (
-            len(session) < _USAGE_IN_WORKER
+            not _USAGE_IN_WORKER <= len(session) < AHEAD_MAX
             or self.query_one(UsageSidebar).has_class("-visible")  # summed for it already
             or self.usage_summed_ahead(leaf) is not None
         ):

@@ -3,10 +3,11 @@ the panel is hidden, as a mixin of :class:`piview.widgets.branch_panel.BranchPan
 
 A hidden panel flattens nothing (its rows go stale) until it is shown: then ``b`` had to lay
 out every row of the tree and sum every subtree's usage on the UI thread (a tenth of a second
-on a 50 MB session). :meth:`BranchAhead.flatten_ahead`, called by the session screen once the
-user has been on a branch for a moment, does that work in a worker; the rows are kept for
-the panel's next show if nothing it was flattened for (session, leaf, filter, folds) changed
-since. Otherwise the show flattens as before.
+on a 50 MB session; a tree of ``BIG_TREE`` entries and more is flattened in a worker on show,
+the panel usable meanwhile, and is not flattened ahead). :meth:`BranchAhead.flatten_ahead`,
+called by the session screen once the user has been on a branch for a moment, does that work
+in a worker; the rows are kept for the panel's next show if nothing it was flattened for
+(session, leaf, filter, folds) changed since. Otherwise the show flattens as before.
 """
 
 from __future__ import annotations
@@ -55,13 +56,15 @@ class BranchAhead(_Widget):
         """Flatten the rows of a hidden panel whose rows are stale in a worker, for its next
         show (nothing to do when shown, up to date, small or already flattening); ``then``
         once done (or at once, when there is nothing to do)."""
+        from piview.widgets.branch_panel import BIG_TREE
+
         session = self._session
         if (
             session is None
             or not self._stale
             or self.building
             or self._ahead_running
-            or len(session) < AHEAD_MIN
+            or not AHEAD_MIN <= len(session) < BIG_TREE  # a bigger one flattens in a worker
             or (self._ahead is not None and self._ahead[0] == self._inputs)
         ):
             if then is not None:
