@@ -22,6 +22,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Static
 
 import piview.screens.session as session_module
+import piview.screens.session_views as session_views
 import piview.screens.tools_view as tools_view
 import piview.widgets.branch_ahead as branch_ahead
 import piview.widgets.branch_panel as branch_panel_module
@@ -479,3 +480,26 @@ async def test_full_garbage_collections_wait_for_the_app_to_be_idle() -> None:
     finally:
         gc.callbacks.remove(note)
         gc.set_threshold(*before)
+
+
+async def test_nothing_is_made_ahead_for_a_session_whose_keys_work_in_a_worker(
+    many_calls: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past :data:`AHEAD_MAX` entries (a 1 GB session) the keys already do their work in a
+    worker: nothing is made ahead, where it would share the interpreter for minutes."""
+    monkeypatch.setattr(SessionScreen, "AHEAD_AFTER", 0.05)
+    monkeypatch.setattr(session_views, "AHEAD_MAX", 1_000)
+    monkeypatch.setattr(branch_panel_module, "BIG_TREE", 1_000)
+    monkeypatch.setattr(session_module, "_USAGE_IN_WORKER", 1)
+    app = make_app(load_session(many_calls))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        await app.workers.wait_for_complete()
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        s = app.session
+        assert s is not None
+        t = screen.query_one(Transcript)
+        assert cached_tool_rows(s, t.path) is None
+        assert screen.query_one(BranchPanel)._ahead is None  # noqa: SLF001
+        assert screen.usage_summed_ahead(screen.leaf) is None
