@@ -22,6 +22,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,7 +92,8 @@ STEPS = [
     ("c escape", "escape"), ("i", "i"), ("i escape", "escape"), (":", "colon"),
     (": escape", "escape"), ("b", "b"), ("b j", "j"), ("b k", "k"), ("b G", "G"),
     ("b g", "g"), ("b space", "space"), ("b space again", "space"), ("b f", "f"), ("b F", "F"),
-    ("b enter", "enter"), ("b b", "b"),
+    ("b enter", "enter"), ("b b", "b"), ("y", "y"), ("Y", "Y"), ("P", "P"),
+    ("x", "x"),  # last: the export it starts runs on in a worker (into a scratch folder)
 ]
 
 async def main():
@@ -118,14 +120,15 @@ asyncio.run(main())
 def run(tree: Path, code: str, *args: str | Path) -> dict[str, list[float]]:
     """Run ``code`` with ``args`` against the piview of ``tree``; the JSON it prints last."""
     env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run(
-        [sys.executable, "-c", code, *map(str, args)],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=tree,
-        env=env,
-    )
+    with tempfile.TemporaryDirectory(prefix="bench-keys-") as scratch:  # x exports here
+        out = subprocess.run(
+            [sys.executable, "-c", code, *map(str, args)],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=scratch,
+            env=env,
+        )
     result: dict[str, list[float]] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
 

@@ -8,6 +8,8 @@ of the result's text blocks.
 from __future__ import annotations
 
 import statistics
+import threading
+import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -17,7 +19,14 @@ from piview.model.types import AssistantMessage, MessageEntry, TextContent, Tool
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = ["ToolRow", "ToolStats", "tool_rows", "tool_stats"]
+__all__ = [
+    "ToolRow",
+    "ToolStats",
+    "branch_tool_rows",
+    "cached_tool_rows",
+    "tool_rows",
+    "tool_stats",
+]
 
 ToolStatus = Literal["ok", "error", "no_result", "orphan_result"]
 
@@ -38,6 +47,8 @@ class ToolRow:
     """Entry index of the result, if any."""
     latency_ms: float | None
     output_chars: int | None
+    number: int = 0
+    """The call's number on the branch, 1-based, in call order (what the tools view shows)."""
 
     def as_json(self, session: Session) -> dict[str, Any]:
         """The row with the key names of ``piview tools --json``."""
@@ -126,7 +137,71 @@ def tool_rows(session: Session, path: list[int]) -> list[ToolRow]:
                     output_chars=_output_chars(session, i),
                 )
             )
+    for n, row in enumerate(rows, 1):
+        row.number = n
     return rows
+
+
+@dataclass(slots=True)
+class _Computed:
+    """The rows of one branch, as the tree and pairing were when they were collected."""
+
+    key: tuple[object, object, int, int]
+    rows: list[ToolRow] | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+_computed: weakref.WeakKeyDictionary[Session, _Computed] = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def _key(session: Session, path: list[int]) -> tuple[object, object, int, int]:
+    # A follow append or a rebuild installs a new tree (and pairing): the rows are stale then.
+    return (session.tree, session.cached_pairing, path[-1] if path else -1, len(path))
+
+
+def _same(a: tuple[object, object, int, int], b: tuple[object, object, int, int]) -> bool:
+    # By identity: a Tree compares its arrays with ==.
+    return a[0] is b[0] and a[1] is b[1] and a[2:] == b[2:]
+
+
+def cached_tool_rows(session: Session, path: list[int]) -> list[ToolRow] | None:
+    """The rows :func:`branch_tool_rows` collected for ``path`` with the session's tree and
+    pairing as they are now, or ``None`` when there are none (not yet, or stale)."""
+    got = _computed.get(session)
+    if got is None or got.rows is None:
+        return None
+    if not _same(got.key, _key(session, path)):
+        if got.key[0] is not session.tree:
+            with _lock:  # the tree it was made for is gone: let it be freed
+                if _computed.get(session) is got:
+                    del _computed[session]
+        return None
+    return got.rows
+
+
+def branch_tool_rows(session: Session, path: list[int]) -> list[ToolRow]:
+    """:func:`tool_rows` of ``path``, kept for the next ask (the tools view opened again, or
+    collected ahead in a worker); a thread asking while another collects the same rows waits
+    for them instead of collecting them twice. Only the last branch asked for is kept."""
+    session.pairing  # noqa: B018 - computed first: it is part of the key
+    key = _key(session, path)
+    with _lock:
+        got = _computed.get(session)
+        mine = got is None or not _same(got.key, key) or (got.done.is_set() and got.rows is None)
+        if mine:
+            got = _computed[session] = _Computed(key)
+    assert got is not None
+    if not mine:
+        got.done.wait()
+        if got.rows is not None:
+            return got.rows
+        return tool_rows(session, path)  # the other thread failed: its error is its own
+    try:
+        got.rows = tool_rows(session, path)
+    finally:
+        got.done.set()
+    return got.rows
 
 
 @dataclass(slots=True)

@@ -376,6 +376,10 @@ class SessionScreen(
         if self._prebuilt is not None and self._prebuilt[0] == leaf and not transcript.show_hidden:
             items = self._prebuilt[1]
         self._prebuilt = None
+        shown = transcript.items
+        # The branch shown, chosen again (an entry of it in the panel): its blocks stay.
+        if items is None and self._pending is None and path == transcript.path:
+            items = shown if isinstance(shown, ItemList) else None
         if items is None and len(path) >= BIG_BRANCH:
             self._build_in_worker(_Build(leaf, path, focus_entry, hidden_only=False))
             return
@@ -400,6 +404,7 @@ class SessionScreen(
         self.query_one(BranchPanel).set_active(leaf if leaf is not None else -1)
         self._refresh_usage()
         self._update_status()
+        self.prepare_views_ahead()
 
     def _build_in_worker(self, build: _Build) -> None:
         """Build the blocks of ``build.path`` in a worker, with hidden entries as the
@@ -442,6 +447,10 @@ class SessionScreen(
             self._usage_stale = True
             return
         self._usage_stale = False
+        ahead = self.usage_summed_ahead(self.leaf)
+        if ahead is not None:  # summed in a worker while the sidebar was hidden
+            side.show(ahead[0], branches=ahead[1])
+            return
         path = self.session.tree.path(self.leaf) if self.leaf is not None else []
         if len(self.session) < _USAGE_IN_WORKER:
             from piview.model import usage_report

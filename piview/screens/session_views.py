@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,19 +22,37 @@ from textual.app import SuspendNotSupported
 from piview.model.toolargs import count_lines
 from piview.render.format import plural
 from piview.widgets.branch_panel import BranchPanel
+from piview.widgets.idle_gc import collect_when_idle
+from piview.widgets.offthread import compute_off_thread
 from piview.widgets.transcript import Transcript
+from piview.widgets.usage_sidebar import UsageSidebar
 
 if TYPE_CHECKING:
-    from textual.screen import Screen
+    from collections.abc import Callable
 
-    from piview.model import Session
+    from textual.screen import Screen
+    from textual.timer import Timer
+
+    from piview.model import Session, UsageReport
+    from piview.model.branchcost import BranchCosts
     from piview.render.copytext import BlockText
+    from piview.render.item import ItemList
 
     _Screen = Screen[None]
 else:
     _Screen = object  # a plain mixin: Textual sees only the screen class itself
 
-__all__ = ["SessionViews"]
+__all__ = ["AHEAD_MAX", "HIDDEN_AHEAD", "SessionViews"]
+
+AHEAD_MAX = 100_000
+"""Sessions (branches, for the tool calls) of this many entries and more have nothing made
+ahead: their keys already do that work in a worker, the view usable and saying so meanwhile,
+and the work (seconds, minutes for every tool call of a 1 GB session) would share the
+interpreter with every key pressed meanwhile."""
+
+HIDDEN_AHEAD = 2_000
+"""Branches of this many entries and more have the blocks of the other hidden setting built
+ahead (shorter ones build them in a few milliseconds when ``H`` is pressed)."""
 
 
 class SessionViews(_Screen):
@@ -73,6 +92,132 @@ class SessionViews(_Screen):
         from piview.screens.inspector import ToolInspector
 
         self.app.push_screen(ToolInspector(self.session, *ref))
+
+    AHEAD_AFTER = 1.0
+    """Seconds on a branch before what ``b``, ``H``, ``u`` and ``T`` show is made ahead,
+    in a worker (a branch left sooner costs nothing more)."""
+
+    _ahead_timer: Timer | None = None
+    _ahead_for = 0
+    """Counts the branches shown: work ahead for one no longer shown stops there."""
+
+    def prepare_views_ahead(self) -> None:
+        """After :attr:`AHEAD_AFTER` seconds on the branch shown, make in a worker, one after
+        the other, what a key would make on the UI thread (on a big session, below
+        :data:`AHEAD_MAX`): the hidden
+        branch panel's rows, the blocks of the other hidden setting, the hidden sidebar's
+        usage, the branch's tool calls. A branch shown before that starts the wait again."""
+        self._ahead_for += 1
+        if self._ahead_timer is not None:
+            self._ahead_timer.stop()
+        self._ahead_timer = self.set_timer(self.AHEAD_AFTER, self._prepare_ahead)
+        collect_when_idle(self.app)  # full garbage collections when idle, not in the keys
+
+    def _prepare_ahead(self) -> None:
+        self._ahead_timer = None
+        steps: list[Callable[[Callable[[], None]], None]] = [
+            self.query_one(BranchPanel).flatten_ahead,
+            self._build_other_hidden,
+            self._sum_usage_ahead,
+            self._collect_tool_rows,
+        ]
+        generation = self._ahead_for
+
+        def run(k: int) -> None:
+            # One at a time: the UI thread shares the interpreter with one worker, not four.
+            if k < len(steps) and generation == self._ahead_for and self.is_attached:
+                steps[k](partial(run, k + 1))
+
+        run(0)
+
+    def _collect_tool_rows(self, then: Callable[[], None]) -> None:
+        """Collect the branch's tool calls in a worker when the tools view would (a long
+        branch), kept for ``T`` by :func:`~piview.model.tools.branch_tool_rows`; ``then``
+        when done."""
+        from piview.model.tools import branch_tool_rows, cached_tool_rows
+        from piview.screens.tools_view import ToolsScreen
+
+        session, path = self.session, self.query_one(Transcript).path
+        if (
+            not ToolsScreen.BIG_BRANCH <= len(path) < AHEAD_MAX
+            or cached_tool_rows(session, path) is not None
+        ):
+            then()
+            return
+        compute_off_thread(
+            self,
+            partial(branch_tool_rows, session, path),
+            lambda _rows: then(),
+            group="tool-rows-ahead",
+            description="Collecting tool calls ahead",
+        )
+
+    _usage_ahead: tuple[object, int | None, UsageReport, BranchCosts] | None = None
+    """The usage of the branch to a leaf summed ahead, and the tree it was summed for."""
+
+    def usage_summed_ahead(self, leaf: int | None) -> tuple[UsageReport, BranchCosts] | None:
+        """The usage sidebar's figures for the branch to ``leaf`` if they were summed ahead
+        for the tree as it is now (else None: sum them)."""
+        ahead = self._usage_ahead
+        if ahead is None or ahead[0] is not self.session.tree or ahead[1] != leaf:
+            return None
+        return ahead[2], ahead[3]
+
+    def _sum_usage_ahead(self, then: Callable[[], None]) -> None:
+        """Sum the branch's usage for the hidden sidebar in a worker, for ``u`` (a big
+        session takes a tenth of a second, which ``u`` would wait for); ``then`` when done."""
+        from piview.model import usage_report
+        from piview.model.branchcost import branch_costs
+        from piview.screens.session import _USAGE_IN_WORKER
+
+        session, leaf = self.session, self.leaf
+        if (
+            not _USAGE_IN_WORKER <= len(session) < AHEAD_MAX
+            or self.query_one(UsageSidebar).has_class("-visible")  # summed for it already
+            or self.usage_summed_ahead(leaf) is not None
+        ):
+            then()
+            return
+        tree = session.tree
+        path = tree.path(leaf) if leaf is not None else []
+
+        def compute() -> tuple[UsageReport, BranchCosts]:
+            return usage_report(session.nodes, path), branch_costs(session, leaf)
+
+        def summed(got: tuple[UsageReport, BranchCosts] | None) -> None:
+            if got is not None and session is self.session:
+                self._usage_ahead = (tree, leaf, *got)
+            then()
+
+        compute_off_thread(
+            self, compute, summed, group="usage-ahead", description="Summing usage ahead"
+        )
+
+    def _build_other_hidden(self, then: Callable[[], None]) -> None:
+        """Build the branch's blocks with hidden entries shown (or not, when shown) in a
+        worker, for ``H`` (a long branch's blocks take a tenth of a second to build; not for
+        a branch so long that ``H`` builds them in a worker anyway); ``then`` when done."""
+        from piview.render.items import build_items
+        from piview.screens.session import BIG_BRANCH
+
+        transcript = self.query_one(Transcript)
+        path, show = transcript.path, not transcript.show_hidden
+        if not HIDDEN_AHEAD <= len(path) < BIG_BRANCH or transcript.has_other_hidden:
+            then()
+            return
+
+        def built(items: ItemList | None) -> None:
+            if items is not None:
+                transcript.keep_other_hidden(path, show, items)
+            then()
+
+        compute_off_thread(
+            self,
+            partial(build_items, self.session, path, show_hidden=show),
+            built,
+            group="hidden-ahead",
+            description="Building the blocks of the other hidden setting ahead",
+        )
 
     def action_tools(self) -> None:
         """Open the tools view; Enter there jumps to the call."""

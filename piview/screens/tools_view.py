@@ -4,6 +4,7 @@ totals per tool."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -13,11 +14,18 @@ from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
-from piview.model.tools import ToolRow, tool_rows, tool_stats
+from piview.model.tools import (
+    ToolRow,
+    ToolStats,
+    branch_tool_rows,
+    cached_tool_rows,
+    tool_stats,
+)
 from piview.render.format import fmt_duration_ms
 from piview.render.sanitize import sanitize_line
 from piview.render.tooltable import STATUS_STYLE, argument_summary
 from piview.widgets.keybar import KeyBar
+from piview.widgets.lazy_table import LazyTable
 
 if TYPE_CHECKING:
     from piview.model import Session
@@ -84,22 +92,33 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
     TOTALS_FULL_HEIGHT = 30
     """Below this many lines the totals per tool take one line, so the calls keep the room."""
 
-    BIG_BRANCH = 20_000
+    BIG_BRANCH = 2_000
     """Branches of at least this many entries have their calls collected in a worker (every
-    call and result is decoded: minutes on a 1 GB session), the view usable meanwhile."""
+    call and result is decoded: a quarter of a second on a 50 MB session, minutes on a 1 GB
+    one), the view usable meanwhile, unless the session screen collected them ahead
+    (:func:`piview.model.tools.branch_tool_rows`)."""
 
     def __init__(self, session: Session, path: list[int]) -> None:
         super().__init__()
         self.session = session
         self._path = path
-        self.collecting = len(path) >= self.BIG_BRANCH
-        self.rows: list[ToolRow] = [] if self.collecting else tool_rows(session, path)
+        rows = cached_tool_rows(session, path)
+        if rows is None and len(path) < self.BIG_BRANCH:
+            rows = branch_tool_rows(session, path)
+        self.collecting = rows is None
+        self.rows: list[ToolRow] = rows or []
         self.status = "all"
         self.sort = "call order"
         self.name_filter = ""
         self._shown: list[ToolRow] = []
-        self._number = {(r.entry, r.part): n for n, r in enumerate(self.rows, 1)}
+        self._rows_changed()
         self._layout_for: tuple[int, int] = (0, 0)
+
+    def _rows_changed(self) -> None:
+        self._all_stats: list[ToolStats] | None = None
+        self._name_width = max(
+            (len(sanitize_line(n)) for n in {r.name for r in self.rows}), default=4
+        )
 
     def compose(self) -> ComposeResult:
         """Filter field, the table, and totals per tool."""
@@ -107,7 +126,7 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
 
         with Vertical(id="box"):
             yield Input(placeholder="filter by tool name", id="filter")
-            yield DataTable(cursor_type="row", zebra_stripes=True)
+            yield LazyTable(cursor_type="row", zebra_stripes=True)
             yield Static(id="totals")
         yield KeyBar()
 
@@ -121,7 +140,7 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
             session, path = self.session, self._path
             compute_off_thread(
                 self,
-                lambda: tool_rows(session, path),
+                lambda: branch_tool_rows(session, path),
                 self._collected,
                 group="tool-rows",
                 description="Collecting tool calls",
@@ -130,7 +149,7 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
     def _collected(self, rows: list[ToolRow] | None) -> None:
         self.collecting = False
         self.rows = rows or []
-        self._number = {(r.entry, r.part): n for n, r in enumerate(self.rows, 1)}
+        self._rows_changed()
         if self.is_mounted:
             self._refill()
 
@@ -144,10 +163,9 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
     def _columns(self, width: int) -> list[tuple[str, int]]:
         """``(label, width)`` of the columns that fit ``width`` cells; the arguments take
         what is left, and the least useful columns go first when it is narrow."""
-        names = max((len(sanitize_line(r.name)) for r in self.rows), default=4)
         cols = [
             ("#", max(1, len(str(len(self.rows))))),
-            ("tool", min(max(4, names), 18)),
+            ("tool", min(max(4, self._name_width), 18)),
             ("arguments", 0),
             ("status", _STATUS_WIDTH),
             ("latency", 7),
@@ -164,7 +182,7 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
         return [(n, args if n == "arguments" else w) for n, w in cols]
 
     def _refill(self) -> None:
-        table = self.query_one(DataTable)
+        table = self.query_one(LazyTable)
         # Before the first layout: the box (96 %) less its border and the scrollbar.
         width = max(40, (table.size.width or int(self.size.width * 0.96) - 2) - 2)
         self._layout_for = (self.size.width, self.size.height)
@@ -174,34 +192,42 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
         for name, w in cols:
             table.add_column(name, width=w, key=name)
         needle = self.name_filter.lower()
-        shown = [
-            r
-            for r in self.rows
-            if (self.status == "all" or r.status == self.status) and needle in r.name.lower()
-        ]
+        status = self.status
+        if status == "all" and not needle:
+            shown = list(self.rows)
+        else:
+            shown = [
+                r
+                for r in self.rows
+                if (status == "all" or r.status == status) and needle in r.name.lower()
+            ]
         key = SORTS[self.sort]
         self._shown = sorted(shown, key=key) if key is not None else shown
-        args_width = dict(cols)["arguments"]
-        keep = {n for n, _w in cols}
-        for r in self._shown:
-            cells: dict[str, Any] = {
-                "#": str(self._number[(r.entry, r.part)]),  # the call's number on the branch
-                "tool": Text(sanitize_line(r.name), style="bold"),
-                # Text, not str: DataTable parses str cells as markup ("[a-z]+", "[/x]").
-                "arguments": Text(
-                    sanitize_line(argument_summary(r.name, r.arguments, limit=args_width))
-                ),
-                "status": Text(r.status, style=STATUS_STYLE[r.status]),
-                "latency": Text(fmt_duration_ms(r.latency_ms), justify="right"),
-                "chars out": Text(
-                    f"{r.output_chars:,}" if r.output_chars is not None else "–", justify="right"
-                ),
-                "entry": Text(sanitize_line(self.session.ids[r.entry][:8])),
-            }
-            table.add_row(*(cells[n] for n, _w in cols if n in keep))
+        # A row's cells are made when it is first drawn: thousands of calls open at once.
+        table.show_rows(len(self._shown), partial(self._cells, [n for n, _w in cols], cols))
         if self._shown:
             table.move_cursor(row=min(max(0, cursor), len(self._shown) - 1))
         self.query_one("#totals", Static).update(Text("\n".join(self._totals())))
+
+    def _cells(self, names: list[str], cols: list[tuple[str, int]], n: int) -> list[Text]:
+        """The cells of the ``n``-th row shown, in the columns ``names``."""
+        r = self._shown[n]
+        args_width = dict(cols)["arguments"]
+        make: dict[str, Callable[[], Text]] = {
+            "#": lambda: Text(str(r.number)),  # the call's number on the branch
+            "tool": lambda: Text(sanitize_line(r.name), style="bold"),
+            # Text, not str: DataTable parses str cells as markup ("[a-z]+", "[/x]").
+            "arguments": lambda: Text(
+                sanitize_line(argument_summary(r.name, r.arguments, limit=args_width))
+            ),
+            "status": lambda: Text(r.status, style=STATUS_STYLE[r.status]),
+            "latency": lambda: Text(fmt_duration_ms(r.latency_ms), justify="right"),
+            "chars out": lambda: Text(
+                f"{r.output_chars:,}" if r.output_chars is not None else "–", justify="right"
+            ),
+            "entry": lambda: Text(sanitize_line(self.session.ids[r.entry][:8])),
+        }
+        return [make[name]() for name in names]
 
     def _totals(self) -> list[str]:
         if self.collecting:
@@ -212,7 +238,12 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
             + (f" · name: {self.name_filter}" if self.name_filter else "")
             + (f" · sorted by {self.sort}" if self.sort != "call order" else "")
         )
-        totals = tool_stats(self._shown)
+        if len(self._shown) == len(self.rows):  # every row: summed once, not every refill
+            if self._all_stats is None:
+                self._all_stats = tool_stats(self.rows)
+            totals = self._all_stats
+        else:
+            totals = tool_stats(self._shown)
         if self.size.height and self.size.height < self.TOTALS_FULL_HEIGHT:
             # Short screen: one line, so that the calls keep the room.
             brief = [

@@ -28,6 +28,7 @@ from piview.model.subtree import cached_sums, subtree_sums
 from piview.model.treefilter import FilterMode
 from piview.model.treetext import row_text
 from piview.model.treeview import Folds, Row, TreeRows, flatten
+from piview.widgets.branch_ahead import BranchAhead
 from piview.widgets.branch_compare import BranchCompare
 from piview.widgets.branch_figures import BranchFigures
 from piview.widgets.branch_grow import BranchGrow
@@ -44,6 +45,7 @@ BIG_TREE = 100_000
 
 
 class BranchPanel(
+    BranchAhead,
     BranchKeys,
     BranchGrow,
     BranchRows,
@@ -333,10 +335,19 @@ class BranchPanel(
             return
         if leaf is None or not 0 <= leaf < len(self._session):
             leaf = self._session.tree.leaf
-        keep = self.cursor_entry if self._tree_rows is not None and not self._stale else leaf
+        path = self._session.tree.path(leaf) if leaf is not None else []
+        rows = self._tree_rows
+        if (
+            rows is not None
+            and leaf == self._leaf == rows.leaf
+            and rows.mode == self.filter_mode
+            and not (self._stale or self.building)
+            and self._folds.closed.isdisjoint(path)
+        ):
+            return  # the same active path, nothing on it folded: these are its rows already
+        keep = self.cursor_entry if rows is not None and not self._stale else leaf
         self._leaf = leaf
-        if leaf is not None:
-            self._folds.open_path(self._session.tree.path(leaf))
+        self._folds.open_path(path)
         self._rebuild(keep=keep)
 
     def move_to_entry(self, entry: int) -> None:
@@ -373,6 +384,8 @@ class BranchPanel(
     def _rebuild(self, keep: int | None, *, force: bool = False) -> None:
         if self._session is None:
             return
+        if not force:
+            self._inputs += 1  # rows flattened ahead are for the inputs before this
         if not force and not (self.is_mounted and self.display):
             # A hidden panel costs nothing: flatten when it is shown (or asked for rows).
             self._stale = True
@@ -380,6 +393,10 @@ class BranchPanel(
             return
         self._stale = False
         self._generation += 1
+        ahead = self.take_ahead()
+        if ahead is not None:
+            self._apply(ahead, keep)
+            return
         if len(self._session) >= BIG_TREE and self.is_mounted:
             self._flatten_in_worker(keep)
             return

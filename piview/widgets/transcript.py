@@ -318,6 +318,24 @@ class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollVi
         self.call_after_refresh(self.scroll_to_item, self.cursor)
         self.refresh()
 
+    def keep_other_hidden(self, path: list[int], show_hidden: bool, items: ItemList) -> None:
+        """Keep ``items``, the blocks of ``path`` with hidden entries shown or not as
+        ``show_hidden`` says (built ahead, in a worker), for ``H`` to switch to without
+        building them; ignored unless ``path`` is the path shown and ``show_hidden`` the
+        setting it is not shown with."""
+        if path is self.path and show_hidden != self.show_hidden:
+            self._other_hidden = (path, len(path), show_hidden, items)
+
+    @property
+    def has_other_hidden(self) -> bool:
+        """Whether the blocks of the path shown with the other hidden setting are kept."""
+        other = self._other_hidden
+        return (
+            other is not None
+            and other[0] is self.path
+            and other[1:3] == (len(self.path), not self.show_hidden)
+        )
+
     _other_hidden: tuple[list[int], int, bool, Sequence[Item]] | None = None
     """The path, its length, the setting and the items before the last :meth:`set_show_hidden`
     (the items of the other setting, while the path stays the same list)."""

@@ -1,0 +1,159 @@
+"""Provides :class:`LazyTable`: a DataTable of fixed-width columns whose cells are made only
+when a row is first drawn or read.
+
+The tools view lists every tool call of a branch: ten thousand on a big session. Filled with
+``add_row``, a DataTable makes every cell up front, and once the message queue is idle
+measures each of them (about a second for ten thousand rows) to size columns that here all
+have a fixed width already. This table takes the number of rows and a function making a
+row's cells (:meth:`LazyTable.show_rows`): the rows' keys are set in one step, no cell is
+measured, and a row's cells are made the first time it is drawn (or read with
+``get_row_at``), so opening the view costs what the rows on screen cost. What is drawn is
+what the same cells added with ``add_row`` draw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from itertools import zip_longest
+from typing import Any, Self, cast
+
+from rich.text import Text
+from textual._two_way_dict import TwoWayDict
+from textual.geometry import Size
+from textual.widgets import DataTable
+from textual.widgets._data_table import ColumnKey, Row, RowKey
+
+__all__ = ["LazyTable"]
+
+CellMaker = Callable[[int], Sequence[Text]]
+"""The cells of row ``n`` (0-based, in the order the rows are shown), one per column."""
+
+
+class _Cells(dict[ColumnKey, Text]):
+    """A row's cells by column key, made on the first read of any of them."""
+
+    __slots__ = ("_columns", "_make", "_n")
+
+    def __init__(self, make: CellMaker, n: int, columns: list[ColumnKey]) -> None:
+        super().__init__()
+        self._make, self._n, self._columns = make, n, columns
+
+    def __missing__(self, key: ColumnKey) -> Text:
+        if not dict.__len__(self):
+            # As add_row: a row with fewer cells than columns has None in the rest.
+            self.update(
+                cast(
+                    "Iterable[tuple[ColumnKey, Text]]",
+                    zip_longest(self._columns, self._make(self._n)),
+                )
+            )
+        if not dict.__contains__(self, key):
+            raise KeyError(key)
+        return dict.__getitem__(self, key)
+
+
+class _Rows(dict[RowKey, dict[ColumnKey, Text]]):
+    """The cells of every row by row key, a row's mapping made when first asked for."""
+
+    __slots__ = ("_columns", "_count", "_make", "_places")
+
+    def __init__(
+        self, count: int, make: CellMaker, columns: list[ColumnKey], places: TwoWayDict[RowKey, int]
+    ) -> None:
+        super().__init__()
+        self._count, self._make, self._columns, self._places = count, make, columns, places
+
+    def __missing__(self, key: RowKey) -> dict[ColumnKey, Text]:
+        n = self._places.get(key)
+        if n is None:
+            raise KeyError(key)
+        cells = self[key] = _Cells(self._make, n, self._columns)
+        return cells
+
+    def get(self, key: RowKey, default: object = None) -> Any:  # type: ignore[override]
+        """The row's cells, as ``dict.get`` (DataTable reads rows so)."""
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __contains__(self, key: object) -> bool:
+        return self._places.get(key) is not None  # type: ignore[arg-type]
+
+    def clear(self) -> None:
+        """No rows any more."""
+        self._count = 0
+        super().clear()
+
+
+class LazyTable(DataTable[Text]):
+    """A DataTable whose columns all have a fixed width and whose rows are made on demand.
+
+    Rows come in whole, in the order shown (:meth:`show_rows`): the owner sorts and filters
+    them, not ``DataTable.sort``, ``add_row`` or ``remove_row``."""
+
+    def show_rows(self, count: int, make: CellMaker) -> None:
+        """Replace the rows by ``count`` rows one line high, row ``n`` holding ``make(n)``:
+        the same rows, cursor and highlight as ``clear()`` and ``add_row`` for each, with
+        the cells made only when the row is read or drawn."""
+        self.clear()
+        if not count:
+            return
+        columns = [column.key for column in self.ordered_columns]
+        keys = [RowKey(str(n)) for n in range(count)]
+        self._row_locations = TwoWayDict(dict(zip(keys, range(count), strict=True)))
+        self._data = _Rows(count, make, columns, self._row_locations)
+        rows = [Row(key, 1, None, False) for key in keys]
+        self.rows = dict(zip(keys, rows, strict=True))
+        self._order = (len(rows), self._row_locations, rows, [(key, 0) for key in keys])
+        # What add_row does after each row, once: the cursor stays valid, and it is
+        # highlighted as it is when the first row arrives in an empty table.
+        self._require_update_dimensions = True
+        self.cursor_coordinate = self.cursor_coordinate
+        if self.columns and self.show_cursor and self.cursor_type != "none":
+            self._highlight_cursor()
+        self._update_count += 1
+        self.check_idle()
+
+    _order: tuple[int, object, list[Row], list[tuple[RowKey, int]]] | None = None
+    """The rows in order and the line of each, and for which rows: their number and the
+    mapping of their places (``sort`` makes a new one)."""
+
+    def _known_order(self) -> tuple[list[Row], list[tuple[RowKey, int]]] | None:
+        order = self._order
+        if order is None or order[0] != len(self.rows) or order[1] is not self._row_locations:
+            return None
+        return order[2], order[3]
+
+    @property
+    def ordered_rows(self) -> list[Row]:
+        """The rows in order; DataTable makes the list again on every resize and update, a
+        pass over every row: this one keeps it while the rows stay the same."""
+        known = self._known_order()
+        return known[0] if known is not None else super().ordered_rows
+
+    @property
+    def _y_offsets(self) -> list[tuple[RowKey, int]]:
+        known = self._known_order()
+        return known[1] if known is not None else super()._y_offsets
+
+    def clear(self, columns: bool = False) -> Self:
+        """Clear the table (and the rows' order kept)."""
+        # DataTable.clear empties the list of lines: give it an empty one, not one it makes
+        # from every row just for that; the order stops holding when clear makes a new map.
+        self._order = (len(self.rows), self._row_locations, [], [])
+        return super().clear(columns)
+
+    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
+        """The virtual size from the fixed columns and one-line rows: nothing measured."""
+        if any(column.auto_width for column in self.columns.values()):
+            super()._update_dimensions(new_rows)
+            return
+        width = sum(column.get_render_width(self) for column in self.columns.values())
+        header_height = self.header_height if self.show_header else 0
+        self.virtual_size = Size(
+            width + self._row_label_column_width, self._total_row_height + header_height
+        )
