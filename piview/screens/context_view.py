@@ -170,7 +170,8 @@ class ContextScreen(ModalScreen[None]):
 
     BINDINGS = [
         Binding("question_mark", "app.help", "Help", tooltip="this help"),
-        Binding("escape,q,c", "dismiss", "Close"),
+        Binding("escape,c", "dismiss", "Close"),
+        Binding("q", "app.quit", "Quit", show=False, tooltip="quit"),
     ]
 
     DEFAULT_CSS = """

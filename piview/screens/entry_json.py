@@ -60,7 +60,8 @@ class EntryJsonScreen(ModalScreen[None]):
 
     BINDINGS = [
         Binding("question_mark", "app.help", "Help", tooltip="this help"),
-        Binding("escape,q,i", "dismiss", "Close"),
+        Binding("escape,i", "dismiss", "Close"),
+        Binding("q", "app.quit", "Quit", show=False, tooltip="quit"),
     ]
 
     DEFAULT_CSS = """

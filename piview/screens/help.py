@@ -17,10 +17,13 @@ __all__ = ["HelpScreen"]
 
 
 class HelpScreen(ModalScreen[None]):
-    """A modal listing every key, by the part of the screen it works in. Any of escape, q
-    or ? closes it."""
+    """A modal listing every key, by the part of the screen it works in. Escape or ? closes it;
+    q quits, as everywhere."""
 
-    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+    BINDINGS = [
+        Binding("escape,question_mark", "dismiss", "Close"),
+        Binding("q", "app.quit", "Quit", show=False, tooltip="quit"),
+    ]
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }

@@ -144,7 +144,8 @@ class ToolInspector(ModalScreen[None]):
 
     BINDINGS = [
         Binding("question_mark", "app.help", "Help", tooltip="this help"),
-        Binding("escape,q,i", "dismiss", "Close"),
+        Binding("escape,i", "dismiss", "Close"),
+        Binding("q", "app.quit", "Quit", show=False, tooltip="quit"),
     ]
 
     DEFAULT_CSS = """

@@ -75,6 +75,7 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
 
     BINDINGS = [
         Binding("escape,T", "close", "Close"),
+        Binding("q", "app.quit", "Quit", show=False, tooltip="quit"),
         Binding("question_mark", "app.help", "Help", tooltip="this help"),
         Binding("s", "cycle_status", "Status filter"),
         Binding("S", "cycle_sort", "Sort"),
