@@ -23,7 +23,7 @@ from textual.geometry import Size
 from textual.widgets import DataTable
 from textual.widgets._data_table import ColumnKey, Row, RowKey
 
-__all__ = ["LazyTable"]
+__all__ = ["LazyTable", "rows_added"]
 
 CellMaker = Callable[[int], Sequence[Text]]
 """The cells of row ``n`` (0-based, in the order the rows are shown), one per column."""
@@ -89,6 +89,18 @@ class _Rows(dict[RowKey, dict[ColumnKey, Text]]):
         super().clear()
 
 
+def rows_added(table: DataTable[Any]) -> None:
+    """What ``DataTable.add_row`` does after each row, done once after many were put in
+    place: the cursor stays valid, and it is highlighted as it is when the first row
+    arrives in an empty table."""
+    table._require_update_dimensions = True  # noqa: SLF001 - DataTable's own steps
+    table.cursor_coordinate = table.cursor_coordinate
+    if table.columns and table.show_cursor and table.cursor_type != "none":
+        table._highlight_cursor()  # noqa: SLF001
+    table._update_count += 1  # noqa: SLF001
+    table.check_idle()
+
+
 class LazyTable(DataTable[Text]):
     """A DataTable whose columns all have a fixed width and whose rows are made on demand.
 
@@ -109,14 +121,7 @@ class LazyTable(DataTable[Text]):
         rows = [Row(key, 1, None, False) for key in keys]
         self.rows = dict(zip(keys, rows, strict=True))
         self._order = (len(rows), self._row_locations, rows, [(key, 0) for key in keys])
-        # What add_row does after each row, once: the cursor stays valid, and it is
-        # highlighted as it is when the first row arrives in an empty table.
-        self._require_update_dimensions = True
-        self.cursor_coordinate = self.cursor_coordinate
-        if self.columns and self.show_cursor and self.cursor_type != "none":
-            self._highlight_cursor()
-        self._update_count += 1
-        self.check_idle()
+        rows_added(self)
 
     _order: tuple[int, object, list[Row], list[tuple[RowKey, int]]] | None = None
     """The rows in order and the line of each, and for which rows: their number and the

@@ -31,6 +31,8 @@ from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets._data_table import ColumnKey, DuplicateKey, Row, RowKey
 
+from piview.widgets.lazy_table import rows_added
+
 __all__ = ["Cells", "LazyCells", "PickerTable"]
 
 Cells = Sequence[Text | str]
@@ -340,11 +342,4 @@ class PickerTable(DataTable[Text | str]):
             new.add(row_key)
         if not meta:
             return
-        # What add_row does after each row, once: the cursor stays valid, and it is
-        # highlighted as it is when the first row arrives in an empty table.
-        self._require_update_dimensions = True
-        self.cursor_coordinate = self.cursor_coordinate
-        if self.columns and self.show_cursor and self.cursor_type != "none":
-            self._highlight_cursor()
-        self._update_count += 1
-        self.check_idle()
+        rows_added(self)
