@@ -69,6 +69,11 @@ NOT_BEFORE_THE_FIRST_SCREEN = (
     "textual.widgets._sparkline",
     "json",  # the JSON of tool arguments and unknown entries: none on this screen
     "shlex",  # the editor's command line (V)
+    # The searches (/ in either pane), their query parser and the search field.
+    "piview.model.query",
+    "piview.model.treesearch",
+    "piview.render.search",
+    "piview.widgets.search_field",
 )
 NOT_BEFORE_THE_PRERENDERED_SCREEN = (
     # The child draws the blocks of the first screen: the role renderers, and Rich's
