@@ -7,12 +7,16 @@ and exit status 2, never a traceback.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, cast
 
 from piview import __version__
+
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = ["SUBCOMMANDS", "main", "parse_args", "run_command"]
 
@@ -32,6 +36,8 @@ def _tools_arg(p: argparse.ArgumentParser, what: str) -> None:
 
 
 def _info_parser() -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(
         prog="piview info",
         description="Summarise a session file: entries, tree, tool calls and usage.",
@@ -42,6 +48,8 @@ def _info_parser() -> argparse.ArgumentParser:
 
 
 def _tools_parser() -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(
         prog="piview tools", description="List every tool call on a branch, with its result."
     )
@@ -51,6 +59,8 @@ def _tools_parser() -> argparse.ArgumentParser:
 
 
 def _context_parser() -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(
         prog="piview context",
         description=(
@@ -67,6 +77,8 @@ def _context_parser() -> argparse.ArgumentParser:
 
 
 def _diff_parser() -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(
         prog="piview diff",
         description=(
@@ -87,6 +99,8 @@ def _diff_parser() -> argparse.ArgumentParser:
 
 
 def _stats_parser() -> argparse.ArgumentParser:
+    import argparse
+
     from piview.catalog.stats import GROUPINGS
 
     p = argparse.ArgumentParser(
@@ -109,6 +123,8 @@ def _stats_parser() -> argparse.ArgumentParser:
 
 
 def _print_parser() -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(
         prog="piview print",
         description="Print one branch of a session (root to leaf) as text.",
@@ -137,6 +153,8 @@ def _print_parser() -> argparse.ArgumentParser:
 
 
 def _export_parser() -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(
         prog="piview export",
         description="Export one branch of a session (root to leaf) as one self-contained "
@@ -163,6 +181,8 @@ def _export_parser() -> argparse.ArgumentParser:
 
 
 def _search_parser() -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(
         prog="piview search",
         description="Search the text of every session (the index is updated first: only new "
@@ -182,6 +202,8 @@ def _search_parser() -> argparse.ArgumentParser:
 
 
 def _view_parser() -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(
         prog="piview",
         description="A terminal viewer for Pi coding-agent session files.",
@@ -230,13 +252,39 @@ SUBCOMMANDS = tuple(_PARSERS)
 """The subcommands; anything else on the command line is the viewer's (a file, a flag)."""
 
 
+_VIEW_FLAGS = {"--no-follow": "no_follow", "--demo": "demo"}
+"""The viewer's switches :func:`_plain_view_args` reads itself."""
+
+
+def _plain_view_args(args: list[str]) -> argparse.Namespace | None:
+    """The viewer's arguments for the common ``piview [--no-follow] [--demo] [FILE]``, as
+    :func:`_view_parser` would parse them, without importing argparse (a few milliseconds of
+    the first screen); None for anything else (argparse then parses it, help and errors too)."""
+    values: dict[str, object] = {
+        "file": None,
+        "leaf": None,
+        "demo": False,
+        "no_follow": False,
+        "sessions": None,
+        "theme": None,
+    }
+    for arg in args:
+        if arg in _VIEW_FLAGS:
+            values[_VIEW_FLAGS[arg]] = True
+        elif arg and not arg.startswith("-") and values["file"] is None:
+            values["file"] = arg
+        else:  # an option with a value, an abbreviation, a second file, "--", "": argparse's
+            return None
+    return cast("argparse.Namespace", SimpleNamespace(**values))
+
+
 def parse_args(argv: Sequence[str]) -> tuple[str, argparse.Namespace]:
     """``(command, args)``: ``view`` unless the first word is a subcommand's name."""
     args = list(argv)
     if args and args[0] in _PARSERS:
         name = args.pop(0)
         return name, _PARSERS[name]().parse_args(args)
-    return "view", _view_parser().parse_args(args)
+    return "view", _plain_view_args(args) or _view_parser().parse_args(args)
 
 
 def run_command(argv: Sequence[str]) -> int:

@@ -6,7 +6,6 @@ has started (:mod:`piview.render.prerender`), so that the two overlap on two cor
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 from pathlib import Path
@@ -15,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from piview.commands.common import CliError, load, resolve_branch
 
 if TYPE_CHECKING:
+    import argparse
+
     from piview.model.session import Session
 
 __all__ = ["TAIL_FIRST_BYTES", "looks_like_path", "run"]

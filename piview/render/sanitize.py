@@ -10,13 +10,14 @@ expand tabs.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 __all__ = ["sanitize", "sanitize_line", "strip_ansi"]
 
 # ESC-introduced sequences: CSI (ESC [ … final), OSC (ESC ] … BEL or ST), DCS/SOS/PM/APC
 # (ESC P/X/^/_ … ST) and two/three-byte escapes (ESC ( B, ESC =, ESC 7 …). An unterminated
 # string sequence runs to the end of the text, as it would swallow it in a terminal.
-_ANSI_RE = re.compile(
+_ANSI = (
     r"\x1b(?:"
     r"\[[0-?]*[ -/]*[@-~]?"
     r"|\][^\x07\x1b]*(?:\x07|\x1b\\)?"
@@ -28,16 +29,28 @@ _ANSI_RE = re.compile(
 )
 # Every C0 control except \t and \n, DEL, C1 controls, and lone surrogates (these cannot be
 # encoded to UTF-8 and would make writing the output raise).
-_CTRL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_CTRL = r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]"
 # Quick test for the common case: text with nothing to do (new lines are kept as they are, so
 # a text of many lines and nothing else is returned at once, not run through every step).
 _NEEDS_WORK_RE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 _TAB = "   "  # Pi's TUI expands tabs to three spaces
 
 
+# Compiled on first use (about a millisecond of the first screen, whose text rarely has
+# escapes or control characters): the quick test above is the one every text goes through.
+@cache
+def _ansi_re() -> re.Pattern[str]:
+    return re.compile(_ANSI)
+
+
+@cache
+def _ctrl_re() -> re.Pattern[str]:
+    return re.compile(_CTRL)
+
+
 def strip_ansi(text: str) -> str:
     """Remove ANSI escape sequences only (everything else is kept)."""
-    return _ANSI_RE.sub("", text)
+    return _ansi_re().sub("", text)
 
 
 def _resolve_cr(line: str) -> str:
@@ -61,14 +74,14 @@ def sanitize(text: object, *, tabs: bool = True) -> str:
     if not _NEEDS_WORK_RE.search(text):
         return text
     if "\x1b" in text or "\x9b" in text:
-        text = _ANSI_RE.sub("", text)
+        text = _ansi_re().sub("", text)
     if "\r" in text:
         text = text.replace("\r\n", "\n")
         if "\r" in text:
             text = "\n".join(_resolve_cr(line) for line in text.split("\n"))
     if tabs and "\t" in text:
         text = text.replace("\t", _TAB)
-    return _CTRL_RE.sub("", text)
+    return _ctrl_re().sub("", text)
 
 
 def sanitize_line(text: object) -> str:

@@ -14,9 +14,7 @@ from typing import TYPE_CHECKING
 
 from textual.widgets import Input
 
-from piview.model.query import parse_query
 from piview.widgets.branch_panel import BranchPanel
-from piview.widgets.search_field import SearchField
 from piview.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -25,6 +23,7 @@ if TYPE_CHECKING:
     from piview.model import Session
     from piview.model.query import Query
     from piview.render.search import AllHit
+    from piview.widgets.search_field import SearchField
 
     _Screen = Screen[None]
 else:
@@ -53,6 +52,8 @@ class SessionSearch(_Screen):
         self._search_tree = panel.has_class("-visible") and panel.has_focus
         box = self._search_box()
         if box is None:
+            from piview.widgets.search_field import SearchField
+
             # Mounted on first use: one widget less to build before the first screen.
             box = SearchField(id="search")
             await self.mount(box, before="#status")
@@ -74,6 +75,9 @@ class SessionSearch(_Screen):
         return not (isinstance(self.focused, Input) and action != "escape")
 
     def _search_box(self) -> SearchField | None:
+        # Imported with the field's first use (the first screen has none).
+        from piview.widgets.search_field import SearchField
+
         found = self.query("#search").results(SearchField)
         return next(iter(found), None)
 
@@ -107,6 +111,8 @@ class SessionSearch(_Screen):
         """Run the search typed in the field, and close it."""
         target = self._search_target()
         event.input.remove_class("-visible")
+        from piview.model.query import parse_query
+
         query = parse_query(event.value)
         if isinstance(target, Transcript) and query.all_branches:
             target.focus()

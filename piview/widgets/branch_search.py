@@ -12,15 +12,13 @@ from bisect import bisect_left
 from functools import partial
 from typing import TYPE_CHECKING
 
-from piview.model.query import parse_query
-from piview.model.treefilter import FilterMode
-from piview.model.treesearch import search_entries
 from piview.widgets.offthread import compute_off_thread
 
 if TYPE_CHECKING:
     from textual.scroll_view import ScrollView as _Widget
 
     from piview.model.session import Session
+    from piview.model.treefilter import FilterMode
 else:
     _Widget = object  # a plain mixin: Textual sees only the widget class itself
 
@@ -51,6 +49,10 @@ class TreeSearch(_Widget):
         if self._session is None or not query.split():
             self.clear_search()
             return
+        # Imported on first use: the first screen searches nothing.
+        from piview.model.query import parse_query
+        from piview.model.treesearch import search_entries
+
         error = parse_query(query).error
         if error is not None:
             self.notify(f"Bad regular expression: {error}", severity="error", markup=False)

@@ -21,14 +21,13 @@ from rich.style import Style
 from textual.strip import Strip
 from textual.worker import Worker, get_current_worker
 
-from piview.model.query import Query, parse_query
 from piview.render.items import Item
-from piview.render.search import item_matches
 
 if TYPE_CHECKING:
     from textual.scroll_view import ScrollView as _Widget
 
     from piview.model import Session
+    from piview.model.query import Query
 else:
     _Widget = object  # a plain mixin: Textual sees only the widget class itself
 
@@ -76,7 +75,13 @@ class TranscriptSearch(_Widget):
         progress. A new search, or :meth:`clear_search`, cancels the one running.
         """
         self._cancel_search()
-        q = query if isinstance(query, Query) else parse_query(query)
+        if isinstance(query, str):
+            # Imported on first use, as the search below: the first screen searches nothing.
+            from piview.model.query import parse_query
+
+            q = parse_query(query)
+        else:
+            q = query
         if q.blank and q.error is None:  # nothing to look for: no search
             self._search = None
             self.refresh()
@@ -122,6 +127,8 @@ class TranscriptSearch(_Widget):
         self._search_worker = None
 
     def _search_thread(self, query: Query, items: Sequence[Item], gen: int) -> None:
+        from piview.render.search import item_matches
+
         worker = get_current_worker()
         session = self.session
         checked: dict[int, bool] = {}

@@ -69,6 +69,11 @@ NOT_BEFORE_THE_FIRST_SCREEN = (
     "textual.widgets._sparkline",
     "json",  # the JSON of tool arguments and unknown entries: none on this screen
     "shlex",  # the editor's command line (V)
+    # The searches (/ in either pane), their query parser and the search field.
+    "piview.model.query",
+    "piview.model.treesearch",
+    "piview.render.search",
+    "piview.widgets.search_field",
 )
 NOT_BEFORE_THE_PRERENDERED_SCREEN = (
     # The child draws the blocks of the first screen: the role renderers, and Rich's
@@ -104,3 +109,26 @@ def test_the_first_screen_imports_nothing_it_does_not_draw() -> None:
 def test_the_prerendered_first_screen_imports_no_renderer() -> None:
     names = NOT_BEFORE_THE_FIRST_SCREEN + NOT_BEFORE_THE_PRERENDERED_SCREEN
     assert _imported("prerender", names) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the child is forked on Linux")
+def test_the_first_screen_compiles_no_pattern_for_escapes_it_has_not_met() -> None:
+    # The sanitiser's patterns for escapes and control characters (about a millisecond to
+    # compile) wait for a text that has some; this session's first screen has none.
+    probe = _PROBE.replace(
+        'print(" ".join(sorted(m for m in sys.argv[3:] if m in sys.modules)))',
+        "from piview.render import sanitize\n"
+        "        print(sanitize._ansi_re.cache_info().currsize, "
+        "sanitize._ctrl_re.cache_info().currsize)",
+    )
+    assert probe != _PROBE
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(fixture("tool_pairing.jsonl")), "prerender"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PIVIEW_NO_PRERENDER": ""},
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.split() == ["0", "0"]
