@@ -332,4 +332,7 @@ def join_store(dst: NodeStore, src: NodeStore) -> None:
     dst.result_ids.extend([pop(x, x) if x is not None else None for x in src.result_ids])
     dst.result_names.extend([sys.intern(x) if x else x for x in src.result_names])
     open_calls.update(src._open_calls)
-    dst._recent = None  # rebuilt from every id on the next append
+    # The map of every id, as one pass keeps it (no empty id): the tree takes it over.
+    recent.update(zip(src.ids, range(n0, len(dst.ids)), strict=True))
+    recent.pop("", None)
+    dst._recent = recent if dst._base is None else None

@@ -389,6 +389,7 @@ def build_tree_resolved(
     preceding: Sequence[int],
     forward: dict[int, str],
     timestamps: Timestamps,
+    id_index: dict[str, int] | None = None,
 ) -> Tree:
     """Build the tree from parents already resolved to the nearest preceding entry.
 
@@ -398,10 +399,13 @@ def build_tree_resolved(
             or -1 (a null ``parentId``, or one listed in ``forward``).
         forward: the ``parentId`` of each entry that names no preceding entry.
         timestamps: the ISO timestamp of each entry (read only to order siblings).
+        id_index: ``dict(zip(ids, range(len(ids))))`` when the caller has it already (the
+            store's, :func:`~piview.model.idmap.take_id_map`); the tree keeps it.
     """
     n = len(ids)
     parents = array("q", preceding)
-    id_index: dict[str, int] = dict(zip(ids, range(n), strict=True))  # the last one wins
+    if id_index is None:
+        id_index = dict(zip(ids, range(n), strict=True))  # the last one wins
     duplicates: dict[str, list[int]] = {}
     if len(id_index) != n:
         seen: dict[str, int] = {}
