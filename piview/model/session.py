@@ -21,6 +21,7 @@ from piview.model.blobs import resolve_blobs
 from piview.model.decode import BadLineError, decode_entry, decode_json
 from piview.model.fileindex import BadLine, FileIndex
 from piview.model.follow import Built, absorb, install, look, rebuild
+from piview.model.idmap import take_id_map
 from piview.model.index_cache import CACHE_MIN_BYTES, IndexCache
 from piview.model.index_extras import adopt, capture, ids_of
 from piview.model.labels import resolve_labels, session_name
@@ -300,6 +301,7 @@ class Session:
     # ----------------------------------------------------------------- loading
 
     _legacy_ids = False
+    _id_map: dict[str, int] | None = None
 
     def _load(self, cache: IndexCache | None = None) -> None:
         if self.sqlite_ref is not None:
@@ -450,7 +452,7 @@ class Session:
         return "none" if st.st_size == index.seen else "grown"
 
     def _finish(self) -> None:
-        self.nodes.rebase({})  # the full map of ids goes before the tree builds its own
+        self._id_map = take_id_map(self.nodes)  # the store's map of ids: the tree's (_build)
         self.install(self.build())
 
     def build(self) -> Built:
@@ -468,8 +470,7 @@ class Session:
         return built
 
     def _build(self) -> Built:
-        store = self.nodes
-        n = len(store)
+        store, n, id_map, self._id_map = self.nodes, len(self.nodes), self._id_map, None
         legacy = self._legacy_ids
         if (
             self.header is None
@@ -488,7 +489,7 @@ class Session:
         lines = self.index.lines
         if legacy:
             # As Pi's migrateV1ToV2, with deterministic ids: a linear chain in file order.
-            ids = [f"L{line}" for line in lines]
+            ids, id_map = [f"L{line}" for line in lines], None
             preceding: Sequence[int] = range(-1, n - 1)
             forward: dict[int, str] = {}
             for i in store.whole_indices():
@@ -507,7 +508,8 @@ class Session:
                 # A parentId may name an entry by its made-up id: resolve all of them by name.
                 refs = [store.parent_ref(i) for i in range(n)]
                 return Built(ids, build_tree(ids, refs, _Timestamps(store)), legacy)
-        return Built(ids, build_tree_resolved(ids, preceding, forward, _Timestamps(store)), legacy)
+        tree = build_tree_resolved(ids, preceding, forward, _Timestamps(store), id_map)
+        return Built(ids, tree, legacy)
 
     def install(
         self,

@@ -48,9 +48,11 @@ _STEP = 16 * 1024 * 1024
 """The child reads in steps of this many bytes, looking between them whether its parent is
 still there."""
 _PEEK = 1024 * 1024
-_SHARE = 0.53
-"""The share of the bytes the first half (this process) reads: a little more than half, as
-the child then spends about 0.2 s (at 1 GB) handing its half over."""
+_SHARE = 0.60
+"""The share of the bytes the first half (this process) reads: more than half, as the child
+then hands its half over (about 0.2 s at 1 GB) and the faster compiled loop left this process
+waiting for it at 0.53 (``benchmarks/bench_split_share.py``: idle 0.33 s at 0.53, 0.15 s at
+0.57, none at 0.60)."""
 _STORE_FIELDS = tuple(name for name in NodeStore.__slots__ if not name.startswith("_"))
 """The store's columns and tables a child hands back (the lookups beside them are rebuilt)."""
 
@@ -332,4 +334,7 @@ def join_store(dst: NodeStore, src: NodeStore) -> None:
     dst.result_ids.extend([pop(x, x) if x is not None else None for x in src.result_ids])
     dst.result_names.extend([sys.intern(x) if x else x for x in src.result_names])
     open_calls.update(src._open_calls)
-    dst._recent = None  # rebuilt from every id on the next append
+    # The map of every id, as one pass keeps it (no empty id): the tree takes it over.
+    recent.update(zip(src.ids, range(n0, len(dst.ids)), strict=True))
+    recent.pop("", None)
+    dst._recent = recent if dst._base is None else None

@@ -346,8 +346,9 @@ class SessionScreen(
             self._refresh_usage()
         self.query_one(Transcript).focus()
         if self.session.partial and self.full_loader is not None:
-            # After the first screen: the loader and the UI share one interpreter lock.
-            self.set_timer(0.3, self._load_full)
+            # Once the first screen is drawn (the loader and the UI share one interpreter
+            # lock), not after a fixed 0.3 s: that wait was a tenth of a 1 GB load.
+            self.call_after_refresh(self._load_full)
         if self.session.index_cache is not None:
             # Cache a big file's index for the next start, once the first screen is up.
             self.set_timer(1.0, self._save_index)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 
 from piview.app import make_app
-from piview.model import load_session
+from piview.model import Session, load_session
 from piview.widgets.transcript import Transcript
 
 SIZE = (120, 40)
@@ -85,8 +85,46 @@ async def test_the_worker_hands_freed_memory_back_after_pairing_and_blocks(
 
     monkeypatch.setattr(session_mod, "pair_tool_calls", pair)
     monkeypatch.setattr(follow_mod, "build_items", build)
-    app = make_app(tail, full_loader=lambda: load_session(path))
+
+    def full() -> Session:
+        steps.clear()  # the tail's own pairing and blocks, before the full load starts
+        return load_session(path)
+
+    app = make_app(tail, full_loader=full)
     async with app.run_test(size=SIZE) as pilot:
-        steps.clear()  # the tail's own pairing and blocks
         await _swap(app, pilot)
     assert steps[:4] == ["pairing", "release", "blocks", "release"]
+
+
+async def test_the_whole_load_starts_once_the_first_screen_is_drawn(tmp_path, monkeypatch) -> None:
+    """The whole load waited a fixed 0.3 s after the screen mounted (a tenth of a 1 GB load);
+    it starts once the first screen is drawn: after the tail's transcript has its size and
+    its lines, and without a timer."""
+    from piview.model.session_tail import load_tail
+    from piview.screens.session import SessionScreen
+
+    path, size = _demo_copy(tmp_path)
+    tail = load_tail(path, max_bytes=size // 4)
+    timers: list[float] = []
+    real_timer = SessionScreen.set_timer
+
+    def set_timer(self, delay, callback=None, **kwargs):
+        if getattr(callback, "__name__", "") == "_load_full":
+            timers.append(delay)
+        return real_timer(self, delay, callback, **kwargs)
+
+    monkeypatch.setattr(SessionScreen, "set_timer", set_timer)
+    seen: dict[str, object] = {}
+
+    def loader() -> Session:
+        screen = app.screen
+        shown = screen.query(Transcript)
+        seen["drawn"] = bool(shown) and shown.first().size.height > 0 and bool(shown.first().path)
+        seen["tail"] = screen.session is tail
+        return load_session(path)
+
+    app = make_app(tail, full_loader=loader)
+    async with app.run_test(size=SIZE) as pilot:
+        await _swap(app, pilot)
+    assert timers == []
+    assert seen == {"drawn": True, "tail": True}
