@@ -160,7 +160,8 @@ class PickerTextSearch(_Screen):
     def _fts_progress(self, p: Progress) -> None:
         pct = 100 * p.bytes_done // p.bytes_total if p.bytes_total else 100
         self._fts_status = f"indexing text {p.files_done}/{p.files_total} ({pct}%)"
-        self._show_where()
+        if not self._show_where():
+            return
         now = time.monotonic()
         if self._needle() and p.files_done and (not self.hits or now - self._researched > 3):
             self._researched = now
@@ -169,15 +170,21 @@ class PickerTextSearch(_Screen):
     def _fts_done(self, status: str) -> None:
         self.fts_ready = not status
         self._fts_status = status
-        self._show_where()
-        if self._needle():
+        if self._show_where() and self._needle():
             self._fts_search(self._needle())  # again, over the whole index
 
-    def _show_where(self) -> None:
-        out = self._where()
-        if self._fts_status:
-            out.append(f"  ·  {self._fts_status}", style="dim")
-        self.query_one("#where", Static).update(out)
+    def _show_where(self) -> bool:
+        """Show where the sessions come from and the text index's state; False when the
+        screen's widgets are gone (the app is closing: a worker's last word can come after)."""
+        where = self.query("#where").results(Static)
+        shown = False
+        for line in where:
+            out = self._where()
+            if self._fts_status:
+                out.append(f"  ·  {self._fts_status}", style="dim")
+            line.update(out)
+            shown = True
+        return shown
 
     # ------------------------------------------------------------------ searching
 

@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable
 
 from piview.app import make_app
+from piview.catalog.fts import Progress
 from piview.screens.picker import PickerScreen
 from piview.widgets.picker_table import PickerTable
 from tests.app.test_debugging import T0, _copy_as, build_sessions
@@ -207,6 +208,21 @@ async def test_first_frame_is_written_when_the_start_up_ends(
     assert "held" in events and "whole frame" in events, events
     first = events.index("whole frame")
     assert "timer" not in events[:first], events
+
+
+async def test_the_text_index_finishing_while_the_picker_closes_is_no_error(root: Path) -> None:
+    """The text index's worker says it is done from its thread; when that lands as the app
+    closes, the picker's widgets are gone. It raised ``NoMatches('#where')`` (seen in CI,
+    an app closed 0.1 s after it started)."""
+    app = make_app(sessions_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, PickerScreen)
+        await screen.query_one("#where").remove()
+        screen._fts_progress(Progress(1, 2, 10, 20))  # noqa: SLF001 - the worker's calls
+        screen._fts_done("")  # noqa: SLF001
+        await pilot.pause()
 
 
 class _Lazy(App[None]):
