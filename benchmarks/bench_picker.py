@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,7 +24,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_limits import make_sessions  # noqa: E402 - after the path is set
-from benchmarks.bench_startup import PICKER_MARKER, piview, warm_picker  # noqa: E402
+from benchmarks.bench_startup import (  # noqa: E402
+    PICKER_MARKER,
+    piview,
+    print_medians,  # noqa: E402
+    warm_picker,
+)
 from benchmarks.tmux_first_screen import HELLO, first_screen  # noqa: E402
 
 
@@ -79,13 +83,7 @@ def main() -> None:
         f"120x40, alternating; load average {load0[0]:.2f} at the start, {load1[0]:.2f} at "
         "the end (1 min)"
     )
-    app = statistics.median(times["app"])
-    for name, values in times.items():
-        m = statistics.median(values)
-        print(
-            f"  {name:28s} {m * 1000:6.0f} ms  {m / app:5.2f}x the app  {(m - app) * 1000:+5.0f} ms"
-            f"  (min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f})"
-        )
+    print_medians(times)
 
 
 if __name__ == "__main__":

@@ -106,6 +106,11 @@ def main() -> None:
         f"medians of {args.runs} runs, tmux 120x40, alternating; load average "
         f"{load0[0]:.2f} at the start, {load1[0]:.2f} at the end (1 min)"
     )
+    print_medians(times)
+
+
+def print_medians(times: dict[str, list[float]]) -> None:
+    """One line per command: its median, against the one-line app's (``times["app"]``)."""
     app = statistics.median(times["app"])
     for name, values in times.items():
         m = statistics.median(values)
