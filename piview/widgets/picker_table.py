@@ -6,7 +6,7 @@ before the first rows are drawn. The picker gives every column its width, so non
 measurements can change what is drawn: this table skips them and sizes itself at once. It also
 fills an empty table with all its rows in one step (:meth:`PickerTable.fill`), where
 ``add_row`` sets the cursor, sorts the columns and prompts the message pump once a row; a row
-given as a function has its cells made the first time they are read (:class:`LazyCells`),
+given as a function has its cells made the first time they are read (``LazyCells``),
 so that only the rows drawn are formatted. A cell of a one-line row is drawn without the
 three layers of renderables DataTable wraps it in (:meth:`PickerTable._render_cell`), to the
 same segments. While the table draws its lines, its own and its components' Rich styles are
@@ -15,7 +15,7 @@ worked out once, not for every line (each walks the widget's ancestors).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, MutableMapping, Sequence
 from itertools import zip_longest
 from typing import NamedTuple
 
@@ -26,62 +26,17 @@ from rich.style import Style
 from rich.text import Text
 from textual._types import SegmentLines
 from textual.css.styles import RenderStyles
-from textual.geometry import Region, Size
+from textual.geometry import Region
 from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets._data_table import ColumnKey, DuplicateKey, Row, RowKey
 
-from piview.widgets.lazy_table import rows_added
+from piview.widgets.lazy_table import LazyCells, fixed_virtual_size, rows_added
 
-__all__ = ["Cells", "LazyCells", "PickerTable"]
+__all__ = ["Cells", "PickerTable"]
 
 Cells = Sequence[Text | str]
 """A row's cells, in the order of the columns."""
-
-
-class LazyCells(MutableMapping[ColumnKey, Text | str]):
-    """One row's cells by column, made by ``make`` the first time any is read or written.
-
-    DataTable keeps a row as a mapping of column to cell; it reads the cells of the rows it
-    draws, of a row asked for (``get_row``) and of a cell updated. Formatting 600 rows' cells
-    at once took ~9 ms of the picker's first rows, when only ~35 are drawn.
-    """
-
-    __slots__ = ("_cells", "_columns", "_make")
-
-    def __init__(self, columns: Sequence[ColumnKey], make: Callable[[], Cells]) -> None:
-        self._columns: Sequence[ColumnKey] | None = columns
-        self._make: Callable[[], Cells] | None = make
-        self._cells: dict[ColumnKey, Text | str] | None = None
-
-    def _row(self) -> dict[ColumnKey, Text | str]:
-        cells = self._cells
-        if cells is None:
-            assert self._make is not None and self._columns is not None
-            made = self._make()
-            if len(made) > len(self._columns):
-                raise ValueError("More values provided than there are columns.")
-            cells = self._cells = dict(zip_longest(self._columns, made))  # type: ignore[arg-type]
-            self._make = self._columns = None  # what they held can go
-        return cells
-
-    def __getitem__(self, key: ColumnKey) -> Text | str:
-        return self._row()[key]
-
-    def __setitem__(self, key: ColumnKey, value: Text | str) -> None:
-        self._row()[key] = value
-
-    def __delitem__(self, key: ColumnKey) -> None:
-        del self._row()[key]
-
-    def __iter__(self) -> Iterator[ColumnKey]:
-        return iter(self._row())
-
-    def __len__(self) -> int:
-        return len(self._row())
-
-    def __repr__(self) -> str:
-        return f"LazyCells({self._row()!r})"
 
 
 _JOIN = Text("\n")
@@ -207,12 +162,7 @@ class PickerTable(DataTable[Text | str]):
         ):
             super()._update_dimensions(keys)
             return
-        # As DataTable._update_dimensions ends: only what fixed columns and rows give.
-        width = sum(column.get_render_width(self) for column in self.columns.values())
-        header_height = self.header_height if self.show_header else 0
-        self.virtual_size = Size(
-            width + self._row_label_column_width, self._total_row_height + header_height
-        )
+        fixed_virtual_size(self)
 
     def _render_cell(
         self,
