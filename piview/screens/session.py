@@ -27,6 +27,7 @@ from piview.model.store import ROLE_NAMES
 from piview.render.format import fmt_iso_short, header_line, plural
 from piview.render.items import ItemList, build_items
 from piview.render.sanitize import sanitize_line
+from piview.screens.first_frame import AfterFrame
 from piview.screens.session_follow import SessionFollow
 from piview.screens.session_layout import SessionLayout
 from piview.screens.session_lineage import SessionLineage
@@ -270,6 +271,7 @@ class SessionScreen(
         # --leaf may name any entry: show the branch through it, down to its newest leaf.
         self._focus_entry = leaf
         self.leaf = session.tree.newest_leaf(leaf) if leaf is not None else session.tree.leaf
+        self._after_frame = AfterFrame()
 
     def _compositor_refresh(self) -> None:
         # Inside the app's start-up batch Textual renders the whole screen and throws the
@@ -283,6 +285,7 @@ class SessionScreen(
                 transcript.settle_frame()  # what the paint would have settled, as before
             return
         super()._compositor_refresh()
+        self._after_frame.written(self)
 
     def compose(self) -> ComposeResult:
         """Header, the three panes and the footer."""
@@ -346,9 +349,9 @@ class SessionScreen(
             self._refresh_usage()
         self.query_one(Transcript).focus()
         if self.session.partial and self.full_loader is not None:
-            # Once the first screen is drawn (the loader and the UI share one interpreter
+            # Once the first screen is written (the loader and the UI share one interpreter
             # lock), not after a fixed 0.3 s: that wait was a tenth of a 1 GB load.
-            self.call_after_refresh(self._load_full)
+            self._after_frame.add(self._load_full)
         if self.session.index_cache is not None:
             # Cache a big file's index for the next start, once the first screen is up.
             self.set_timer(1.0, self._save_index)

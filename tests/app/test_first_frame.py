@@ -41,6 +41,44 @@ async def test_the_first_screen_is_rendered_once_after_the_start_up_batch(
         assert "block " in str(app.screen.query_one("#status").render())
 
 
+async def test_the_whole_file_starts_loading_after_the_first_frame_is_written(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A big file opens on its tail and loads the whole file in a worker, which shares the
+    # interpreter lock with the UI: started after the start-up batch's refresh (which writes
+    # nothing), it ran while the first frame was being drawn.
+    from textual.screen import Screen
+
+    from piview.catalog.demo import demo_path
+    from piview.model.session_tail import load_tail
+
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(demo_path().read_bytes())
+    tail = load_tail(path, max_bytes=path.stat().st_size // 4)
+    painted: list[bool] = []
+    paint = Screen._compositor_refresh
+
+    def spy(self: Screen[object]) -> None:
+        paint(self)
+        if not self.app._batch_count:  # noqa: SLF001 - a frame written, not held back
+            painted.append(True)
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", spy)
+    painted_at_load: list[bool] = []
+
+    def loader():  # type: ignore[no-untyped-def]
+        painted_at_load.append(bool(painted))
+        return load_session(path)
+
+    app = make_app(tail, full_loader=loader)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if painted_at_load:
+                break
+    assert painted_at_load == [True]
+
+
 _PROBE = """
 import asyncio, os, sys
 from piview.app import make_app
