@@ -112,6 +112,11 @@ NOT_BEFORE_THE_FIRST_SCREEN = (
     "piview.model.treesearch",
     "piview.render.search",
     "piview.widgets.search_field",
+    # The branch panel is hidden: the usage sums of its figures, the text and kind of its
+    # rows, and its rows grown by an append.
+    "piview.model.subtree",
+    "piview.model.treetext",
+    "piview.model.treeview_grow",
 )
 NOT_BEFORE_THE_PRERENDERED_SCREEN = (
     # The child draws the blocks of the first screen: the role renderers, and Rich's
