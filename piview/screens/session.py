@@ -20,14 +20,13 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from piview.model.store import ROLE_NAMES
 from piview.render.format import fmt_iso_short, header_line, plural
 from piview.render.items import ItemList, build_items
 from piview.render.sanitize import sanitize_line
-from piview.screens.first_frame import AfterFrame
+from piview.screens.first_frame import AfterFrame, FirstResumeScreen
 from piview.screens.session_follow import SessionFollow
 from piview.screens.session_layout import SessionLayout
 from piview.screens.session_lineage import SessionLineage
@@ -119,7 +118,7 @@ BIG_BRANCH = 100_000
 
 
 class SessionScreen(
-    SessionFollow, SessionSearch, SessionViews, SessionLayout, SessionLineage, Screen[None]
+    SessionFollow, SessionSearch, SessionViews, SessionLayout, SessionLineage, FirstResumeScreen
 ):
     """One session: the transcript of a branch, with the tree and usage beside it.
 

@@ -41,6 +41,33 @@ async def test_the_first_screen_is_rendered_once_after_the_start_up_batch(
         assert "block " in str(app.screen.query_one("#status").render())
 
 
+async def test_the_first_resume_does_not_restyle_the_screen_its_mount_just_styled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Every widget is styled as it is mounted; the resume right after restyled them all.
+    from textual import events
+    from textual.dom import DOMNode
+
+    from piview.screens.session import SessionScreen
+
+    restyled: list[str] = []
+    update = DOMNode.update_node_styles
+
+    def spy(self: DOMNode, animate: bool = True) -> None:
+        if isinstance(self, SessionScreen):
+            restyled.append(type(self.app.screen).__name__)
+        update(self, animate)
+
+    monkeypatch.setattr(DOMNode, "update_node_styles", spy)
+    app = make_app(load_session(fixture("roles_all.jsonl")))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert restyled == []
+        app.screen.post_message(events.ScreenResume())  # any later resume restyles as before
+        await pilot.pause()
+        assert restyled == ["SessionScreen"]
+
+
 async def test_the_whole_file_starts_loading_after_the_first_frame_is_written(
     tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
