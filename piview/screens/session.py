@@ -139,6 +139,8 @@ class SessionScreen(
 
     HELP_TITLE = "Viewer"
     """The heading of this part's keys in the help screen."""
+    AUTO_FOCUS = "Transcript"
+    """Not the first focusable widget: the hidden branch panel, styled for it, then blurred."""
 
     BINDINGS = [
         Binding(

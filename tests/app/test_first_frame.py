@@ -68,6 +68,29 @@ async def test_the_first_resume_does_not_restyle_the_screen_its_mount_just_style
         assert restyled == ["SessionScreen"]
 
 
+async def test_the_hidden_branch_panel_never_has_the_focus_on_the_first_screen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Textual focused the first focusable widget, the hidden branch panel (restyling it and
+    # its row styles), before on_mount moved the focus to the transcript (restyling it again).
+    from textual.widget import Widget
+
+    focused: list[str] = []
+    watch = Widget.watch_has_focus
+
+    def spy(self: Widget, has_focus: bool) -> None:
+        if has_focus:
+            focused.append(type(self).__name__)
+        watch(self, has_focus)
+
+    monkeypatch.setattr(Widget, "watch_has_focus", spy)
+    app = make_app(load_session(fixture("roles_all.jsonl")))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert focused == ["Transcript"]
+        assert isinstance(app.screen.focused, Transcript)
+
+
 async def test_the_whole_file_starts_loading_after_the_first_frame_is_written(
     tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
