@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from itertools import compress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from rich.text import Text
 from textual import events, on, work
@@ -102,8 +101,7 @@ _models_of: weakref.WeakKeyDictionary[Session, tuple[int, dict[str, None], set[i
 )
 
 
-@dataclass(frozen=True, slots=True)
-class _Build:
+class _Build(NamedTuple):
     """A request for a branch's blocks, built in a worker."""
 
     leaf: int | None
@@ -305,7 +303,8 @@ class SessionScreen(
     def _title_text(self) -> Text:
         s = self.session
         header = s.header
-        width = max(20, (self.size.width or self.app.size.width) - 2)
+        self._titled_width = self.size.width or self.app.size.width
+        width = max(20, self._titled_width - 2)
         fork = self.fork_note()
         if fork and width - len(fork) - 5 < 40:
             fork = None  # too narrow: the name and the folder come first
@@ -332,7 +331,8 @@ class SessionScreen(
     def on_resize(self, event: events.Resize) -> None:
         """The header fits the new width (Textual calls the mixin's handler, which lays out
         the panels, as well)."""
-        self._refresh_title()
+        if event.size.width != self._titled_width:  # the first two at start: as composed
+            self._refresh_title()
 
     def on_mount(self) -> None:
         """Show the branch, tell the user about damaged lines, and start following the file."""

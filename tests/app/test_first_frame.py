@@ -91,6 +91,31 @@ async def test_the_hidden_branch_panel_never_has_the_focus_on_the_first_screen(
         assert isinstance(app.screen.focused, Transcript)
 
 
+async def test_the_header_is_made_once_for_the_first_screen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The screen's first resizes come at the width it was composed at: the same header.
+    from piview.screens.session import SessionScreen
+
+    made: list[int] = []
+    title_text = SessionScreen._title_text
+
+    def spy(self: SessionScreen):  # type: ignore[no-untyped-def]
+        made.append(self.size.width or self.app.size.width)
+        return title_text(self)
+
+    monkeypatch.setattr(SessionScreen, "_title_text", spy)
+    app = make_app(load_session(fixture("roles_all.jsonl")))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert made == [SIZE[0]]
+        title = str(app.screen.query_one("#title").render())
+        await pilot.resize_terminal(90, 30)  # another width: made again, to fit
+        await pilot.pause()
+        assert made == [SIZE[0], 90]
+        assert str(app.screen.query_one("#title").render()) != title
+
+
 async def test_the_whole_file_starts_loading_after_the_first_frame_is_written(
     tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
