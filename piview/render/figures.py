@@ -5,8 +5,12 @@ At most six cells each, so that they fit a right-aligned column of the narrow br
 
 from __future__ import annotations
 
-from piview.model.subtree import Figure, Figures
+from typing import TYPE_CHECKING
+
 from piview.model.types import number
+
+if TYPE_CHECKING:
+    from piview.model.subtree import Figure, Figures
 
 __all__ = ["FIGURE_WIDTH", "fmt_cost_tiny", "fmt_figure", "fmt_figure_value", "fmt_span"]
 

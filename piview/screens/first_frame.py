@@ -1,5 +1,6 @@
 """Provides :func:`paint_after_startup`: a first screen's frame written as soon as the app's
-start-up is over, not one screen-timer tick later.
+start-up is over, not one screen-timer tick later; :class:`AfterFrame`, what waits for that
+frame; and :class:`FirstResumeScreen`, a screen not restyled whole again when first shown.
 
 Textual starts an app inside one batch of updates: the first screen is composed, mounted and
 laid out, and its first whole frame rendered, while that batch holds every write back, so
@@ -12,11 +13,13 @@ lines are cached by then) without that wait.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from textual import events
 from textual.screen import Screen
 
-__all__ = ["paint_after_startup"]
+__all__ = ["AfterFrame", "FirstResumeScreen", "paint_after_startup"]
 
 
 def paint_after_startup(screen: Screen[Any]) -> None:
@@ -36,3 +39,46 @@ def paint_after_startup(screen: Screen[Any]) -> None:
         screen._on_timer_update()  # noqa: SLF001
 
     app.call_later(paint)
+
+
+class AfterFrame:
+    """Callbacks run once a screen's next frame is written, not before.
+
+    ``call_after_refresh`` is too early for an app's first screen: the refresh inside the
+    start-up batch writes nothing, so a worker started after it (the whole file's load) held
+    the interpreter lock while the first frame was being drawn. The screen calls
+    :meth:`written` after each real paint (its ``_compositor_refresh`` outside the batch).
+    """
+
+    __slots__ = ("_waiting",)
+
+    def __init__(self) -> None:
+        self._waiting: list[Callable[[], object]] = []
+
+    def add(self, callback: Callable[[], object]) -> None:
+        """Run ``callback`` once the screen's next frame is written."""
+        self._waiting.append(callback)
+
+    def written(self, screen: Screen[Any]) -> None:
+        """The screen painted a frame: the callbacks waiting run from its queue, once."""
+        if self._waiting:
+            waiting, self._waiting = self._waiting, []
+            for callback in waiting:
+                screen.call_later(callback)
+
+
+class FirstResumeScreen(Screen[None]):
+    """A screen whose first resume, just after its mount styled every widget, does not
+    restyle the whole screen again (the same styles: ~2 ms of the session's first screen).
+
+    Textual calls this handler before :class:`~textual.screen.Screen`'s own, which then skips
+    the restyling; every later resume (back from a view, a theme changed meanwhile) restyles
+    as before.
+    """
+
+    _resumed = False
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False

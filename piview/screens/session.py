@@ -10,23 +10,22 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from itertools import compress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from piview.model.store import ROLE_NAMES
 from piview.render.format import fmt_iso_short, header_line, plural
 from piview.render.items import ItemList, build_items
 from piview.render.sanitize import sanitize_line
+from piview.screens.first_frame import AfterFrame, FirstResumeScreen
 from piview.screens.session_follow import SessionFollow
 from piview.screens.session_layout import SessionLayout
 from piview.screens.session_lineage import SessionLineage
@@ -102,8 +101,7 @@ _models_of: weakref.WeakKeyDictionary[Session, tuple[int, dict[str, None], set[i
 )
 
 
-@dataclass(frozen=True, slots=True)
-class _Build:
+class _Build(NamedTuple):
     """A request for a branch's blocks, built in a worker."""
 
     leaf: int | None
@@ -118,7 +116,7 @@ BIG_BRANCH = 100_000
 
 
 class SessionScreen(
-    SessionFollow, SessionSearch, SessionViews, SessionLayout, SessionLineage, Screen[None]
+    SessionFollow, SessionSearch, SessionViews, SessionLayout, SessionLineage, FirstResumeScreen
 ):
     """One session: the transcript of a branch, with the tree and usage beside it.
 
@@ -139,6 +137,8 @@ class SessionScreen(
 
     HELP_TITLE = "Viewer"
     """The heading of this part's keys in the help screen."""
+    AUTO_FOCUS = "Transcript"
+    """Not the first focusable widget: the hidden branch panel, styled for it, then blurred."""
 
     BINDINGS = [
         Binding(
@@ -270,6 +270,7 @@ class SessionScreen(
         # --leaf may name any entry: show the branch through it, down to its newest leaf.
         self._focus_entry = leaf
         self.leaf = session.tree.newest_leaf(leaf) if leaf is not None else session.tree.leaf
+        self._after_frame = AfterFrame()
 
     def _compositor_refresh(self) -> None:
         # Inside the app's start-up batch Textual renders the whole screen and throws the
@@ -283,6 +284,7 @@ class SessionScreen(
                 transcript.settle_frame()  # what the paint would have settled, as before
             return
         super()._compositor_refresh()
+        self._after_frame.written(self)
 
     def compose(self) -> ComposeResult:
         """Header, the three panes and the footer."""
@@ -301,7 +303,8 @@ class SessionScreen(
     def _title_text(self) -> Text:
         s = self.session
         header = s.header
-        width = max(20, (self.size.width or self.app.size.width) - 2)
+        self._titled_width = self.size.width or self.app.size.width
+        width = max(20, self._titled_width - 2)
         fork = self.fork_note()
         if fork and width - len(fork) - 5 < 40:
             fork = None  # too narrow: the name and the folder come first
@@ -328,7 +331,8 @@ class SessionScreen(
     def on_resize(self, event: events.Resize) -> None:
         """The header fits the new width (Textual calls the mixin's handler, which lays out
         the panels, as well)."""
-        self._refresh_title()
+        if event.size.width != self._titled_width:  # the first two at start: as composed
+            self._refresh_title()
 
     def on_mount(self) -> None:
         """Show the branch, tell the user about damaged lines, and start following the file."""
@@ -346,9 +350,9 @@ class SessionScreen(
             self._refresh_usage()
         self.query_one(Transcript).focus()
         if self.session.partial and self.full_loader is not None:
-            # Once the first screen is drawn (the loader and the UI share one interpreter
+            # Once the first screen is written (the loader and the UI share one interpreter
             # lock), not after a fixed 0.3 s: that wait was a tenth of a 1 GB load.
-            self.call_after_refresh(self._load_full)
+            self._after_frame.add(self._load_full)
         if self.session.index_cache is not None:
             # Cache a big file's index for the next start, once the first screen is up.
             self.set_timer(1.0, self._save_index)

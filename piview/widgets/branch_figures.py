@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from piview.model.subtree import Figure, SubtreeSums, next_figure
 from piview.model.treeview import Row, TreeRows
 from piview.render.figures import fmt_figure
 
 if TYPE_CHECKING:
     from textual.scroll_view import ScrollView as _Widget
+
+    from piview.model.subtree import Figure, SubtreeSums
 else:
     _Widget = object  # a plain mixin: Textual sees only the widget class itself
 
@@ -49,6 +50,8 @@ class BranchFigures(_Widget):
 
     def action_cycle_figure(self, step: int = 1) -> None:
         """Show the next figure: cost, tokens, turns, duration."""
+        from piview.model.subtree import next_figure  # the sums: when the panel first shows
+
         self._figure_chosen = True
         self.figure = next_figure(self.figure, step)
         self.refresh()

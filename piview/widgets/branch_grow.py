@@ -14,10 +14,8 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from piview.model.subtree import SubtreeSums, subtree_sums
 from piview.model.treefilter import FilterMode
 from piview.model.treeview import Folds, TreeRows
-from piview.model.treeview_grow import grow_rows
 from piview.widgets.offthread import compute_off_thread
 
 if TYPE_CHECKING:
@@ -25,6 +23,7 @@ if TYPE_CHECKING:
     from textual.timer import Timer
 
     from piview.model.session import Session
+    from piview.model.subtree import SubtreeSums
 else:
     _Widget = object  # a plain mixin: Textual sees only the widget class itself
 
@@ -78,6 +77,8 @@ class BranchGrow(_Widget):
         folds = self._folds
         if folds.opened or folds.closed or folds.fold_side != fresh.fold_side:
             return False  # set_session forgets the user's folds: the old rows had them
+        from piview.model.treeview_grow import grow_rows  # only once the file grows
+
         rows = grow_rows(old, session, leaf, first_new, self.filter_mode, fresh)
         if rows is None:
             return False
@@ -112,6 +113,8 @@ class BranchGrow(_Widget):
         if self._summing or session is None:
             return
         self._summing = True
+        from piview.model.subtree import subtree_sums
+
         compute_off_thread(
             self,
             partial(subtree_sums, session),

@@ -24,9 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from piview.model.session import Session
-from piview.model.subtree import cached_sums, subtree_sums
 from piview.model.treefilter import FilterMode
-from piview.model.treetext import row_text
 from piview.model.treeview import Folds, Row, TreeRows, flatten
 from piview.widgets.branch_ahead import BranchAhead
 from piview.widgets.branch_compare import BranchCompare
@@ -370,6 +368,8 @@ class BranchPanel(
             self._texts.move_to_end(entry)
             return text
         assert self._session is not None
+        from piview.model.treetext import row_text  # the first row drawn (hidden at first)
+
         try:
             text = row_text(self._session, entry)
         except OSError:
@@ -407,6 +407,8 @@ class BranchPanel(
     def _apply(self, tree_rows: TreeRows, keep: int | None) -> None:
         self._tree_rows = tree_rows
         if self._session is not None:
+            from piview.model.subtree import cached_sums
+
             # Computed beside the rows (in the worker for a big tree): here a lookup.
             self.set_sums(cached_sums(self._session))
         row = tree_rows.nearest_row(keep)
@@ -517,5 +519,8 @@ def _flatten_and_sum(
     session: Session, leaf: int | None, mode: FilterMode, folds: Folds
 ) -> TreeRows:
     """The rows, with the tree's usage sums made ready for them (once per tree)."""
+    # Imported here: the panel is hidden on the first screen, which needs no sums.
+    from piview.model.subtree import subtree_sums
+
     subtree_sums(session)
     return flatten(session, leaf, mode, folds)

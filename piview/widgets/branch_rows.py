@@ -19,7 +19,6 @@ from rich.style import Style
 from textual.strip import Strip
 
 from piview.model.treefilter import FilterMode
-from piview.model.treetext import row_kind
 from piview.model.treeview import Row
 
 if TYPE_CHECKING:
@@ -95,6 +94,8 @@ class BranchRows(_Widget):
 
     def _row_strip(self, row: Row, is_cursor: bool, width: int, base: Style) -> Strip:
         assert self._session is not None
+        from piview.model.treetext import row_kind  # the first row drawn (hidden at first)
+
         cstyle = self.get_component_rich_style
         strip = row_strip(
             row,

@@ -41,6 +41,119 @@ async def test_the_first_screen_is_rendered_once_after_the_start_up_batch(
         assert "block " in str(app.screen.query_one("#status").render())
 
 
+async def test_the_first_resume_does_not_restyle_the_screen_its_mount_just_styled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Every widget is styled as it is mounted; the resume right after restyled them all.
+    from textual import events
+    from textual.dom import DOMNode
+
+    from piview.screens.session import SessionScreen
+
+    restyled: list[str] = []
+    update = DOMNode.update_node_styles
+
+    def spy(self: DOMNode, animate: bool = True) -> None:
+        if isinstance(self, SessionScreen):
+            restyled.append(type(self.app.screen).__name__)
+        update(self, animate)
+
+    monkeypatch.setattr(DOMNode, "update_node_styles", spy)
+    app = make_app(load_session(fixture("roles_all.jsonl")))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert restyled == []
+        app.screen.post_message(events.ScreenResume())  # any later resume restyles as before
+        await pilot.pause()
+        assert restyled == ["SessionScreen"]
+
+
+async def test_the_hidden_branch_panel_never_has_the_focus_on_the_first_screen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Textual focused the first focusable widget, the hidden branch panel (restyling it and
+    # its row styles), before on_mount moved the focus to the transcript (restyling it again).
+    from textual.widget import Widget
+
+    focused: list[str] = []
+    watch = Widget.watch_has_focus
+
+    def spy(self: Widget, has_focus: bool) -> None:
+        if has_focus:
+            focused.append(type(self).__name__)
+        watch(self, has_focus)
+
+    monkeypatch.setattr(Widget, "watch_has_focus", spy)
+    app = make_app(load_session(fixture("roles_all.jsonl")))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert focused == ["Transcript"]
+        assert isinstance(app.screen.focused, Transcript)
+
+
+async def test_the_header_is_made_once_for_the_first_screen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The screen's first resizes come at the width it was composed at: the same header.
+    from piview.screens.session import SessionScreen
+
+    made: list[int] = []
+    title_text = SessionScreen._title_text
+
+    def spy(self: SessionScreen):  # type: ignore[no-untyped-def]
+        made.append(self.size.width or self.app.size.width)
+        return title_text(self)
+
+    monkeypatch.setattr(SessionScreen, "_title_text", spy)
+    app = make_app(load_session(fixture("roles_all.jsonl")))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert made == [SIZE[0]]
+        title = str(app.screen.query_one("#title").render())
+        await pilot.resize_terminal(90, 30)  # another width: made again, to fit
+        await pilot.pause()
+        assert made == [SIZE[0], 90]
+        assert str(app.screen.query_one("#title").render()) != title
+
+
+async def test_the_whole_file_starts_loading_after_the_first_frame_is_written(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A big file opens on its tail and loads the whole file in a worker, which shares the
+    # interpreter lock with the UI: started after the start-up batch's refresh (which writes
+    # nothing), it ran while the first frame was being drawn.
+    from textual.screen import Screen
+
+    from piview.catalog.demo import demo_path
+    from piview.model.session_tail import load_tail
+
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(demo_path().read_bytes())
+    tail = load_tail(path, max_bytes=path.stat().st_size // 4)
+    painted: list[bool] = []
+    paint = Screen._compositor_refresh
+
+    def spy(self: Screen[object]) -> None:
+        paint(self)
+        if not self.app._batch_count:  # noqa: SLF001 - a frame written, not held back
+            painted.append(True)
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", spy)
+    painted_at_load: list[bool] = []
+
+    def loader():  # type: ignore[no-untyped-def]
+        painted_at_load.append(bool(painted))
+        return load_session(path)
+
+    app = make_app(tail, full_loader=loader)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if painted_at_load:
+                break
+    assert painted_at_load == [True]
+
+
 _PROBE = """
 import asyncio, os, sys
 from piview.app import make_app
@@ -74,6 +187,11 @@ NOT_BEFORE_THE_FIRST_SCREEN = (
     "piview.model.treesearch",
     "piview.render.search",
     "piview.widgets.search_field",
+    # The branch panel is hidden: the usage sums of its figures, the text and kind of its
+    # rows, and its rows grown by an append.
+    "piview.model.subtree",
+    "piview.model.treetext",
+    "piview.model.treeview_grow",
 )
 NOT_BEFORE_THE_PRERENDERED_SCREEN = (
     # The child draws the blocks of the first screen: the role renderers, and Rich's
