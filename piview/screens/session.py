@@ -351,10 +351,10 @@ class SessionScreen(
         self.query_one(Transcript).focus()
         if self.session.partial and self.full_loader is not None:
             # Once the first screen is written (the loader and the UI share one interpreter
-            # lock), not after a fixed 0.3 s: that wait was a tenth of a 1 GB load.
+            # lock), or in 1 s if no frame is (a view pushed over it at once): run once.
             self._after_frame.add(self._load_full)
-        if self.session.index_cache is not None:
-            # Cache a big file's index for the next start, once the first screen is up.
+            self.set_timer(1.0, partial(self._after_frame.written, self))
+        if self.session.index_cache is not None:  # for the next start, once the screen is up
             self.set_timer(1.0, self._save_index)
         # A torn last line is normal while Pi writes: not damage while we follow the file.
         bad = [b for b in self.session.bad_lines if not (b.torn and self.follow)]

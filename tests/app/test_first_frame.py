@@ -154,6 +154,37 @@ async def test_the_whole_file_starts_loading_after_the_first_frame_is_written(
     assert painted_at_load == [True]
 
 
+async def test_the_whole_file_loads_even_when_no_frame_is_written_soon(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The load waits for the first frame written; a screen that writes none (a view pushed
+    # over it at once) still loads the whole file, once, a moment later.
+    from textual.screen import Screen
+
+    from piview.catalog.demo import demo_path
+    from piview.model.session_tail import load_tail
+    from piview.screens.session import SessionScreen
+
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(demo_path().read_bytes())
+    tail = load_tail(path, max_bytes=path.stat().st_size // 4)
+    monkeypatch.setattr(SessionScreen, "_compositor_refresh", Screen._compositor_refresh)
+    loads: list[int] = []
+
+    def loader():  # type: ignore[no-untyped-def]
+        loads.append(1)
+        return load_session(path)
+
+    app = make_app(tail, full_loader=loader)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(150):
+            await pilot.pause(0.02)
+            if loads:
+                break
+        await pilot.pause(0.3)
+    assert loads == [1]
+
+
 _PROBE = """
 import asyncio, os, sys
 from piview.app import make_app
