@@ -153,6 +153,24 @@ class Tree:
             self._last_path = (out[-1], array("q", out))
         return out
 
+    def path_array(self, i: int) -> array[int]:
+        """:meth:`path` as an array, shared with the tree's cache of the last long path (do
+        not change it): no int object per entry (a 1 GB session's branch of 350,000 entries
+        is 14 MB as a list, 2.8 MB as an array)."""
+        last = self._last_path
+        if last is not None and last[0] == i:
+            return last[1]
+        out = array("q")
+        add = out.append
+        parents = self.parents
+        while i >= 0:
+            add(i)
+            i = parents[i]
+        out.reverse()
+        if len(out) > 1000:
+            self._last_path = (out[-1], out)
+        return out
+
     def depth(self, i: int) -> int:
         """Number of ancestors of ``i``."""
         d = 0
