@@ -85,14 +85,39 @@ def test_a_long_path_as_an_array_holds_no_int_per_entry() -> None:
 
     n = 100_000
     tree = _tree_of([-1, *range(n - 1)])
+    tree.int_pool()  # made once per tree (a list of the map's ints), looked at below
     tracemalloc.start()
     try:
         path = tree.path_array(n - 1)
-        kept, peak = tracemalloc.get_traced_memory()
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        listed = tree.path(n - 1)
+        kept, peak_list = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert len(path) == n
-    assert peak < 12 * n  # 8 bytes an entry; a list of ints is 40
+    assert peak < 12 * n  # 8 bytes an entry; a list of new ints is 40
+    # The list shares the map of ids' int objects: 8 bytes an entry, not 40.
+    assert listed == list(range(n))
+    assert peak_list < 24 * n  # the list grown as it fills; new ints were 48 bytes an entry
+    index = tree.id_index
+    assert all(k is index[f"e{k}"] for k in listed[300:])
+
+
+def test_path_lists_share_no_int_when_ids_repeat_and_the_pool_follows_appends() -> None:
+    n = 5000
+    ids = [f"e{k}" for k in range(n)]
+    ids[7] = ids[3]  # a repeated id: the map holds the last of them, one entry less
+    refs = [None, *ids[: n - 1]]
+    refs[8] = "e7"  # names no entry now: a second root from there
+    tree = build_tree(ids, refs, [None] * n)
+    assert tree.int_pool() is None
+    assert tree.path(n - 1) == tree.path_array(n - 1).tolist()
+    chain = _tree_of([-1, *range(n - 1)])
+    chain.path_array(n - 1)
+    grown = chain.with_chain(["x1", "x2"])
+    assert grown.int_pool() == list(range(n + 2))
+    assert grown.path(n + 1) == [*range(n + 2)]
 
 
 @pytest.fixture(scope="module")
@@ -112,3 +137,35 @@ def test_the_blocks_of_an_array_path_are_those_of_the_list(generated: Path, tmp_
                 a = build_items(s, s.tree.path(leaf), show_hidden=hidden)
                 b = build_items(s, s.tree.path_array(leaf), show_hidden=hidden)
                 assert list(a) == list(b)
+
+
+def test_the_pairing_takes_its_slots_from_the_trees_ints(tmp_path: Path, monkeypatch) -> None:
+    """The pairing's map of call ids held a new int per call at the load's peak (6 MB at
+    1 GB): it takes the tree's, and pairs the same."""
+    import tracemalloc
+
+    from piview.model.pairing import pair_tool_calls
+    from piview.model.tree import Tree
+
+    path = tmp_path / "chain.jsonl"
+    write_shape(path, "chain", 20_000)
+    s = load_session(path)
+    s.tree.int_pool()
+
+    def peak_of_pairing():  # type: ignore[no-untyped-def]
+        tracemalloc.start()
+        try:
+            out = pair_tool_calls(s.nodes, s.tree)
+            return out, tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    shared, peak_shared = peak_of_pairing()
+    monkeypatch.setattr(Tree, "int_pool", lambda self: None)
+    own, peak_own = peak_of_pairing()
+    calls = len(own.call_codes)
+    assert calls > 5000
+    assert peak_shared < peak_own - 20 * calls  # an int is 32 bytes
+    assert list(shared.result_call.items()) == list(own.result_call.items())
+    assert dict(shared.call_results) == dict(own.call_results)
+    assert shared.errors == own.errors
