@@ -169,3 +169,36 @@ def test_the_pairing_takes_its_slots_from_the_trees_ints(tmp_path: Path, monkeyp
     assert list(shared.result_call.items()) == list(own.result_call.items())
     assert dict(shared.call_results) == dict(own.call_results)
     assert shared.errors == own.errors
+
+
+def test_a_reopen_decodes_its_deferred_columns_one_frame_at_a_time(
+    generated: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """A reopen from the index cache held every deferred column's frame (22 MB at 1 GB) and
+    the results' new id strings until the last column was decoded: each frame goes once
+    decoded, the new strings once shared, and the columns are those of a cold load."""
+    import tracemalloc
+
+    import piview.model.session as session_module
+    from piview.model.index_cache import IndexCache
+    from piview.model.store_lazy import DeferredStore
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(session_module, "CACHE_MIN_BYTES", 0)
+    monkeypatch.delenv("PIVIEW_NO_CACHE", raising=False)
+    cold = load_session(generated)
+    load_session(generated, index_cache=IndexCache()).save_index()
+    s = load_session(generated, index_cache=IndexCache())
+    assert type(s.nodes) is DeferredStore
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        patterns = s.nodes.patterns
+        kept, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert patterns == cold.nodes.patterns
+    assert s.nodes.result_ids == cold.nodes.result_ids
+    assert s.nodes.texts == cold.nodes.texts
+    # What the frames and the results' own strings added on top of the columns kept.
+    assert peak - kept < (kept - start) // 2
