@@ -86,7 +86,6 @@ class Tree:
     """OpenClaw's side notes (``appendMode: "side"``): children of the entry they annotate
     that are never leaves and make no branch point (OpenClaw never makes one the leaf)."""
     _ints: tuple[int, list[int] | None] | None = field(default=None, compare=False, repr=False)
-    """How many entries :meth:`int_pool` looked at, and the pool (None: none to share)."""
 
     def __len__(self) -> int:
         return len(self.parents)
@@ -144,8 +143,7 @@ class Tree:
         """Entries from the root down to ``i``, inclusive (a new list)."""
         last = self._last_path
         if last is not None and last[0] == i:
-            # The screen and the branch panel ask for the same path; its list shares the map
-            # of ids' int objects (a 1 GB session's branch: 2.8 MB, not 14 MB of new ints).
+            # The screen and the branch panel ask for the same path (made of the pool's ints).
             ints = self.int_pool()
             path = last[1]
             return list(map(ints.__getitem__, path)) if ints is not None else path.tolist()
@@ -191,8 +189,7 @@ class Tree:
         found = self._ints
         if found is None or found[0] != n:
             ints: list[int] | None = None
-            # The slot itself: a tree from the index cache makes its map on first use only.
-            try:
+            try:  # the slot itself: a tree from the index cache makes its map on first use
                 id_index = _ID_INDEX.__get__(self, Tree)
             except AttributeError:
                 id_index = None
@@ -251,12 +248,9 @@ class Tree:
         n = len(self.parents)
         id_index = dict(self.id_index)
         id_index.update(zip(ids, range(n, n + len(ids)), strict=True))
-        # The pool of ints carried over (not made again on the UI thread for the next path).
-        ints = self._ints
-        if ints is not None and ints[0] == n and ints[1] is not None:
-            ints = (len(parents), [*ints[1], *range(n, len(parents))])
-        else:
-            ints = None
+        old = self._ints  # carried over (not made again on the UI thread for the next path)
+        pool = old[1] if old is not None and old[0] == n else None
+        ints = None if pool is None else (len(parents), [*pool, *range(n, len(parents))])
         return Tree(
             parents=parents,
             children=children,
