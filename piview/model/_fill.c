@@ -51,7 +51,7 @@ static PyObject *rest_defaults[N_REST];
 static PyObject *type_code, *role_code, *stop_code, *caught;
 static long message_code = -1, last_plain_role = -1;
 static PyObject *s_name, *s_prepare, *s_pattern_code, *s_get, *s_frombytes, *s_typecode;
-static PyObject *empty_str, *minus_one;
+static PyObject *empty_str, *zero, *scratch;
 static int ready = 0;
 
 /* ------------------------------------------------------------------ setup */
@@ -699,16 +699,21 @@ add(Store *st, PyObject *sk, ModelCache *mc)
         is_whole = !eq;
     }
     if (!is_whole && usage != Py_None) {
-        Py_ssize_t mark = PyByteArray_GET_SIZE(st->usage_blob);
-        PyObject *r = PyObject_CallFunctionObjArgs(st->encode_into, usage, st->usage_blob,
-                                                   minus_one, NULL);
-        if (r != NULL)
+        /* Encoded into a scratch buffer, then appended: msgspec grows the buffer it writes
+           into to 1.5 times what it needs, and at 1 GB the blob's spare third was 13 MB. */
+        PyObject *r = PyObject_CallFunctionObjArgs(st->encode_into, usage, scratch, zero, NULL);
+        if (r != NULL) {
             Py_DECREF(r);
+            Py_ssize_t mark = PyByteArray_GET_SIZE(st->usage_blob);
+            Py_ssize_t len = PyByteArray_GET_SIZE(scratch);
+            if (PyByteArray_Resize(st->usage_blob, mark + len) < 0)
+                goto fail;
+            memcpy(PyByteArray_AS_STRING(st->usage_blob) + mark, PyByteArray_AS_STRING(scratch),
+                   (size_t)len);
+        }
         else if (PyErr_ExceptionMatches(caught)) {
             /* An integer msgpack cannot hold (hand-edited file): keep the entry whole. */
             PyErr_Clear();
-            if (PyByteArray_Resize(st->usage_blob, mark) < 0)
-                goto fail;
             is_whole = 1;
         }
         else
@@ -1011,7 +1016,8 @@ PyInit__fill(void)
     INTERN(s_frombytes, "frombytes");
     INTERN(s_typecode, "typecode");
 #undef INTERN
-    if ((empty_str = PyUnicode_New(0, 0)) == NULL || (minus_one = PyLong_FromLong(-1)) == NULL)
+    if ((empty_str = PyUnicode_New(0, 0)) == NULL ||
+        (zero = PyLong_FromLong(0)) == NULL || (scratch = PyByteArray_FromStringAndSize(NULL, 0)) == NULL)
         goto fail;
     return m;
 fail:

@@ -268,7 +268,11 @@ def pair_tool_calls(nodes: Sequence[SkEntry], tree: Tree) -> Pairing:
     # Call id → the slot of its only call; -1 for an id that several calls have (each step
     # up then looks through the entry's calls). Ids are unique in most files: a step up is
     # then one comparison with the entry that holds the call.
-    slot_of = dict(zip(call_ids, range(len(call_ids)), strict=True))
+    # The tree's ints as the slots where it has them: 200,000 new ints were 6 MB at 1 GB.
+    ints: Sequence[int] | None = tree.int_pool()
+    if ints is None or len(ints) < len(call_ids):
+        ints = range(len(call_ids))
+    slot_of = dict(zip(call_ids, ints, strict=False))  # ints may be longer: one per call
     if len(slot_of) < len(call_ids):
         for cid, seen in Counter(call_ids).items():
             if seen > 1:

@@ -222,7 +222,7 @@ class NodeStore(Sequence[SkEntry]):
         open_calls = self._open_calls
         usage_blob = self.usage_blob
         usage_end = self.usage_end
-        encode_into = _usage_encoder.encode_into
+        encode = _usage_encoder.encode
         last_provider: str | None = None
         last_model: str | None = None
         code = 0
@@ -276,10 +276,10 @@ class NodeStore(Sequence[SkEntry]):
             if usage is not None:
                 mark = len(usage_blob)
                 try:
-                    encode_into(usage, usage_blob, -1)
+                    # Not encode_into the blob: msgspec grows it to 1.5 times what it needs.
+                    usage_blob += encode(usage)
                 except (OverflowError, TypeError, ValueError):
                     # An integer msgpack cannot hold (hand-edited file): keep the entry whole.
-                    del usage_blob[mark:]
                     odd_usage = True
             if (
                 m is None

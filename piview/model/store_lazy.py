@@ -108,15 +108,19 @@ def _decode(store: NodeStore) -> None:
     with _LOCK:
         if type(store) is not DeferredStore:
             return  # another thread did it while this one waited
-        decoded = {}
+        decoded: dict[str, Any] = {}
         for name in DEFERRED:
             frame = _SLOTS[name].__get__(store, NodeStore)
             value = frame.decode(frame.data) if isinstance(frame, Frame) else frame
             if len(value) != len(frame):
                 raise ValueError(f"inconsistent cached index: {name}")
+            if isinstance(frame, Frame):
+                frame.data = b""  # its bytes go now, not after the last column (22 MB at 1 GB)
+            if name == "result_ids":
+                # A result's toolCallId was read as a new string: share its call's, as a load
+                # does (here, so that the new strings go before the next column is decoded).
+                value = shared_ids(decoded["patterns"], value)
             decoded[name] = value
-        # A result's toolCallId was read as a new string: share its call's, as a load does.
-        decoded["result_ids"] = shared_ids(decoded["patterns"], decoded["result_ids"])
         for name, value in decoded.items():
             _SLOTS[name].__set__(store, value)
         plain: Any = store

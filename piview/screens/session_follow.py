@@ -122,7 +122,8 @@ class SessionFollow(_Screen):
             leaf = full.tree.leaf
             prebuilt = None
             if leaf is not None:
-                prebuilt = (leaf, build_items(full, full.tree.path(leaf)))
+                # The path as an array: a list's int per entry was 14 MB at the peak.
+                prebuilt = (leaf, build_items(full, full.tree.path_array(leaf)))
                 release_free_memory()
         except OSError as exc:
             self.app.call_from_thread(

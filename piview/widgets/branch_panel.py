@@ -333,7 +333,9 @@ class BranchPanel(
             return
         if leaf is None or not 0 <= leaf < len(self._session):
             leaf = self._session.tree.leaf
-        path = self._session.tree.path(leaf) if leaf is not None else []
+        # An array (the tree's cached path): a list's int per entry was 14 MB at 1 GB, on
+        # top of the transcript's list when a whole session is swapped in.
+        path = self._session.tree.path_array(leaf) if leaf is not None else ()
         rows = self._tree_rows
         if (
             rows is not None

@@ -128,3 +128,73 @@ async def test_the_whole_load_starts_once_the_first_screen_is_drawn(tmp_path, mo
         await _swap(app, pilot)
     assert timers == []
     assert seen == {"drawn": True, "tail": True}
+
+
+async def test_the_worker_builds_the_blocks_from_the_path_as_an_array(
+    tmp_path, monkeypatch
+) -> None:
+    """A list of a 1 GB session's branch held an int object per entry (14 MB) at the load's
+    peak: the worker builds the blocks from the tree's path array, and the screen shows
+    those blocks, equal to the ones of the list."""
+    from array import array
+
+    import piview.screens.session_follow as follow_mod
+    from piview.model.session_tail import load_tail
+    from piview.render.items import build_items
+
+    path, size = _demo_copy(tmp_path)
+    tail = load_tail(path, max_bytes=size // 4)
+    seen: list[type] = []
+    real_build = follow_mod.build_items
+
+    def build(session, branch, **kwargs):
+        seen.append(type(branch))
+        return real_build(session, branch, **kwargs)
+
+    monkeypatch.setattr(follow_mod, "build_items", build)
+    app = make_app(tail, full_loader=lambda: load_session(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await _swap(app, pilot)
+        transcript = app.screen.query_one(Transcript)
+        session = app.screen.session
+        assert transcript.items == build_items(session, session.tree.path(session.tree.leaf))
+    assert seen == [array]
+
+
+async def test_the_branch_panel_marks_the_active_path_without_a_list_of_it(tmp_path) -> None:
+    """The branch panel's active path was a second list of the branch (14 MB of ints at 1 GB,
+    on top of the transcript's, when the whole session is swapped in): it reads the tree's
+    path array instead, and unfolds the same entries."""
+    from piview.catalog.demo import demo_path
+    from piview.model.tree import Tree
+    from piview.widgets.branch_panel import BranchPanel
+
+    session = load_session(demo_path())
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("b")
+        await pilot.pause()
+        panel = app.screen.query_one(BranchPanel)
+        leaves = session.tree.leaves()
+        other = next(leaf for leaf in leaves if leaf != session.tree.leaf)
+        on_path = session.tree.path(other)
+        panel._folds.closed.update(on_path[1:-1])  # folded entries on the path: reopened
+        asked: list[int] = []
+        real_path = Tree.path
+
+        def path(self, i):
+            asked.append(i)
+            return real_path(self, i)
+
+        rebuilt: list[object] = []
+        real_rebuild = panel._rebuild
+        panel._rebuild = lambda keep=None: rebuilt.append(keep)  # flattening is not looked at
+        Tree.path = path  # type: ignore[method-assign]
+        try:
+            panel.set_active(other)
+        finally:
+            Tree.path = real_path  # type: ignore[method-assign]
+            panel._rebuild = real_rebuild
+        assert asked == []
+        assert len(rebuilt) == 1
+        assert panel._folds.closed.isdisjoint(on_path)
