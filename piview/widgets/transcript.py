@@ -307,7 +307,7 @@ class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollVi
             self.items = other[3]  # H pressed again on the same branch: no build
         else:
             self.items = build_items(self.session, self.path, show_hidden=show)
-        self._blocks.clear()
+        # The drawn blocks are kept: an entry's block is the same with either setting.
         self._reset_heights()
         self.cursor = 0
         if entry is not None:
