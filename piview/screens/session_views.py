@@ -106,7 +106,8 @@ class SessionViews(_Screen):
         the other, what a key would make on the UI thread (on a big session, below
         :data:`AHEAD_MAX`): the hidden
         branch panel's rows, the blocks of the other hidden setting, the hidden sidebar's
-        usage, the branch's tool calls. A branch shown before that starts the wait again."""
+        usage, the branch's tool calls, the lexers of the files they name. A branch shown
+        before that starts the wait again."""
         self._ahead_for += 1
         if self._ahead_timer is not None:
             self._ahead_timer.stop()
@@ -120,6 +121,7 @@ class SessionViews(_Screen):
             self._build_other_hidden,
             self._sum_usage_ahead,
             self._collect_tool_rows,
+            self._warm_lexers,
         ]
         generation = self._ahead_for
 
@@ -150,6 +152,33 @@ class SessionViews(_Screen):
             lambda _rows: then(),
             group="tool-rows-ahead",
             description="Collecting tool calls ahead",
+        )
+
+    def _warm_lexers(self, then: Callable[[], None]) -> None:
+        """Make the lexers of the files the branch's tool calls name in a worker (a lexer's
+        first use compiles its patterns, tens of milliseconds of the key that first draws
+        one); ``then`` when done."""
+        from piview.model.tools import branch_tool_rows, cached_tool_rows
+        from piview.render.warmup import lexer_paths, warm_lexers
+
+        session, path = self.session, self.query_one(Transcript).path
+        if len(path) >= AHEAD_MAX:
+            then()
+            return
+        generation = self._ahead_for
+
+        def compute() -> int:
+            rows = cached_tool_rows(session, path)
+            if rows is None:
+                rows = branch_tool_rows(session, path)  # kept for T too
+            return warm_lexers(lexer_paths(rows), lambda: generation != self._ahead_for)
+
+        compute_off_thread(
+            self,
+            compute,
+            lambda _made: then(),
+            group="lexers-ahead",
+            description="Making the branch's lexers ahead",
         )
 
     _usage_ahead: tuple[object, int | None, UsageReport, BranchCosts] | None = None
