@@ -216,6 +216,9 @@ class SessionViews(_Screen):
         def summed(got: tuple[UsageReport, BranchCosts] | None) -> None:
             if got is not None and session is self.session:
                 self._usage_ahead = (tree, leaf, *got)
+                sidebar = self.query_one(UsageSidebar)
+                if not sidebar.has_class("-visible"):
+                    sidebar.prepare(*got)  # u then mounts and fills nothing
             then()
 
         compute_off_thread(
