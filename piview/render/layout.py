@@ -24,9 +24,11 @@ if TYPE_CHECKING:
 __all__ = [
     "step_cyclic",
     "GUTTER",
+    "Guesses",
     "MAX_ESTIMATE",
     "BlockLayout",
     "find_item",
+    "first_guesses",
     "index_of_entry",
     "nearest_index",
     "text_width",
@@ -46,6 +48,22 @@ them is kept with the guesses)."""
 def text_width(width: int) -> int:
     """The width blocks are rendered at in a view ``width`` columns wide."""
     return max(20, width - GUTTER)
+
+
+Guesses = tuple[Sequence[int], int, dict[tuple[int, int], bool], "array[int]"]
+"""Heights guessed ahead: ``(line lengths, width, blocks' states, guesses)``, as
+:meth:`BlockLayout.keep_guesses` takes them after the items."""
+
+
+def first_guesses(
+    items: ItemList, lengths: Sequence[int], width: int, expanded: dict[tuple[int, int], bool]
+) -> array[int]:
+    """The guessed height of every block of ``items`` in a view ``width`` wide, shown as
+    ``expanded`` says (the blocks the user opened or closed) or as built (safe in a worker
+    given its own copy of ``expanded``)."""
+    if expanded:  # blocks the user opened or closed (thousands after t or o)
+        return items.estimates_shown(expanded, lengths, text_width(width), MAX_ESTIMATE)
+    return items.estimates(lengths, text_width(width), MAX_ESTIMATE)
 
 
 class BlockLayout:
@@ -110,13 +128,23 @@ class BlockLayout:
             # (the states compared at C speed: a copy, as anyone may change the dict)
             if got[0] is items and got[1] is lengths and got[2] == width and got[3] == expanded:
                 return got[4]
-        if expanded:  # blocks the user opened or closed (thousands after t or o)
-            guesses = items.estimates_shown(expanded, lengths, text_width(width), MAX_ESTIMATE)
-        else:
-            guesses = items.estimates(lengths, text_width(width), MAX_ESTIMATE)
+        guesses = first_guesses(items, lengths, width, expanded)
+        self.keep_guesses(items, lengths, width, expanded, guesses)
+        return guesses
+
+    def keep_guesses(
+        self,
+        items: ItemList,
+        lengths: Sequence[int],
+        width: int,
+        expanded: dict[tuple[int, int], bool],
+        guesses: array[int],
+    ) -> None:
+        """Keep ``guesses``, the :func:`first_guesses` of ``items`` at ``width`` with the
+        blocks' states ``expanded`` (made ahead, in a worker: a reset of those items at that
+        width while the states are still those guesses nothing)."""
         if len(expanded) <= _KEEP_STATES:
             self._guessed = [(items, lengths, width, dict(expanded), guesses), *self._guessed[:2]]
-        return guesses
 
     def keep_prefix(self, items: Sequence[Item], fresh_from: int, width: int) -> None:
         """Keep what is known of the first ``fresh_from`` blocks; guess the rest of ``items``."""

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from piview.model.branchcost import BranchCosts
     from piview.render.copytext import BlockText
     from piview.render.item import ItemList
+    from piview.render.layout import Guesses
 
     _Screen = Screen[None]
 else:
@@ -238,14 +239,20 @@ class SessionViews(_Screen):
             then()
             return
 
-        def built(items: ItemList | None) -> None:
-            if items is not None:
-                transcript.keep_other_hidden(path, show, items)
+        session, guess = self.session, transcript.guesses_ahead()
+
+        def compute() -> tuple[ItemList, Guesses]:
+            items = build_items(session, path, show_hidden=show)
+            return items, guess(items)  # and their heights guessed, for H's first frame
+
+        def built(got: tuple[ItemList, Guesses] | None) -> None:
+            if got is not None:
+                transcript.keep_other_hidden(path, show, *got)
             then()
 
         compute_off_thread(
             self,
-            partial(build_items, self.session, path, show_hidden=show),
+            compute,
             built,
             group="hidden-ahead",
             description="Building the blocks of the other hidden setting ahead",

@@ -14,7 +14,7 @@ the jumps to the next block of a sort are :mod:`piview.widgets.transcript_jumps`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from rich.segment import Segment
@@ -32,6 +32,8 @@ from piview.render.items_follow import calls_answered, grew_without_compaction
 from piview.render.layout import (
     GUTTER,
     BlockLayout,
+    Guesses,
+    first_guesses,
     index_of_entry,
     nearest_index,
 )
@@ -318,13 +320,29 @@ class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollVi
         self.call_after_refresh(self.scroll_to_item, self.cursor)
         self.refresh()
 
-    def keep_other_hidden(self, path: list[int], show_hidden: bool, items: ItemList) -> None:
+    def keep_other_hidden(
+        self, path: list[int], show_hidden: bool, items: ItemList, guesses: Guesses | None = None
+    ) -> None:
         """Keep ``items``, the blocks of ``path`` with hidden entries shown or not as
         ``show_hidden`` says (built ahead, in a worker), for ``H`` to switch to without
         building them; ignored unless ``path`` is the path shown and ``show_hidden`` the
-        setting it is not shown with."""
+        setting it is not shown with. ``guesses``: their heights guessed ahead too, as
+        :meth:`guesses_ahead` asked."""
         if path is self.path and show_hidden != self.show_hidden:
             self._other_hidden = (path, len(path), show_hidden, items)
+            if guesses is not None:
+                self._layout.keep_guesses(items, *guesses)
+
+    def guesses_ahead(self) -> Callable[[ItemList], Guesses]:
+        """What guesses the heights of another item list as a reset at the width shown now
+        would, in a worker (the blocks' states copied now, on the UI thread)."""
+        lengths, width = self.session.index.lengths, self._width
+        expanded = dict(self._layout.expanded)
+
+        def guess(items: ItemList) -> Guesses:
+            return lengths, width, expanded, first_guesses(items, lengths, width, expanded)
+
+        return guess
 
     @property
     def has_other_hidden(self) -> bool:
