@@ -21,6 +21,7 @@ from textual.app import SuspendNotSupported
 
 from piview.model.toolargs import count_lines
 from piview.render.format import plural
+from piview.render.item import ItemList
 from piview.widgets.branch_panel import BranchPanel
 from piview.widgets.idle_gc import collect_when_idle
 from piview.widgets.offthread import compute_off_thread
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     from piview.model import Session, UsageReport
     from piview.model.branchcost import BranchCosts
     from piview.render.copytext import BlockText
-    from piview.render.item import ItemList
     from piview.render.layout import Guesses
 
     _Screen = Screen[None]
@@ -66,6 +66,9 @@ class SessionViews(_Screen):
 
         def show_branch(self, leaf: int | None, *, focus_entry: int | None = None) -> None:
             """Provided by the screen."""
+
+        def transcript_width_with_sidebar(self, now: int) -> int | None:
+            """Provided by the screen's layout."""
 
     def _focused_call(self) -> tuple[int, int] | None:
         """``(entry, part)`` of the focused tool call (part -1 for a result without a call)."""
@@ -220,10 +223,36 @@ class SessionViews(_Screen):
                 sidebar = self.query_one(UsageSidebar)
                 if not sidebar.has_class("-visible"):
                     sidebar.prepare(*got)  # u then mounts and fills nothing
+                    self._guess_for_sidebar(then)
+                    return
             then()
 
         compute_off_thread(
             self, compute, summed, group="usage-ahead", description="Summing usage ahead"
+        )
+
+    def _guess_for_sidebar(self, then: Callable[[], None]) -> None:
+        """Guess the heights of the blocks shown at the width they get once the sidebar is
+        shown, in a worker, for ``u``; ``then`` when done."""
+        transcript = self.query_one(Transcript)
+        items = transcript.items
+        width = self.transcript_width_with_sidebar(transcript.guess_width)
+        if not isinstance(items, ItemList) or not width or width == transcript.guess_width:
+            then()
+            return
+        guess = transcript.guesses_ahead(width)
+
+        def guessed(got: Guesses | None) -> None:
+            if got is not None:
+                transcript.keep_guesses(items, got)
+            then()
+
+        compute_off_thread(
+            self,
+            partial(guess, items),
+            guessed,
+            group="guesses-ahead",
+            description="Guessing the heights at the sidebar's width ahead",
         )
 
     def _build_other_hidden(self, then: Callable[[], None]) -> None:

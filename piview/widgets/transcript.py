@@ -333,10 +333,21 @@ class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollVi
             if guesses is not None:
                 self._layout.keep_guesses(items, *guesses)
 
-    def guesses_ahead(self) -> Callable[[ItemList], Guesses]:
-        """What guesses the heights of another item list as a reset at the width shown now
-        would, in a worker (the blocks' states copied now, on the UI thread)."""
-        lengths, width = self.session.index.lengths, self._width
+    @property
+    def guess_width(self) -> int:
+        """The width the blocks' heights are guessed (and the blocks drawn) for."""
+        return self._width
+
+    def keep_guesses(self, items: Sequence[Item], guesses: Guesses) -> None:
+        """Keep the heights of ``items`` guessed ahead (for a new width) if they are the
+        items shown."""
+        if items is self.items and isinstance(items, ItemList):
+            self._layout.keep_guesses(items, *guesses)
+
+    def guesses_ahead(self, width: int | None = None) -> Callable[[ItemList], Guesses]:
+        """What guesses the heights of an item list as a reset at ``width`` (the width
+        shown now) would, in a worker (the blocks' states copied now, on the UI thread)."""
+        lengths, width = self.session.index.lengths, width or self._width
         expanded = dict(self._layout.expanded)
 
         def guess(items: ItemList) -> Guesses:
