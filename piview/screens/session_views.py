@@ -220,9 +220,7 @@ class SessionViews(_Screen):
         def summed(got: tuple[UsageReport, BranchCosts] | None) -> None:
             if got is not None and session is self.session:
                 self._usage_ahead = (tree, leaf, *got)
-                sidebar = self.query_one(UsageSidebar)
-                if not sidebar.has_class("-visible"):
-                    sidebar.prepare(*got)  # u then mounts and fills nothing
+                if not self.query_one(UsageSidebar).has_class("-visible"):
                     self._guess_for_sidebar(then)
                     return
             then()

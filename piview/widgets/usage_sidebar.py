@@ -228,35 +228,24 @@ class UsageSidebar(VerticalScroll):
         yield from ()
 
     def on_show(self) -> None:
-        """Mount and fill the sections, the first time (unless :meth:`prepare` did)."""
+        """Mount and fill the sections, the first time."""
         if not self.children:
-            self._mount_sections()
+            # Imported here: Textual's Sparkline (and the statistics module under it) only
+            # when the sidebar first shows, not before the first screen.
+            from textual.widgets import Sparkline
+
+            self.mount_all(
+                [
+                    Static(id="usage-totals", classes="-section"),
+                    Static(id="usage-branches", classes="-section"),
+                    Static(id="usage-models", classes="-section"),
+                    Static(id="usage-tools", classes="-section"),
+                    Static(Content.styled("Context per turn", _HEAD), id="usage-context-title"),
+                    Sparkline([], id="usage-sparkline"),
+                    Static(id="usage-context-stats"),
+                ]
+            )
             self._fill()
-
-    def prepare(self, report: UsageReport, branches: BranchCosts | None) -> None:
-        """Mount the sections of a hidden sidebar and fill them with ``report`` and
-        ``branches`` (summed ahead), so that showing it with them mounts and fills
-        nothing."""
-        if not self.children:
-            self._mount_sections()
-        self.show(report, branches=branches)
-
-    def _mount_sections(self) -> None:
-        # Imported here: Textual's Sparkline (and the statistics module under it) only
-        # when the sidebar is first shown or prepared, not before the first screen.
-        from textual.widgets import Sparkline
-
-        self.mount_all(
-            [
-                Static(id="usage-totals", classes="-section"),
-                Static(id="usage-branches", classes="-section"),
-                Static(id="usage-models", classes="-section"),
-                Static(id="usage-tools", classes="-section"),
-                Static(Content.styled("Context per turn", _HEAD), id="usage-context-title"),
-                Sparkline([], id="usage-sparkline"),
-                Static(id="usage-context-stats"),
-            ]
-        )
 
     empty_text = "No usage to show"
 
@@ -269,17 +258,7 @@ class UsageSidebar(VerticalScroll):
     ) -> None:
         """Show ``report`` (same as setting :attr:`report`) and the cost of ``branches``;
         ``waiting``: it is being summed."""
-        empty_text = "Summing usage…" if waiting else "No usage to show"
-        filled = self._filled
-        if (
-            report is not None
-            and filled is not None
-            and filled[0] is report
-            and filled[1] is branches
-            and filled[2] == empty_text
-        ):
-            return  # filled with these already (prepared ahead)
-        self.empty_text = empty_text
+        self.empty_text = "Summing usage…" if waiting else "No usage to show"
         self.branches = branches
         if report is self.report:
             self._fill()
@@ -291,16 +270,12 @@ class UsageSidebar(VerticalScroll):
         """Refill the sections."""
         self._fill()
 
-    _filled: tuple[object, object, str] | None = None
-    """The report, cost by branch and placeholder the sections were last filled with."""
-
     def _fill(self) -> None:
         try:
             totals = self.query_one("#usage-totals", Static)
         except NoMatches:
             return  # not shown yet: on_show fills it
         report = self.report
-        self._filled = (report, self.branches, self.empty_text)
         models = self.query_one("#usage-models", Static)
         branches = self.query_one("#usage-branches", Static)
         branches.display = report is not None and self.branches is not None
