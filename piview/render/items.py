@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, NamedTuple
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.segment import Segment
-from rich.style import Style
 from rich.text import Text
 
 from piview.model.store import F_ERROR, ROLE_NAMES, STOP_NAMES, TYPE_NAMES
@@ -507,12 +506,11 @@ def render_item(session: Session, item: Item, *, expanded: bool, width: int) -> 
 def item_lines(
     session: Session, item: Item, *, expanded: bool, width: int, console: Console
 ) -> list[list[Segment]]:
-    """The lines of one item at ``width``, as the transcript draws them (hidden ones dim)."""
-    renderable = render_item(session, item, expanded=expanded, width=width)
-    base = Style(dim=True) if item.hidden else None
-    return console.render_lines(
-        renderable, console.options.update_width(width), style=base, pad=True
-    )
+    """The lines of one item at ``width``, as the transcript draws them (hidden ones dim),
+    laid out by :mod:`piview.render.itemlines` (Rich's lines of :func:`render_item`, faster)."""
+    from piview.render.itemlines import fast_item_lines
+
+    return fast_item_lines(session, item, expanded=expanded, width=width, console=console)
 
 
 def print_lines(

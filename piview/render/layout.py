@@ -24,9 +24,11 @@ if TYPE_CHECKING:
 __all__ = [
     "step_cyclic",
     "GUTTER",
+    "Guesses",
     "MAX_ESTIMATE",
     "BlockLayout",
     "find_item",
+    "first_guesses",
     "index_of_entry",
     "nearest_index",
     "text_width",
@@ -38,9 +40,30 @@ MAX_ESTIMATE = 30
 """The most lines a block is guessed to take before it is rendered."""
 
 
+_KEEP_STATES = 20_000
+"""Guesses are kept only while the user set at most this many blocks' states (a copy of
+them is kept with the guesses)."""
+
+
 def text_width(width: int) -> int:
     """The width blocks are rendered at in a view ``width`` columns wide."""
     return max(20, width - GUTTER)
+
+
+Guesses = tuple[Sequence[int], int, dict[tuple[int, int], bool], "array[int]"]
+"""Heights guessed ahead: ``(line lengths, width, blocks' states, guesses)``, as
+:meth:`BlockLayout.keep_guesses` takes them after the items."""
+
+
+def first_guesses(
+    items: ItemList, lengths: Sequence[int], width: int, expanded: dict[tuple[int, int], bool]
+) -> array[int]:
+    """The guessed height of every block of ``items`` in a view ``width`` wide, shown as
+    ``expanded`` says (the blocks the user opened or closed) or as built (safe in a worker
+    given its own copy of ``expanded``)."""
+    if expanded:  # blocks the user opened or closed (thousands after t or o)
+        return items.estimates_shown(expanded, lengths, text_width(width), MAX_ESTIMATE)
+    return items.estimates(lengths, text_width(width), MAX_ESTIMATE)
 
 
 class BlockLayout:
@@ -50,7 +73,7 @@ class BlockLayout:
     filter or width) it calls :meth:`reset` or :meth:`keep_prefix`.
     """
 
-    __slots__ = ("session", "expanded", "heights", "offsets", "exact", "_groups")
+    __slots__ = ("session", "expanded", "heights", "offsets", "exact", "_groups", "_guessed")
 
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -66,6 +89,10 @@ class BlockLayout:
         self._groups: dict[str, _Group] = {}
         """The collapsible blocks of each kind ``t`` and ``o`` toggle, for the items last
         toggled (an :class:`ItemList` never changes once built)."""
+        self._guessed: list[tuple[ItemList, object, int, dict[tuple[int, int], bool], array[int]]]
+        self._guessed = []
+        """The first guesses of the last few ``(items, line lengths, width, expanded)``
+        reset (``H`` again, a panel closed again), with a copy of :attr:`expanded`."""
 
     @property
     def total(self) -> int:
@@ -87,16 +114,37 @@ class BlockLayout:
         """Guess the height of every block of ``items``; none is exact."""
         if isinstance(items, ItemList):
             lengths = self.session.index.lengths
-            if self.expanded:  # blocks the user opened or closed (thousands after t or o)
-                self.heights = items.estimates_shown(
-                    self.expanded, lengths, text_width(width), MAX_ESTIMATE
-                )
-            else:
-                self.heights = items.estimates(lengths, text_width(width), MAX_ESTIMATE)
+            self.heights = array("i", self._first_guesses(items, lengths, width))
         else:
             self.heights = array("i", (self.estimate(it, width) for it in items))
         self.exact = bytearray(len(items))
         self.recompute()
+
+    def _first_guesses(self, items: ItemList, lengths: Sequence[int], width: int) -> array[int]:
+        """The first guesses of ``items`` at ``width``, shown as the user set them, kept for
+        the last few (the caller copies them: its heights change as blocks are measured)."""
+        expanded = self.expanded
+        for got in self._guessed:
+            # (the states compared at C speed: a copy, as anyone may change the dict)
+            if got[0] is items and got[1] is lengths and got[2] == width and got[3] == expanded:
+                return got[4]
+        guesses = first_guesses(items, lengths, width, expanded)
+        self.keep_guesses(items, lengths, width, expanded, guesses)
+        return guesses
+
+    def keep_guesses(
+        self,
+        items: ItemList,
+        lengths: Sequence[int],
+        width: int,
+        expanded: dict[tuple[int, int], bool],
+        guesses: array[int],
+    ) -> None:
+        """Keep ``guesses``, the :func:`first_guesses` of ``items`` at ``width`` with the
+        blocks' states ``expanded`` (made ahead, in a worker: a reset of those items at that
+        width while the states are still those guesses nothing)."""
+        if len(expanded) <= _KEEP_STATES:
+            self._guessed = [(items, lengths, width, dict(expanded), guesses), *self._guessed[:2]]
 
     def keep_prefix(self, items: Sequence[Item], fresh_from: int, width: int) -> None:
         """Keep what is known of the first ``fresh_from`` blocks; guess the rest of ``items``."""

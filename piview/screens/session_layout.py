@@ -52,8 +52,6 @@ class SessionLayout(_Screen):
         if not width:
             return
         panel, sidebar = self.query_one(BranchPanel), self.query_one(UsageSidebar)
-        want_b = self._branch_width or max(BRANCH_MIN, min(BRANCH_MAX, int(width * BRANCH_SHARE)))
-        want_s = self._sidebar_width or SIDEBAR_WIDTH
         show_b, show_s = self._visible(panel), self._visible(sidebar)
         if show_b and show_s and width - BRANCH_MIN - SIDEBAR_MIN - 2 < MIN_TRANSCRIPT:
             # No room for both: the one just opened stays.
@@ -65,6 +63,17 @@ class SessionLayout(_Screen):
             close.remove_class("-visible")
             self.notify(f"Closed the {name}: no room for both at {width} columns", timeout=3)
             show_b, show_s = self._visible(panel), self._visible(sidebar)
+        b, sw = self._panel_widths(width, show_b, show_s)
+        if show_b:
+            panel.styles.width = b
+        if show_s:
+            sidebar.styles.width = sw
+
+    def _panel_widths(self, width: int, show_b: bool, show_s: bool) -> tuple[int, int]:
+        """The widths of the branch panel and the sidebar (0 when hidden) on a screen
+        ``width`` wide, when both fit."""
+        want_b = self._branch_width or max(BRANCH_MIN, min(BRANCH_MAX, int(width * BRANCH_SHARE)))
+        want_s = self._sidebar_width or SIDEBAR_WIDTH
         # Widths include the border; the transcript keeps MIN_TRANSCRIPT columns.
         room = max(0, width - MIN_TRANSCRIPT)
         b = max(BRANCH_MIN, want_b) if show_b else 0
@@ -75,10 +84,18 @@ class SessionLayout(_Screen):
             over = b + sw - room
         if over > 0 and show_s:
             sw = max(SIDEBAR_MIN, sw - over)
-        if show_b:
-            panel.styles.width = b
-        if show_s:
-            sidebar.styles.width = sw
+        return b, sw
+
+    def transcript_width_with_sidebar(self, now: int) -> int | None:
+        """The transcript's width once the hidden sidebar is shown (``u``), from ``now``,
+        its width as the panels are; None when the branch panel would close for it."""
+        width = self.size.width
+        show_b = self._visible(self.query_one(BranchPanel))
+        if not width or (show_b and width - BRANCH_MIN - SIDEBAR_MIN - 2 < MIN_TRANSCRIPT):
+            return None
+        b_now = self._panel_widths(width, show_b, False)[0]
+        b, sw = self._panel_widths(width, show_b, True)
+        return now - (b - b_now) - sw
 
     def on_resize(self, event: events.Resize) -> None:
         """The panels follow the terminal's size."""

@@ -21,6 +21,7 @@ from textual.app import SuspendNotSupported
 
 from piview.model.toolargs import count_lines
 from piview.render.format import plural
+from piview.render.item import ItemList
 from piview.widgets.branch_panel import BranchPanel
 from piview.widgets.idle_gc import collect_when_idle
 from piview.widgets.offthread import compute_off_thread
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from piview.model import Session, UsageReport
     from piview.model.branchcost import BranchCosts
     from piview.render.copytext import BlockText
-    from piview.render.item import ItemList
+    from piview.render.layout import Guesses
 
     _Screen = Screen[None]
 else:
@@ -65,6 +66,9 @@ class SessionViews(_Screen):
 
         def show_branch(self, leaf: int | None, *, focus_entry: int | None = None) -> None:
             """Provided by the screen."""
+
+        def transcript_width_with_sidebar(self, now: int) -> int | None:
+            """Provided by the screen's layout."""
 
     def _focused_call(self) -> tuple[int, int] | None:
         """``(entry, part)`` of the focused tool call (part -1 for a result without a call)."""
@@ -106,7 +110,8 @@ class SessionViews(_Screen):
         the other, what a key would make on the UI thread (on a big session, below
         :data:`AHEAD_MAX`): the hidden
         branch panel's rows, the blocks of the other hidden setting, the hidden sidebar's
-        usage, the branch's tool calls. A branch shown before that starts the wait again."""
+        usage, the branch's tool calls, the lexers of the files they name. A branch shown
+        before that starts the wait again."""
         self._ahead_for += 1
         if self._ahead_timer is not None:
             self._ahead_timer.stop()
@@ -120,6 +125,7 @@ class SessionViews(_Screen):
             self._build_other_hidden,
             self._sum_usage_ahead,
             self._collect_tool_rows,
+            self._warm_lexers,
         ]
         generation = self._ahead_for
 
@@ -150,6 +156,33 @@ class SessionViews(_Screen):
             lambda _rows: then(),
             group="tool-rows-ahead",
             description="Collecting tool calls ahead",
+        )
+
+    def _warm_lexers(self, then: Callable[[], None]) -> None:
+        """Make the lexers of the files the branch's tool calls name in a worker (a lexer's
+        first use compiles its patterns, tens of milliseconds of the key that first draws
+        one); ``then`` when done."""
+        from piview.model.tools import branch_tool_rows, cached_tool_rows
+        from piview.render.warmup import lexer_paths, warm_lexers
+
+        session, path = self.session, self.query_one(Transcript).path
+        if len(path) >= AHEAD_MAX:
+            then()
+            return
+        generation = self._ahead_for
+
+        def compute() -> int:
+            rows = cached_tool_rows(session, path)
+            if rows is None:
+                rows = branch_tool_rows(session, path)  # kept for T too
+            return warm_lexers(lexer_paths(rows), lambda: generation != self._ahead_for)
+
+        compute_off_thread(
+            self,
+            compute,
+            lambda _made: then(),
+            group="lexers-ahead",
+            description="Making the branch's lexers ahead",
         )
 
     _usage_ahead: tuple[object, int | None, UsageReport, BranchCosts] | None = None
@@ -187,10 +220,37 @@ class SessionViews(_Screen):
         def summed(got: tuple[UsageReport, BranchCosts] | None) -> None:
             if got is not None and session is self.session:
                 self._usage_ahead = (tree, leaf, *got)
+                if not self.query_one(UsageSidebar).has_class("-visible"):
+                    self._guess_for_sidebar(then)
+                    return
             then()
 
         compute_off_thread(
             self, compute, summed, group="usage-ahead", description="Summing usage ahead"
+        )
+
+    def _guess_for_sidebar(self, then: Callable[[], None]) -> None:
+        """Guess the heights of the blocks shown at the width they get once the sidebar is
+        shown, in a worker, for ``u``; ``then`` when done."""
+        transcript = self.query_one(Transcript)
+        items = transcript.items
+        width = self.transcript_width_with_sidebar(transcript.guess_width)
+        if not isinstance(items, ItemList) or not width or width == transcript.guess_width:
+            then()
+            return
+        guess = transcript.guesses_ahead(width)
+
+        def guessed(got: Guesses | None) -> None:
+            if got is not None:
+                transcript.keep_guesses(items, got)
+            then()
+
+        compute_off_thread(
+            self,
+            partial(guess, items),
+            guessed,
+            group="guesses-ahead",
+            description="Guessing the heights at the sidebar's width ahead",
         )
 
     def _build_other_hidden(self, then: Callable[[], None]) -> None:
@@ -206,14 +266,20 @@ class SessionViews(_Screen):
             then()
             return
 
-        def built(items: ItemList | None) -> None:
-            if items is not None:
-                transcript.keep_other_hidden(path, show, items)
+        session, guess = self.session, transcript.guesses_ahead()
+
+        def compute() -> tuple[ItemList, Guesses]:
+            items = build_items(session, path, show_hidden=show)
+            return items, guess(items)  # and their heights guessed, for H's first frame
+
+        def built(got: tuple[ItemList, Guesses] | None) -> None:
+            if got is not None:
+                transcript.keep_other_hidden(path, show, *got)
             then()
 
         compute_off_thread(
             self,
-            partial(build_items, self.session, path, show_hidden=show),
+            compute,
             built,
             group="hidden-ahead",
             description="Building the blocks of the other hidden setting ahead",

@@ -14,7 +14,7 @@ the jumps to the next block of a sort are :mod:`piview.widgets.transcript_jumps`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from rich.segment import Segment
@@ -32,6 +32,8 @@ from piview.render.items_follow import calls_answered, grew_without_compaction
 from piview.render.layout import (
     GUTTER,
     BlockLayout,
+    Guesses,
+    first_guesses,
     index_of_entry,
     nearest_index,
 )
@@ -307,7 +309,7 @@ class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollVi
             self.items = other[3]  # H pressed again on the same branch: no build
         else:
             self.items = build_items(self.session, self.path, show_hidden=show)
-        self._blocks.clear()
+        # The drawn blocks are kept: an entry's block is the same with either setting.
         self._reset_heights()
         self.cursor = 0
         if entry is not None:
@@ -318,13 +320,40 @@ class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollVi
         self.call_after_refresh(self.scroll_to_item, self.cursor)
         self.refresh()
 
-    def keep_other_hidden(self, path: list[int], show_hidden: bool, items: ItemList) -> None:
+    def keep_other_hidden(
+        self, path: list[int], show_hidden: bool, items: ItemList, guesses: Guesses | None = None
+    ) -> None:
         """Keep ``items``, the blocks of ``path`` with hidden entries shown or not as
         ``show_hidden`` says (built ahead, in a worker), for ``H`` to switch to without
         building them; ignored unless ``path`` is the path shown and ``show_hidden`` the
-        setting it is not shown with."""
+        setting it is not shown with. ``guesses``: their heights guessed ahead too, as
+        :meth:`guesses_ahead` asked."""
         if path is self.path and show_hidden != self.show_hidden:
             self._other_hidden = (path, len(path), show_hidden, items)
+            if guesses is not None:
+                self._layout.keep_guesses(items, *guesses)
+
+    @property
+    def guess_width(self) -> int:
+        """The width the blocks' heights are guessed (and the blocks drawn) for."""
+        return self._width
+
+    def keep_guesses(self, items: Sequence[Item], guesses: Guesses) -> None:
+        """Keep the heights of ``items`` guessed ahead (for a new width) if they are the
+        items shown."""
+        if items is self.items and isinstance(items, ItemList):
+            self._layout.keep_guesses(items, *guesses)
+
+    def guesses_ahead(self, width: int | None = None) -> Callable[[ItemList], Guesses]:
+        """What guesses the heights of an item list as a reset at ``width`` (the width
+        shown now) would, in a worker (the blocks' states copied now, on the UI thread)."""
+        lengths, width = self.session.index.lengths, width or self._width
+        expanded = dict(self._layout.expanded)
+
+        def guess(items: ItemList) -> Guesses:
+            return lengths, width, expanded, first_guesses(items, lengths, width, expanded)
+
+        return guess
 
     @property
     def has_other_hidden(self) -> bool:

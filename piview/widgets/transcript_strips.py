@@ -26,7 +26,11 @@ __all__ = ["BlockStrips"]
 
 
 class BlockStrips:
-    """The strips of a session's blocks, by ``(entry, part, expanded, view width)``.
+    """The strips of a session's blocks, by ``(entry, part, hidden, expanded, view width)``.
+
+    A block's lines are those of its item (and the session as it is): the same entry's block
+    is the same with hidden entries shown or not (``H`` keeps them), but for the dim style of
+    a hidden one, hence ``hidden`` in the key.
 
     ``console``: gives the app's console (asked only when a block is drawn, as the widget
     has no app before it is mounted).
@@ -40,11 +44,11 @@ class BlockStrips:
         self._prerender = prerender
         """Blocks of the first frame, rendered by a child process while Textual loaded."""
         self._prerendered: dict[Key, Lines] = {}
-        self._cache: LRUCache[tuple[int, int, bool, int], list[Strip]] = LRUCache(512)
+        self._cache: LRUCache[tuple[int, int, bool, bool, int], list[Strip]] = LRUCache(512)
 
     def get(self, item: Item, expanded: bool, view_width: int) -> list[Strip]:
         """The lines of ``item`` in a view ``view_width`` wide, and one blank line after it."""
-        key = (item.entry, item.part, expanded, view_width)
+        key = (item.entry, item.part, item.hidden, expanded, view_width)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
