@@ -192,7 +192,12 @@ from piview.model import load_session
 from piview.render import prerender
 
 async def main():
-    session = load_session(sys.argv[1])
+    if sys.argv[2] == "tail":  # as the CLI opens a big file: its tail, the whole file later
+        from piview.model.session_tail import load_tail
+        session = load_tail(sys.argv[1], max_bytes=os.path.getsize(sys.argv[1]) // 2)
+        assert session.partial
+    else:
+        session = load_session(sys.argv[1])
     pre = None
     if sys.argv[2] == "prerender":  # as the CLI starts it: the child draws the first frame
         prerender._cores = lambda: 2  # CI may run on one core, where start() declines
@@ -252,6 +257,22 @@ def _imported(how: str, names: tuple[str, ...]) -> list[str]:
 
 def test_the_first_screen_imports_nothing_it_does_not_draw() -> None:
     assert _imported("self", NOT_BEFORE_THE_FIRST_SCREEN) == []
+
+
+NOT_BEFORE_A_TAILS_FIRST_SCREEN = (
+    # A big file's first screen shows its tail; the whole file loads in a worker after it.
+    "piview.model.follow",  # following the file, in workers (the first look imports it)
+    "piview.model.index_cache",
+    "piview.model.index_extras",
+    "piview.model.split",
+    "piview.model.source",
+    "piview.model.usage",  # the usage sidebar's report, hidden at first
+)
+
+
+def test_a_big_files_first_screen_imports_nothing_it_does_not_draw() -> None:
+    names = NOT_BEFORE_THE_FIRST_SCREEN + NOT_BEFORE_A_TAILS_FIRST_SCREEN
+    assert _imported("tail", names) == []
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the child is forked on Linux")
