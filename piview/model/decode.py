@@ -17,6 +17,7 @@ object at all is a bad line.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any, Literal
 
 import msgspec
@@ -169,8 +170,15 @@ class SkEntry(msgspec.Struct, rename="camel", gc=False):
 
 
 _sk_decoder = msgspec.json.Decoder(SkEntry)
-_line_decoder = msgspec.json.Decoder(Line)
+_header_decoder = msgspec.json.Decoder(SessionHeader)
 _any_decoder = msgspec.json.Decoder()
+
+
+@cache
+def _line_decoder() -> msgspec.json.Decoder[Line]:
+    # Made on the first full decode: msgspec compiles every entry, message and block type for
+    # it (2 ms of a start that reads only skeletons and the header).
+    return msgspec.json.Decoder(Line)
 
 
 def decode_json(data: bytes | memoryview) -> Any:
@@ -229,6 +237,10 @@ def finish_skeleton(
 ) -> SkEntry | SessionHeader:
     """The last step of a strict skeleton decode: a header line is decoded in full."""
     if sk.type == "session":
+        try:  # a header as Pi writes it: without the full decoder (the first screen's start)
+            return _header_decoder.decode(data)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            pass
         entry, _notes = decode_entry(data, legacy=legacy)
         return entry if isinstance(entry, SessionHeader) else skeleton_of(entry)
     if legacy and sk.message is not None and sk.message.role == "hookMessage":
@@ -336,7 +348,7 @@ def decode_entry(data: bytes | memoryview, *, legacy: bool = False) -> tuple[Any
         BadLineError: the line is not a JSON object.
     """
     try:
-        return _legacy_hook(_line_decoder.decode(data), legacy), []
+        return _legacy_hook(_line_decoder().decode(data), legacy), []
     except msgspec.ValidationError:
         pass
     except msgspec.DecodeError as exc:

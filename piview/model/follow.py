@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from piview.model.built import Built
 from piview.model.decode import SkEntry
 from piview.model.fileindex import FileIndex
 from piview.model.labels import extend_labels, resolve_labels
@@ -35,15 +36,6 @@ __all__ = ["EXTEND_MAX", "Built", "Found", "Update", "absorb", "install", "look"
 
 EXTEND_MAX = 20_000
 """Appends of more entries than this (a long pause) rebuild the tree instead of extending it."""
-
-
-@dataclass(frozen=True, slots=True)
-class Built:
-    """The ids and tree of a session's entries (``Session.build``)."""
-
-    ids: list[str]
-    tree: Tree
-    legacy: bool
 
 
 class Session(Protocol):

@@ -21,6 +21,7 @@ from typing import Any, get_type_hints
 
 import msgspec
 
+from piview.model.cache_min import CACHE_MIN_BYTES
 from piview.model.decode import SkBlock
 from piview.model.fileindex import BadLine, FileIndex
 from piview.model.index_extras import Extras
@@ -30,8 +31,6 @@ from piview.model.types import SessionHeader
 
 __all__ = ["CACHE_MIN_BYTES", "IndexCache"]
 
-CACHE_MIN_BYTES = 16 * 1024 * 1024
-"""Files smaller than this load faster from scratch than from a cache."""
 
 _FORMAT = 6
 _MAGIC = b"PVIDX\x00\x00\x06"

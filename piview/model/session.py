@@ -15,24 +15,26 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from piview.model.blobs import resolve_blobs
+# What a first screen's tail (session_tail.py) needs; the rest is imported where it is used.
+from piview.model.built import Built
+from piview.model.cache_min import CACHE_MIN_BYTES
 from piview.model.decode import BadLineError, decode_entry, decode_json
 from piview.model.fileindex import BadLine, FileIndex
-from piview.model.follow import Built, absorb, install, look, rebuild
 from piview.model.idmap import take_id_map
-from piview.model.index_cache import CACHE_MIN_BYTES, IndexCache
-from piview.model.index_extras import adopt, capture, ids_of
 from piview.model.labels import resolve_labels, session_name
-from piview.model.memory import release_free_memory
 from piview.model.openclaw import active_leaf, side_notes, side_notes_at
 from piview.model.pairing import Pairing, pair_tool_calls
-from piview.model.source import SqliteSession, SqliteSourceError, parse_sqlite_ref
-from piview.model.split import SPLIT_MIN_BYTES, read_all
+from piview.model.session_build import StoreTimestamps, tree_ids
+from piview.model.sqlite_ref import parse_sqlite_ref
 from piview.model.store import F_NO_ID, ROLE_NAMES, NodeStore
 from piview.model.tree import Tree, build_tree, build_tree_resolved
 from piview.model.types import CompactionEntry, Entry, SessionHeader, UnknownEntry
+
+if TYPE_CHECKING:
+    from piview.model.index_cache import IndexCache
+    from piview.model.source import SqliteSession
 
 __all__ = ["Session", "SessionOpenError", "load_session"]
 
@@ -238,7 +240,9 @@ class Session:
         entry.parent_id = self.ids[p] if p >= 0 else None
         if isinstance(entry, CompactionEntry):
             entry.first_kept_entry_id = self.nodes[i].first_kept_entry_id
-        resolve_blobs(entry, self.path)  # oh-my-pi keeps big images beside the sessions
+        from piview.model.blobs import resolve_blobs  # oh-my-pi keeps images beside sessions
+
+        resolve_blobs(entry, self.path)
         with self._lock:
             self._cache[i] = entry
             if len(self._cache) > self._cache_size:
@@ -275,6 +279,8 @@ class Session:
             return self._fd
 
     def _open_source(self) -> SqliteSession:
+        from piview.model.source import SqliteSession, SqliteSourceError
+
         assert self.sqlite_ref is not None
         try:
             self._source = SqliteSession(self.sqlite_ref)
@@ -304,6 +310,10 @@ class Session:
     _id_map: dict[str, int] | None = None
 
     def _load(self, cache: IndexCache | None = None) -> None:
+        from piview.model.index_extras import adopt
+        from piview.model.memory import release_free_memory
+        from piview.model.split import SPLIT_MIN_BYTES, read_all
+
         if self.sqlite_ref is not None:
             source = self._open_source()
             self.path = Path(str(source.ref))  # the full session id, not the prefix given
@@ -356,6 +366,8 @@ class Session:
         """
         if self.index_cache is None or not self._index_dirty:
             return False
+        from piview.model.index_extras import capture
+
         fd = self._ensure_fd()
         index = index if index is not None else self.index
         self.index_cache.store(index, self.path, fd, capture(self, index, complete=False))
@@ -377,6 +389,8 @@ class Session:
         cache, index, path = self.index_cache, self.index, self.path
         assert cache is not None
         import hashlib  # noqa: F401 - what the cache imports, imported before the fork
+
+        from piview.model.index_extras import capture
 
         try:
             pid = os.fork()
@@ -408,6 +422,8 @@ class Session:
         ``"title"`` (only oh-my-pi's title slot was rewritten in place) or ``"replaced"``
         (truncated or a different file: the caller should load it again). Never writes. The
         viewer does the same in steps, the heavy ones in workers (:mod:`piview.model.follow`)."""
+        from piview.model.follow import absorb, install, look, rebuild
+
         retitled = self.retitle()
         found = look(self)
         if found.change == "replaced":
@@ -507,8 +523,8 @@ class Session:
             if store.missing_ids:
                 # A parentId may name an entry by its made-up id: resolve all of them by name.
                 refs = [store.parent_ref(i) for i in range(n)]
-                return Built(ids, build_tree(ids, refs, _Timestamps(store)), legacy)
-        tree = build_tree_resolved(ids, preceding, forward, _Timestamps(store), id_map)
+                return Built(ids, build_tree(ids, refs, StoreTimestamps(store)), legacy)
+        tree = build_tree_resolved(ids, preceding, forward, StoreTimestamps(store), id_map)
         return Built(ids, tree, legacy)
 
     def install(
@@ -523,31 +539,15 @@ class Session:
         self._legacy_ids = built.legacy
         self.ids = built.ids
         self.tree = built.tree
-        self.nodes.rebase(ids_of(built.tree))  # a reopened tree makes its map on first use
+        self.nodes.rebase(tree_ids(built.tree))  # a reopened tree makes its map on first use
         self._pairing = pairing
         self._labels = labels
         self.derived = {}  # a new dict: a worker may still read the old one
         if len(self):
             # OpenClaw's leaf entries and trailing side notes: only the last lines are read.
             self.tree.active = active_leaf(
-                len(self), self.nodes.etype, self.read_line, ids_of(self.tree)
+                len(self), self.nodes.etype, self.read_line, tree_ids(self.tree)
             )
-
-
-class _Timestamps:
-    """The entries' timestamps for the tree (:class:`~piview.model.tree.Timestamps`), read
-    from the store only when sorting."""
-
-    __slots__ = ("_store",)
-
-    def __init__(self, store: NodeStore) -> None:
-        self._store = store
-
-    def __getitem__(self, i: int) -> str | None:
-        return self._store.timestamp(i)
-
-    def __len__(self) -> int:
-        return len(self._store)
 
 
 def _reap(pid: int) -> None:

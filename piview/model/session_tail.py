@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import gc
 import os
+from array import array
 from pathlib import Path
 
 from piview.model.decode import BadLineError, decode_skeleton
 from piview.model.fileindex import BOM
 from piview.model.session import Session, SessionOpenError, _open_readonly, load_session
-from piview.model.source import parse_sqlite_ref
+from piview.model.sqlite_ref import parse_sqlite_ref
 from piview.model.types import SessionHeader
 
 __all__ = ["load_tail"]
@@ -51,14 +52,15 @@ def load_tail(path: str | os.PathLike[str], max_bytes: int = 1024 * 1024) -> Ses
                 header_end = skip + nl + 1
         start = max(0, st.st_size - max_bytes)
         if start > 0:
-            window = os.pread(fd, min(max_bytes, 1024 * 1024), start)
-            cut = window.find(b"\n")
-            start = start + cut + 1 if cut >= 0 else st.st_size
+            start = _after_newline(fd, start, min(max_bytes, 1024 * 1024), st.st_size)
             session.partial = True
         if start < header_end:  # the whole file fits: read on after the header
             start = header_end
             index.line_no = index.header_line or 0
         index.size = start
+        # OpenClaw's side notes found in the blocks as they are read (as a whole load does),
+        # not looked for by reading the window again.
+        index.side_at = array("q")
         was_enabled = gc.isenabled()
         gc.disable()
         try:
@@ -70,3 +72,19 @@ def load_tail(path: str | os.PathLike[str], max_bytes: int = 1024 * 1024) -> Ses
     except OSError as exc:
         raise SessionOpenError(f"cannot read {path}: {exc.strerror or exc}") from None
     return session
+
+
+def _after_newline(fd: int, start: int, limit: int, size: int) -> int:
+    """Where the first line starting after ``start`` begins (looked for within ``limit``
+    bytes, in small reads: a line is rarely long); ``size`` when there is none."""
+    pos, want = start, 16 * 1024
+    while pos < start + limit:
+        data = os.pread(fd, min(want, start + limit - pos), pos)
+        if not data:
+            break
+        cut = data.find(b"\n")
+        if cut >= 0:
+            return pos + cut + 1
+        pos += len(data)
+        want *= 4
+    return size

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from piview.model.sqlite_ref import SQLITE_SUFFIXES, SqliteRef, parse_sqlite_ref
+
 if TYPE_CHECKING:
     import sqlite3
 
@@ -36,32 +38,9 @@ __all__ = [
 _BATCH = 4096
 """Rows read and written to the stream at a time."""
 
-SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
-"""A path ending so, then ``#`` and an id, names a session inside a database."""
-
 
 class SqliteSourceError(OSError):
     """The database or the session in it cannot be read; ``str()`` is one line for the user."""
-
-
-@dataclass(frozen=True, slots=True)
-class SqliteRef:
-    """``PATH#SESSION_ID``: a database and a session id (or a prefix of one)."""
-
-    db: Path
-    session_id: str
-
-    def __str__(self) -> str:
-        return f"{self.db}#{self.session_id}"
-
-
-def parse_sqlite_ref(path: str | os.PathLike[str]) -> SqliteRef | None:
-    """The database and session of ``DB.sqlite#ID``; None for any other path."""
-    text = os.fspath(path)
-    db, sep, sid = text.rpartition("#")
-    if not sep or not sid or "/" in sid or not db.lower().endswith(SQLITE_SUFFIXES):
-        return None
-    return SqliteRef(Path(db).expanduser(), sid)
 
 
 def _connect(db: Path) -> sqlite3.Connection:

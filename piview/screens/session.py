@@ -22,6 +22,7 @@ from textual.containers import Horizontal
 from textual.widgets import Input, Static
 
 from piview.model.store import ROLE_NAMES
+from piview.model.user_text import user_text
 from piview.render.format import fmt_iso_short, header_line, plural
 from piview.render.items import ItemList, build_items
 from piview.render.sanitize import sanitize_line
@@ -58,14 +59,7 @@ def session_title(session: Session) -> str:
         return session.title
     for i, node in enumerate(session.nodes):
         if node.message is not None and node.message.role == "user":
-            entry = session.entry(i)
-            message = getattr(entry, "message", None)
-            content = getattr(message, "content", "")
-            if isinstance(content, str):
-                text = content
-            else:
-                text = " ".join(getattr(b, "text", "") for b in content)
-            text = " ".join(text.split())
+            text = " ".join(user_text(session, i).split())
             if text:
                 return text[:80] + ("…" if len(text) > 80 else "")
     return session.path.name

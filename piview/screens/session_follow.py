@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.timer import Timer
 
-from piview.model.follow import Found, Update, absorb, install, look, rebuild
 from piview.model.memory import release_free_memory
 from piview.render.items import ItemList, build_items
 from piview.render.items_follow import branch_items, extend_items
@@ -33,6 +32,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from piview.model import Session
+    from piview.model.follow import Found, Update
 
     _Screen = Screen[None]
 else:
@@ -239,7 +239,7 @@ class SessionFollow(_Screen):
         self._polling = True
         compute_off_thread(
             self,
-            partial(look, s),
+            partial(_look, s),
             partial(self._looked, s),
             group="follow",
             description="Reading what Pi appended",
@@ -259,6 +259,8 @@ class SessionFollow(_Screen):
         if found.change != "grown":
             self._polling = False
             return
+        from piview.model.follow import absorb, rebuild  # imported by the look (_look)
+
         old_latest, old_count = s.tree.leaf, len(s)
         extended = found.plain  # the branch shown may grow at its end
         grown = found.extension is not None  # the tree grew: the old entries stay as they were
@@ -289,6 +291,8 @@ class SessionFollow(_Screen):
         if update is None:  # the worker failed (logged): the entries read have no tree yet
             self._reload()
             return
+        from piview.model.follow import install
+
         install(s, update)
         self._polling = False
         self._show_appended(old_latest, old_count, extended=False)
@@ -453,3 +457,11 @@ def _load_again(path: Path) -> tuple[Session, tuple[int, ItemList] | None] | str
     leaf = fresh.tree.leaf
     prebuilt = None if leaf is None else (leaf, build_items(fresh, fresh.tree.path(leaf)))
     return fresh, prebuilt
+
+
+def _look(s: Session) -> Found:
+    """:func:`piview.model.follow.look`, imported in the worker at the first look (the first
+    screen does not need it)."""
+    from piview.model.follow import look
+
+    return look(s)

@@ -17,13 +17,13 @@ from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from piview.model.usage import UsageReport, UsageTotals
 from piview.render.figures import fmt_cost_tiny
 from piview.render.format import fmt_cost_short as fmt_cost
 from piview.render.format import fmt_tokens
 
 if TYPE_CHECKING:
     from piview.model.branchcost import BranchCosts
+    from piview.model.usage import UsageReport
 
 __all__ = ["UsageSidebar"]
 
@@ -83,6 +83,8 @@ def _totals_block(report: UsageReport) -> Content:
 
 
 def _models_block(report: UsageReport) -> Content:
+    from piview.model.usage import UsageTotals  # the model is imported with the report
+
     keys = sorted(
         set(report.per_model_all) | set(report.per_model_path),
         key=lambda k: (-report.per_model_all.get(k, UsageTotals()).cost, k),
@@ -217,7 +219,8 @@ class UsageSidebar(VerticalScroll):
     }
     """
 
-    report: reactive[UsageReport | None] = reactive[UsageReport | None](None, init=False)
+    # The hint as a string: the usage model is not imported before the first screen.
+    report: reactive[UsageReport | None] = reactive["UsageReport | None"](None, init=False)
     """The figures shown; ``None`` shows a placeholder."""
     branches: BranchCosts | None = None
     """The cost by branch shown below the totals (``None``: the section is empty)."""

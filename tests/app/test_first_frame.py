@@ -192,9 +192,14 @@ from piview.model import load_session
 from piview.render import prerender
 
 async def main():
-    session = load_session(sys.argv[1])
+    if "tail" in sys.argv[2]:  # as the CLI opens a big file: its tail, the whole file later
+        from piview.model.session_tail import load_tail
+        session = load_tail(sys.argv[1], max_bytes=os.path.getsize(sys.argv[1]) // 2)
+        assert session.partial
+    else:
+        session = load_session(sys.argv[1])
     pre = None
-    if sys.argv[2] == "prerender":  # as the CLI starts it: the child draws the first frame
+    if "prerender" in sys.argv[2]:  # as the CLI starts it: the child draws the first frame
         prerender._cores = lambda: 2  # CI may run on one core, where start() declines
         pre = prerender.start(session, session.tree.leaf, size=os.terminal_size((120, 40)))
         assert pre is not None
@@ -254,6 +259,22 @@ def test_the_first_screen_imports_nothing_it_does_not_draw() -> None:
     assert _imported("self", NOT_BEFORE_THE_FIRST_SCREEN) == []
 
 
+NOT_BEFORE_A_TAILS_FIRST_SCREEN = (
+    # A big file's first screen shows its tail; the whole file loads in a worker after it.
+    "piview.model.follow",  # following the file, in workers (the first look imports it)
+    "piview.model.index_cache",
+    "piview.model.index_extras",
+    "piview.model.split",
+    "piview.model.source",
+    "piview.model.usage",  # the usage sidebar's report, hidden at first
+)
+
+
+def test_a_big_files_first_screen_imports_nothing_it_does_not_draw() -> None:
+    names = NOT_BEFORE_THE_FIRST_SCREEN + NOT_BEFORE_A_TAILS_FIRST_SCREEN
+    assert _imported("tail", names) == []
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the child is forked on Linux")
 def test_the_prerendered_first_screen_imports_no_renderer() -> None:
     names = NOT_BEFORE_THE_FIRST_SCREEN + NOT_BEFORE_THE_PRERENDERED_SCREEN
@@ -281,3 +302,29 @@ def test_the_first_screen_compiles_no_pattern_for_escapes_it_has_not_met() -> No
         check=True,
     )
     assert done.stdout.split() == ["0", "0"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the child is forked on Linux")
+def test_a_prerendered_first_screen_decodes_no_entry_in_full() -> None:
+    # Its blocks come from the child; its header names the session by its first prompt, read
+    # without the full decoder (every entry, message and block type compiled: 2 ms) and
+    # without oh-my-pi's blobs.
+    probe = _PROBE.replace(
+        'print(" ".join(sorted(m for m in sys.argv[3:] if m in sys.modules)))',
+        "from piview.model import decode\n"
+        "        print(decode._line_decoder.cache_info().currsize, "
+        "'piview.model.blobs' in sys.modules, app.screen.query_one('#title').render())",
+    )
+    assert probe != _PROBE
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(fixture("tool_pairing.jsonl")), "tail+prerender"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PIVIEW_NO_PRERENDER": ""},
+        timeout=60,
+        check=True,
+    )
+    made, blobs, title = done.stdout.split(maxsplit=2)
+    assert (made, blobs) == ("0", "False"), title
+    assert title.strip()

@@ -282,3 +282,37 @@ def test_legacy_hookmessage_becomes_custom() -> None:
     assert any(
         isinstance(getattr(s.entry(i), "message", None), CustomMessage) for i in range(len(s))
     )
+
+
+HEADERS = [
+    '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/"}',
+    '{"type":"session","id":"s","timestamp":"2025-01-01T00:00:00Z","cwd":"/","extra":[1,2]}',
+    '{"type":"session","version":"3","id":"s","cwd":"/"}',  # a wrong type: repaired
+    '{"type":"session","version":3,"id":7,"timestamp":null}',
+    '{"type":"session","cwd":"/caf\\u00e9","parentSession":"/a.jsonl","title":"T"}',
+]
+
+
+@pytest.mark.parametrize("line", HEADERS)
+def test_a_header_skeleton_is_the_header_decoded_in_full(line: str) -> None:
+    # The skeleton path decodes a header with a decoder of its own (the full one is made on
+    # the first full decode): the same header, repaired the same way when it must be.
+    assert decode_skeleton(line.encode()) == decode_entry(line.encode())[0]
+
+
+def test_the_corpus_headers_decode_alike_both_ways() -> None:
+    from tests.conftest import corpus_files, fixture
+
+    files = [*sorted(fixture("").glob("*.jsonl")), *corpus_files()]
+    headers = 0
+    for path in files:
+        first = path.read_bytes().split(b"\n", 1)[0]
+        if b'"session"' in first:
+            try:
+                full = decode_entry(first)[0]
+            except BadLineError:
+                continue
+            if isinstance(full, SessionHeader):
+                headers += 1
+                assert decode_skeleton(first) == full, path
+    assert headers

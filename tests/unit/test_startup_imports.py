@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, fixture
 
 NEVER_FIRST = ("pygments", "rich.syntax", "rich.markdown", "markdown_it", "sqlite3.dump")
 """Never on a first screen: code highlighting and Markdown are the prerender child's work."""
@@ -98,3 +98,53 @@ def test_widgets_package_loads_its_reexports_on_use() -> None:
     from piview.widgets.usage_sidebar import UsageSidebar as Sidebar
 
     assert (BranchPanel, UsageSidebar) == (Panel, Sidebar)
+
+
+TAIL_BEFORE_THE_FORK_LATER = (
+    "piview.model.follow",  # following the file: after the first frame
+    "piview.model.index_cache",  # the whole file's load and its cache: in a worker, later
+    "piview.model.index_extras",
+    "piview.model.store_lazy",
+    "piview.model.store_state",
+    "piview.model.split",
+    "piview.model.memory",
+    "piview.model.source",  # OpenClaw's databases only
+    "piview.model.blobs",  # oh-my-pi's images: when an entry is decoded in full
+    "piview.model.usage",  # the sums of the usage sidebar and info, hidden at first
+)
+"""A big file's first screen reads its tail, then forks the child that draws the first frame
+(what it imports by then is imported before the child can start)."""
+
+
+def _tail_code() -> str:
+    path = fixture("tool_pairing.jsonl")
+    return (
+        "from piview.cli import parse_args; import piview.commands.view; "
+        "from piview.model.session_tail import load_tail; "
+        f"tail = load_tail({str(path)!r}, max_bytes={path.stat().st_size // 2}); "
+        "assert tail.partial and len(tail) and tail.header is not None; "
+        "import piview.render.prerender"
+    )
+
+
+def test_a_big_files_tail_is_read_with_only_what_it_needs() -> None:
+    assert _imported(_tail_code(), TAIL_BEFORE_THE_FORK_LATER) == []
+
+
+def test_a_big_files_tail_is_read_without_the_full_decoder() -> None:
+    # Every entry, message and block type compiled for it (2 ms): the tail reads skeletons,
+    # and its header with a decoder of its own.
+    code = (
+        f"{_tail_code()}; from piview.model import decode; "
+        "f = decode._line_decoder; "
+        "print(f.cache_info().currsize if hasattr(f, 'cache_info') else 'made at import')"
+    )
+    r = subprocess.run(
+        [sys.executable, "-P", "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "0"
