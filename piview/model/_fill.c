@@ -21,7 +21,7 @@
 #include <structmember.h>
 #include <string.h>
 
-#define FILL_ABI 1 /* bumped with any change of what fill() takes or does */
+#define FILL_ABI 2 /* bumped with any change of what fill() takes or does */
 #ifndef FILL_SOURCE
 #define FILL_SOURCE "" /* hatch_build.py passes the tag of this file (fill.py checks it) */
 #endif
@@ -32,6 +32,8 @@
 #define N_MSG 13
 #define N_ODD 4 /* SkMessage's fields after ``model`` */
 #define N_BLOCK 4
+#define N_USAGE 8 /* Usage: input output cacheRead cacheWrite cacheWrite1h reasoning totalTokens cost */
+#define N_COST 5  /* Cost: input output cacheRead cacheWrite total */
 #define TS_LEN 24
 #define OTHER 255
 #define F_NO_ID 1
@@ -45,8 +47,9 @@
 
 #define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
 
-static PyTypeObject *entry_t, *msg_t, *block_t, *usage_t, *array_t;
+static PyTypeObject *entry_t, *msg_t, *block_t, *usage_t, *cost_t, *array_t;
 static Py_ssize_t entry_off[N_ENTRY], msg_off[N_MSG], block_off[N_BLOCK];
+static Py_ssize_t usage_off[N_USAGE], cost_off[N_COST];
 static PyObject *rest_defaults[N_REST];
 static PyObject *type_code, *role_code, *stop_code, *caught;
 static long message_code = -1, last_plain_role = -1;
@@ -96,10 +99,11 @@ offsets_of(PyObject *type, Py_ssize_t *out, Py_ssize_t n)
 static PyObject *
 fill_setup(PyObject *module, PyObject *args)
 {
-    PyObject *et, *mt, *bt, *ut, *at, *tc, *rc, *sc, *defaults, *exc;
+    PyObject *et, *mt, *bt, *ut, *ct, *at, *tc, *rc, *sc, *defaults, *exc;
     long mcode, lpr;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!O!O!O!ll", &PyType_Type, &et, &PyType_Type, &mt,
-                          &PyType_Type, &bt, &PyType_Type, &ut, &PyType_Type, &at,
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!O!O!O!O!ll", &PyType_Type, &et, &PyType_Type,
+                          &mt, &PyType_Type, &bt, &PyType_Type, &ut, &PyType_Type, &ct,
+                          &PyType_Type, &at,
                           &PyDict_Type, &tc, &PyDict_Type, &rc, &PyDict_Type, &sc,
                           &PyTuple_Type, &defaults, &PyTuple_Type, &exc, &mcode, &lpr))
         return NULL;
@@ -108,7 +112,8 @@ fill_setup(PyObject *module, PyObject *args)
         return NULL;
     }
     if (offsets_of(et, entry_off, N_ENTRY) < 0 || offsets_of(mt, msg_off, N_MSG) < 0 ||
-        offsets_of(bt, block_off, N_BLOCK) < 0)
+        offsets_of(bt, block_off, N_BLOCK) < 0 || offsets_of(ut, usage_off, N_USAGE) < 0 ||
+        offsets_of(ct, cost_off, N_COST) < 0)
         return NULL;
     ready = 0;
     Py_INCREF(et);
@@ -119,6 +124,8 @@ fill_setup(PyObject *module, PyObject *args)
     Py_XSETREF(block_t, (PyTypeObject *)bt);
     Py_INCREF(ut);
     Py_XSETREF(usage_t, (PyTypeObject *)ut);
+    Py_INCREF(ct);
+    Py_XSETREF(cost_t, (PyTypeObject *)ct);
     Py_INCREF(at);
     Py_XSETREF(array_t, (PyTypeObject *)at);
     Py_INCREF(tc);
@@ -138,6 +145,44 @@ fill_setup(PyObject *module, PyObject *args)
     last_plain_role = lpr;
     ready = 1;
     Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------ usage rows */
+
+/* The values of a Usage as its row holds them: usage_row.row_of in C (see that module). */
+static PyObject *
+usage_row(PyObject *u)
+{
+    PyObject *c = SLOT(u, usage_off[7]), *cost;
+    if (c == Py_None) {
+        cost = Py_None;
+        Py_INCREF(cost);
+    }
+    else {
+        Py_ssize_t nc = SLOT(c, cost_off[4]) == Py_None ? 4 : 5;
+        cost = PyTuple_New(nc);
+        if (cost == NULL)
+            return NULL;
+        for (Py_ssize_t k = 0; k < nc; k++) {
+            PyObject *v = SLOT(c, cost_off[k]);
+            Py_INCREF(v);
+            PyTuple_SET_ITEM(cost, k, v);
+        }
+    }
+    PyObject *vals[8] = {SLOT(u, usage_off[0]), SLOT(u, usage_off[1]), SLOT(u, usage_off[2]),
+                         SLOT(u, usage_off[3]), SLOT(u, usage_off[6]), cost,
+                         SLOT(u, usage_off[4]), SLOT(u, usage_off[5])};
+    Py_ssize_t n = 8;
+    while (n > 4 && vals[n - 1] == Py_None) /* trailing fields not set */
+        n--;
+    PyObject *row = PyTuple_New(n);
+    if (row != NULL)
+        for (Py_ssize_t k = 0; k < n; k++) {
+            Py_INCREF(vals[k]);
+            PyTuple_SET_ITEM(row, k, vals[k]);
+        }
+    Py_DECREF(cost);
+    return row;
 }
 
 /* ------------------------------------------------------------------ checks */
@@ -180,8 +225,21 @@ handled(PyObject *sk)
         !BOOL_OR_NONE(SLOT(m, msg_off[6])) || !STR_OR_NONE(SLOT(m, msg_off[7])) ||
         !STR_OR_NONE(SLOT(m, msg_off[8])))
         return 0;
-    if (usage != Py_None && !Py_IS_TYPE(usage, usage_t))
-        return 0;
+    if (usage != Py_None) {
+        if (!Py_IS_TYPE(usage, usage_t))
+            return 0;
+        for (int k = 0; k < N_USAGE; k++)
+            if (SLOT(usage, usage_off[k]) == NULL)
+                return 0;
+        PyObject *cost = SLOT(usage, usage_off[N_USAGE - 1]);
+        if (cost != Py_None) {
+            if (!Py_IS_TYPE(cost, cost_t))
+                return 0;
+            for (int k = 0; k < N_COST; k++)
+                if (SLOT(cost, cost_off[k]) == NULL)
+                    return 0;
+        }
+    }
     for (int k = N_MSG - N_ODD; k < N_MSG; k++) {
         PyObject *v = SLOT(m, msg_off[k]);
         if (v != Py_None && !PyUnicode_CheckExact(v) && !PyBool_Check(v) &&
@@ -701,7 +759,11 @@ add(Store *st, PyObject *sk, ModelCache *mc)
     if (!is_whole && usage != Py_None) {
         /* Encoded into a scratch buffer, then appended: msgspec grows the buffer it writes
            into to 1.5 times what it needs, and at 1 GB the blob's spare third was 13 MB. */
-        PyObject *r = PyObject_CallFunctionObjArgs(st->encode_into, usage, scratch, zero, NULL);
+        PyObject *values = usage_row(usage);
+        if (values == NULL)
+            goto fail;
+        PyObject *r = PyObject_CallFunctionObjArgs(st->encode_into, values, scratch, zero, NULL);
+        Py_DECREF(values);
         if (r != NULL) {
             Py_DECREF(r);
             Py_ssize_t mark = PyByteArray_GET_SIZE(st->usage_blob);
@@ -973,7 +1035,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"setup", fill_setup, METH_VARARGS,
-     "setup(SkEntry, SkMessage, SkBlock, Usage, array, type_code, role_code, stop_code, "
+     "setup(SkEntry, SkMessage, SkBlock, Usage, Cost, array, type_code, role_code, stop_code, "
      "entry_defaults, caught, message_code, last_plain_role): what fill() reads entries with."},
     {"fill", fill_fill, METH_VARARGS,
      "fill(store, entries, start, encode_into) -> int: add entries[start:] to the store as "

@@ -31,7 +31,8 @@ from msgspec.structs import astuple
 
 from piview.model.decode import EntryType, Role, SkBlock, SkEntry, SkMessage, StopReason
 from piview.model.fill import load as load_fill
-from piview.model.types import Usage
+from piview.model.types import Cost, Usage
+from piview.model.usage_row import row_decoder, row_of, usage_of
 
 __all__ = ["OTHER", "NodeStore", "ROLE_NAMES", "STOP_NAMES", "TS_LEN", "TYPE_NAMES", "as_store"]
 
@@ -63,7 +64,6 @@ _TS_GAP = b"\0" * TS_LEN
 _NO_CONTENT = -1
 _TEXT_CONTENT = -2
 _usage_encoder = msgspec.msgpack.Encoder()
-_usage_decoder = msgspec.msgpack.Decoder(Usage)
 _LAST_PLAIN_ROLE = ROLE_NAMES.index("toolResult")
 """Role codes 1-3 (user, assistant, toolResult) are plain; others are kept whole."""
 _ENTRY_DEFAULTS = list(astuple(SkEntry()))[5:]
@@ -75,7 +75,7 @@ _NO_MESSAGE = (None,) * 13
 _fill = load_fill()
 if _fill is not None:
     try:
-        _fill.setup(SkEntry, SkMessage, SkBlock, Usage, array, _TYPE_CODE, _ROLE_CODE,
+        _fill.setup(SkEntry, SkMessage, SkBlock, Usage, Cost, array, _TYPE_CODE, _ROLE_CODE,
                     _STOP_CODE, tuple(_ENTRY_DEFAULTS), (OverflowError, TypeError, ValueError),
                     _MESSAGE, _LAST_PLAIN_ROLE)  # fmt: skip
     except (TypeError, ValueError):  # Structs not laid out as it reads them: the Python loop
@@ -142,7 +142,8 @@ class NodeStore(Sequence[SkEntry]):
         """String content of messages (user text is kept: it decides what folds)."""
         self.usage_at = array("i")
         """Per entry: the row of its usage, or -1. Row ``r`` is ``usage_blob[usage_end[r - 1] :
-        usage_end[r]]``: the usage as msgpack (no Python objects per entry; exact numbers)."""
+        usage_end[r]]``: the usage as a msgpack array of its values, without field names
+        (:mod:`piview.model.usage_row`: no Python objects per entry; exact numbers)."""
         self.usage_blob = bytearray()
         self.usage_end = array("q")
         self.result_at = array("i")
@@ -277,7 +278,7 @@ class NodeStore(Sequence[SkEntry]):
                 mark = len(usage_blob)
                 try:
                     # Not encode_into the blob: msgspec grows it to 1.5 times what it needs.
-                    usage_blob += encode(usage)
+                    usage_blob += encode(row_of(usage))
                 except (OverflowError, TypeError, ValueError):
                     # An integer msgpack cannot hold (hand-edited file): keep the entry whole.
                     odd_usage = True
@@ -533,7 +534,7 @@ class NodeStore(Sequence[SkEntry]):
         """The usage in row ``r``."""
         start = self.usage_end[r - 1] if r > 0 else 0
         with memoryview(self.usage_blob) as view:
-            return _usage_decoder.decode(view[start : self.usage_end[r]])
+            return usage_of(row_decoder.decode(view[start : self.usage_end[r]]))
 
     def blocks(self, i: int) -> Sequence[SkBlock]:
         """The content blocks of a message (empty for text or no content)."""

@@ -230,7 +230,7 @@ def subtree_sums(session: Session) -> SubtreeSums:
     return sums
 
 
-class _Cost(msgspec.Struct, rename="camel", gc=False):
+class _Cost(msgspec.Struct, array_like=True, gc=False):
     """The parts of a cost the sums read (a light twin of :class:`~piview.model.types.Cost`)."""
 
     input: int | float = 0
@@ -240,14 +240,16 @@ class _Cost(msgspec.Struct, rename="camel", gc=False):
     total: int | float | None = None
 
 
-class _Usage(msgspec.Struct, rename="camel", gc=False):
-    """The parts of a usage the sums read: untracked by the cyclic GC, whose passes over
+class _Usage(msgspec.Struct, array_like=True, gc=False):
+    """The parts of a usage the sums read, in a row's order (:mod:`piview.model.usage_row`;
+    the values after ``cost`` are ignored): untracked by the cyclic GC, whose passes over
     170,000 tracked structs took most of the time of decoding them."""
 
     input: int | float = 0
     output: int | float = 0
     cache_read: int | float = 0
     cache_write: int | float = 0
+    total_tokens: int | float | None = None
     cost: _Cost | None = None
 
 
