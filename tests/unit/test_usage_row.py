@@ -114,3 +114,30 @@ def test_whole_entries_key_their_usage_as_rows_do(write_session) -> None:
     usage = store.message_usage(1)
     assert usage is not None
     assert _usage_bytes(store, 1, usage) == encode_row(usage)
+
+
+def test_a_cache_of_map_rows_is_rebuilt(write_session, tmp_path, monkeypatch) -> None:
+    """An index cache written before the rows were arrays (format 6) holds map rows: it is
+    not read (they would not decode as arrays), the file is indexed again. A cache of
+    this format reads its rows back as the first load had them."""
+    import piview.model.session as sess
+    from piview.model.index_cache import IndexCache
+
+    monkeypatch.setattr(sess, "CACHE_MIN_BYTES", 0)
+    cache = IndexCache(tmp_path / "cache")
+    path = write_session(_usage_lines(30))
+    first = load_session(path, index_cache=cache)
+    assert first.save_index()
+    again = load_session(path, index_cache=cache)
+    assert again.index_from_cache
+    assert bytes(again.nodes.usage_blob) == bytes(first.nodes.usage_blob)
+    assert [again.nodes.message_usage(i) for i in range(30)] == [
+        first.nodes.message_usage(i) for i in range(30)
+    ]
+    (cached,) = (tmp_path / "cache").iterdir()
+    good = cached.read_bytes()
+    assert good.startswith(b"PVIDX\x00\x00")
+    cached.write_bytes(b"PVIDX\x00\x00\x06" + good[8:])
+    old = load_session(path, index_cache=cache)
+    assert not old.index_from_cache
+    assert old.nodes.message_usage(29) == first.nodes.message_usage(29)
