@@ -21,7 +21,7 @@
 #include <structmember.h>
 #include <string.h>
 
-#define FILL_ABI 2 /* bumped with any change of what fill() takes or does */
+#define FILL_ABI 3 /* bumped with any change of what fill() takes or does */
 #ifndef FILL_SOURCE
 #define FILL_SOURCE "" /* hatch_build.py passes the tag of this file (fill.py checks it) */
 #endif
@@ -34,7 +34,8 @@
 #define N_BLOCK 4
 #define N_USAGE 8 /* Usage: input output cacheRead cacheWrite cacheWrite1h reasoning totalTokens cost */
 #define N_COST 5  /* Cost: input output cacheRead cacheWrite total */
-#define TS_LEN 24
+#define TS_LEN 8 /* a timestamp's milliseconds, little-endian (store_ts.py) */
+#define ISO_LEN 24
 #define OTHER 255
 #define F_NO_ID 1
 #define F_ERROR_SET 2
@@ -183,6 +184,43 @@ usage_row(PyObject *u)
         }
     Py_DECREF(cost);
     return row;
+}
+
+/* ------------------------------------------------------------------ timestamps */
+
+static const int days_in_month[13] = {0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+
+/* store_ts.pack_ts in C: 1 and the milliseconds of a timestamp in Pi's exact form
+   (2026-06-05T16:01:45.555Z, a real date and time), else 0. */
+static int
+pack_ts(const unsigned char *t, long long *out)
+{
+    static const int digit_at[17] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22};
+    if (t[4] != '-' || t[7] != '-' || t[10] != 'T' || t[13] != ':' || t[16] != ':' ||
+        t[19] != '.' || t[23] != 'Z')
+        return 0;
+    for (int k = 0; k < 17; k++)
+        if (t[digit_at[k]] < '0' || t[digit_at[k]] > '9')
+            return 0;
+#define NUM2(p) ((t[p] - '0') * 10 + (t[(p) + 1] - '0'))
+    long long y = NUM2(0) * 100 + NUM2(2);
+    int mo = NUM2(5), d = NUM2(8), h = NUM2(11), mi = NUM2(14), sec = NUM2(17);
+    int ms = (t[20] - '0') * 100 + NUM2(21);
+#undef NUM2
+    if (y < 1 || mo < 1 || mo > 12 || h > 23 || mi > 59 || sec > 59 || d < 1)
+        return 0;
+    int leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    if (d > days_in_month[mo] + (mo == 2 && leap))
+        return 0;
+    /* Howard Hinnant's days_from_civil (y >= 0 here: C's division is the floor one). */
+    y -= mo <= 2;
+    long long era = y / 400;
+    long long yoe = y - era * 400;
+    long long doy = (153 * (mo > 2 ? mo - 3 : mo + 9) + 2) / 5 + d - 1;
+    long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    long long days = era * 146097 + doe - 719468;
+    *out = days * 86400000LL + ((h * 60LL + mi) * 60 + sec) * 1000 + ms;
+    return 1;
 }
 
 /* ------------------------------------------------------------------ checks */
@@ -692,10 +730,16 @@ add(Store *st, PyObject *sk, ModelCache *mc)
     if (PyList_Append(st->ids, own) < 0)
         goto fail;
     unsigned char *ts = st->b_ts + row * TS_LEN;
-    if (t != Py_None && PyUnicode_GET_LENGTH(t) == TS_LEN && PyUnicode_IS_ASCII(t))
-        memcpy(ts, PyUnicode_DATA(t), TS_LEN);
+    long long ms;
+    if (t != Py_None && PyUnicode_GET_LENGTH(t) == ISO_LEN && PyUnicode_IS_ASCII(t) &&
+        pack_ts((const unsigned char *)PyUnicode_DATA(t), &ms)) {
+        unsigned long long u = (unsigned long long)ms;
+        for (int k = 0; k < TS_LEN; k++, u >>= 8)
+            ts[k] = (unsigned char)(u & 0xff);
+    }
     else {
         memset(ts, 0, TS_LEN);
+        ts[TS_LEN - 1] = 0x80; /* the gap: INT64_MIN (store_ts.GAP_MS) */
         if (PyDict_SetItem(st->ts_other, ix, t) < 0)
             goto fail;
     }

@@ -33,8 +33,8 @@ __all__ = ["CACHE_MIN_BYTES", "IndexCache"]
 CACHE_MIN_BYTES = 16 * 1024 * 1024
 """Files smaller than this load faster from scratch than from a cache."""
 
-_FORMAT = 7
-_MAGIC = b"PVIDX\x00\x00\x07"
+_FORMAT = 8
+_MAGIC = b"PVIDX\x00\x00\x08"
 _PROBE = 4096
 _LEN = 8
 

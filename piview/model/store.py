@@ -31,6 +31,7 @@ from msgspec.structs import astuple
 
 from piview.model.decode import EntryType, Role, SkBlock, SkEntry, SkMessage, StopReason
 from piview.model.fill import load as load_fill
+from piview.model.store_ts import GAP_MS, TS_GAP, TS_LEN, pack_ts, unpack_ts
 from piview.model.types import Cost, Usage
 from piview.model.usage_row import row_decoder, row_of, usage_of
 
@@ -58,9 +59,6 @@ F_WHOLE = 32
 F_NO_PARENT_REF = 64
 """The entry's ``parentId`` is absent (``None``)."""
 
-TS_LEN = 24
-"""Bytes of one timestamp in :attr:`NodeStore.ts`."""
-_TS_GAP = b"\0" * TS_LEN
 _NO_CONTENT = -1
 _TEXT_CONTENT = -2
 _usage_encoder = msgspec.msgpack.Encoder()
@@ -129,6 +127,8 @@ class NodeStore(Sequence[SkEntry]):
         self.forward_refs: dict[int, str] = {}
         """``parentId`` values that name no preceding entry (forward references, orphans)."""
         self.ts = bytearray()
+        """Per entry: its timestamp's milliseconds, 8 bytes (:mod:`piview.model.store_ts`), or
+        the gap: then the timestamp as written (any other form, or None) is in :attr:`ts_other`."""
         self.ts_other: dict[int, str | None] = {}
         self.models = array("I")
         self.model_table: list[tuple[str | None, str | None]] = [(None, None)]
@@ -249,10 +249,11 @@ class NodeStore(Sequence[SkEntry]):
             if own:
                 recent[own] = i
             ids.append(own)
-            if t is not None and len(t) == TS_LEN and t.isascii():
-                ts += t.encode("ascii")
+            ms = pack_ts(t)
+            if ms is not None:
+                ts += ms.to_bytes(TS_LEN, "little", signed=True)
             else:
-                ts += _TS_GAP
+                ts += TS_GAP
                 self.ts_other[i] = t
             tcode = _TYPE_CODE.get(etype, _OTHER)
             types.append(tcode)
@@ -487,9 +488,10 @@ class NodeStore(Sequence[SkEntry]):
     def timestamp(self, i: int) -> str | None:
         """The entry's ``timestamp`` as written."""
         k = i * TS_LEN
-        if self.ts[k] == 0:
+        ms = int.from_bytes(self.ts[k : k + TS_LEN], "little", signed=True)
+        if ms == GAP_MS:
             return self.ts_other.get(i)
-        return self.ts[k : k + TS_LEN].decode("ascii")
+        return unpack_ts(ms)
 
     def etype(self, i: int) -> str | None:
         """The entry's ``type``."""
