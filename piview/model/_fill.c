@@ -21,7 +21,7 @@
 #include <structmember.h>
 #include <string.h>
 
-#define FILL_ABI 3 /* bumped with any change of what fill() takes or does */
+#define FILL_ABI 4 /* bumped with any change of what fill() takes or does */
 #ifndef FILL_SOURCE
 #define FILL_SOURCE "" /* hatch_build.py passes the tag of this file (fill.py checks it) */
 #endif
@@ -1077,7 +1077,52 @@ done:
     return out;
 }
 
+/* store_ts.unpack_ts of the i-th timestamp of a column, or None for the gap. */
+static PyObject *
+fill_ts_string(PyObject *module, PyObject *args)
+{
+    Py_buffer buf;
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "y*n", &buf, &i))
+        return NULL;
+    if (i < 0 || (i + 1) * TS_LEN > buf.len) {
+        PyBuffer_Release(&buf);
+        PyErr_SetString(PyExc_IndexError, "timestamp index out of range");
+        return NULL;
+    }
+    const unsigned char *b = (const unsigned char *)buf.buf + i * TS_LEN;
+    unsigned long long u = 0;
+    for (int k = TS_LEN - 1; k >= 0; k--)
+        u = (u << 8) | b[k];
+    PyBuffer_Release(&buf);
+    long long v = (long long)u;
+    if (u == 0x8000000000000000ULL)
+        Py_RETURN_NONE;
+    /* Floor divisions: packed values lie in years 1-9999, some before 1970. */
+    long long z = v / 86400000LL, rest = v % 86400000LL;
+    if (rest < 0) {
+        rest += 86400000LL;
+        z -= 1;
+    }
+    z += 719468; /* Hinnant's civil_from_days; z >= 0 from year 1 on */
+    long long era = z / 146097, doe = z - era * 146097;
+    long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    long long mp = (5 * doy + 2) / 153;
+    long long d = doy - (153 * mp + 2) / 5 + 1;
+    long long m = mp < 10 ? mp + 3 : mp - 9;
+    long long y = yoe + era * 400 + (m <= 2);
+    long long ms = rest % 1000, sec = rest / 1000;
+    char out[ISO_LEN + 1];
+    snprintf(out, sizeof out, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%03lldZ", y, m, d,
+             sec / 3600, sec / 60 % 60, sec % 60, ms);
+    return PyUnicode_FromStringAndSize(out, ISO_LEN);
+}
+
 static PyMethodDef methods[] = {
+    {"ts_string", fill_ts_string, METH_VARARGS,
+     "ts_string(column, i) -> str | None: the i-th timestamp of NodeStore.ts as written "
+     "(store_ts.unpack_ts), None for the gap."},
     {"setup", fill_setup, METH_VARARGS,
      "setup(SkEntry, SkMessage, SkBlock, Usage, Cost, array, type_code, role_code, stop_code, "
      "entry_defaults, caught, message_code, last_plain_role): what fill() reads entries with."},

@@ -31,6 +31,7 @@ from piview.model.pairing import Pairing, pair_tool_calls
 from piview.model.source import SqliteSession, SqliteSourceError, parse_sqlite_ref
 from piview.model.split import SPLIT_MIN_BYTES, read_all
 from piview.model.store import F_NO_ID, ROLE_NAMES, NodeStore
+from piview.model.store_ts import StoreTimestamps
 from piview.model.tree import Tree, build_tree, build_tree_resolved
 from piview.model.types import CompactionEntry, Entry, SessionHeader, UnknownEntry
 
@@ -507,8 +508,8 @@ class Session:
             if store.missing_ids:
                 # A parentId may name an entry by its made-up id: resolve all of them by name.
                 refs = [store.parent_ref(i) for i in range(n)]
-                return Built(ids, build_tree(ids, refs, _Timestamps(store)), legacy)
-        tree = build_tree_resolved(ids, preceding, forward, _Timestamps(store), id_map)
+                return Built(ids, build_tree(ids, refs, StoreTimestamps(store)), legacy)
+        tree = build_tree_resolved(ids, preceding, forward, StoreTimestamps(store), id_map)
         return Built(ids, tree, legacy)
 
     def install(
@@ -532,22 +533,6 @@ class Session:
             self.tree.active = active_leaf(
                 len(self), self.nodes.etype, self.read_line, ids_of(self.tree)
             )
-
-
-class _Timestamps:
-    """The entries' timestamps for the tree (:class:`~piview.model.tree.Timestamps`), read
-    from the store only when sorting."""
-
-    __slots__ = ("_store",)
-
-    def __init__(self, store: NodeStore) -> None:
-        self._store = store
-
-    def __getitem__(self, i: int) -> str | None:
-        return self._store.timestamp(i)
-
-    def __len__(self) -> int:
-        return len(self._store)
 
 
 def _reap(pid: int) -> None:

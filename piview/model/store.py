@@ -31,7 +31,7 @@ from msgspec.structs import astuple
 
 from piview.model.decode import EntryType, Role, SkBlock, SkEntry, SkMessage, StopReason
 from piview.model.fill import load as load_fill
-from piview.model.store_ts import GAP_MS, TS_GAP, TS_LEN, pack_ts, unpack_ts
+from piview.model.store_ts import TS_GAP, TS_LEN, pack_ts, ts_string
 from piview.model.types import Cost, Usage
 from piview.model.usage_row import row_decoder, row_of, usage_of
 
@@ -78,6 +78,7 @@ if _fill is not None:
                     _MESSAGE, _LAST_PLAIN_ROLE)  # fmt: skip
     except (TypeError, ValueError):  # Structs not laid out as it reads them: the Python loop
         _fill = None
+_ts_string = _fill.ts_string if _fill is not None else ts_string
 
 
 class NodeStore(Sequence[SkEntry]):
@@ -487,11 +488,8 @@ class NodeStore(Sequence[SkEntry]):
 
     def timestamp(self, i: int) -> str | None:
         """The entry's ``timestamp`` as written."""
-        k = i * TS_LEN
-        ms = int.from_bytes(self.ts[k : k + TS_LEN], "little", signed=True)
-        if ms == GAP_MS:
-            return self.ts_other.get(i)
-        return unpack_ts(ms)
+        t = _ts_string(self.ts, i)
+        return self.ts_other.get(i) if t is None else t
 
     def etype(self, i: int) -> str | None:
         """The entry's ``type``."""

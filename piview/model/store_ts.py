@@ -12,7 +12,9 @@ the tests compare them.
 
 from __future__ import annotations
 
-__all__ = ["GAP_MS", "TS_GAP", "TS_LEN", "pack_ts", "unpack_ts"]
+from typing import Protocol
+
+__all__ = ["GAP_MS", "TS_GAP", "TS_LEN", "StoreTimestamps", "pack_ts", "ts_string", "unpack_ts"]
 
 TS_LEN = 8
 """Bytes of one timestamp in the column."""
@@ -80,3 +82,52 @@ def unpack_ts(v: int) -> str:
     mi, s = divmod(sec, 60)
     h, mi = divmod(mi, 60)
     return f"{y:04d}-{m:02d}-{d:02d}T{h:02d}:{mi:02d}:{s:02d}.{ms:03d}Z"
+
+
+def ts_string(column: bytes | bytearray, i: int) -> str | None:
+    """The ``i``-th timestamp of a column as written, or None for the gap (``_fill.c`` has
+    it in C: the store's :meth:`~piview.model.store.NodeStore.timestamp` uses that one)."""
+    k = i * TS_LEN
+    v = int.from_bytes(column[k : k + TS_LEN], "little", signed=True)
+    return None if v == GAP_MS else unpack_ts(v)
+
+
+class _Store(Protocol):
+    """What :class:`StoreTimestamps` reads of a :class:`~piview.model.store.NodeStore`
+    (which imports this module)."""
+
+    ts: bytearray
+    ts_other: dict[int, str | None]
+
+    def timestamp(self, i: int) -> str | None: ...
+
+    def __len__(self) -> int: ...
+
+
+class StoreTimestamps:
+    """The entries' timestamps for the tree (:class:`~piview.model.tree.Timestamps`), read
+    from the store only when sorting; :meth:`ms` gives the tree their milliseconds without
+    making the strings (a fan of 200,000 children read each one)."""
+
+    __slots__ = ("_store",)
+
+    def __init__(self, store: _Store) -> None:
+        self._store = store
+
+    def __getitem__(self, i: int) -> str | None:
+        return self._store.timestamp(i)
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+    def ms(self, i: int) -> float | None:
+        """``parse_iso_ms(self[i])``: for a packed one, what ``datetime.timestamp() * 1000.0``
+        gives (microseconds / 10**6, correctly rounded, is the same quotient)."""
+        store = self._store
+        k = i * TS_LEN
+        v = int.from_bytes(store.ts[k : k + TS_LEN], "little", signed=True)
+        if v == GAP_MS:
+            from piview.model.tree import parse_iso_ms  # noqa: PLC0415 - the store needs no tree
+
+            return parse_iso_ms(store.ts_other.get(i))
+        return v / 1000 * 1000.0

@@ -130,3 +130,25 @@ def test_a_timestamp_takes_8_bytes(write_session, monkeypatch, pure: bool) -> No
     assert len(s.nodes.ts) == 8 * 500
     assert not s.nodes.ts_other
     assert s.nodes.timestamp(499) == stamps[499]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    d=st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59)),
+    gap=st.booleans(),
+)
+def test_the_compiled_reader_gives_the_same_strings(d: datetime, gap: bool) -> None:
+    from piview.model import store as store_mod
+    from piview.model.store_ts import TS_GAP, ts_string
+
+    fill = store_mod._fill
+    if fill is None:
+        pytest.skip("the compiled loop is not built")
+    t = _iso(d)
+    ms = pack_ts(t)
+    assert ms is not None
+    column = bytes(TS_GAP) + ms.to_bytes(TS_LEN, "little", signed=True)
+    k = 0 if gap else 1
+    assert fill.ts_string(column, k) == ts_string(column, k) == (None if gap else t)
+    with pytest.raises(IndexError):
+        fill.ts_string(column, 2)
