@@ -27,14 +27,13 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from piview.catalog.lineage import Link, header_of, link_sessions, parent_ref, thread_order
 from piview.model.index_cache import IndexCache
 from piview.model.session import Session, SessionOpenError, load_session
 from piview.model.store import ROLE_NAMES, NodeStore
 from piview.model.types import Usage
 from piview.model.usage import UsageTotals, model_label
+from piview.model.usage_row import encode_row
 
 __all__ = [
     "GROUPINGS",
@@ -53,7 +52,6 @@ GROUPINGS = ("day", "week", "month", "project", "model", "session")
 
 _ASSISTANT = ROLE_NAMES.index("assistant")
 _TOOL_RESULT = ROLE_NAMES.index("toolResult")
-_encode = msgspec.msgpack.Encoder().encode
 _TIME_KEYS = ("day", "week", "month")
 
 Key = tuple[str, str, bytes]
@@ -135,7 +133,7 @@ def _usage_bytes(store: NodeStore, i: int, usage: Usage) -> bytes:
     if r >= 0:
         start = store.usage_end[r - 1] if r > 0 else 0
         return bytes(store.usage_blob[start : store.usage_end[r]])
-    return _encode(usage)
+    return encode_row(usage)  # the bytes a row of the same usage holds
 
 
 def _records(session: Session) -> list[tuple[int, bool, Usage]]:

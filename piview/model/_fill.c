@@ -21,7 +21,7 @@
 #include <structmember.h>
 #include <string.h>
 
-#define FILL_ABI 1 /* bumped with any change of what fill() takes or does */
+#define FILL_ABI 4 /* bumped with any change of what fill() takes or does */
 #ifndef FILL_SOURCE
 #define FILL_SOURCE "" /* hatch_build.py passes the tag of this file (fill.py checks it) */
 #endif
@@ -32,7 +32,10 @@
 #define N_MSG 13
 #define N_ODD 4 /* SkMessage's fields after ``model`` */
 #define N_BLOCK 4
-#define TS_LEN 24
+#define N_USAGE 8 /* Usage: input output cacheRead cacheWrite cacheWrite1h reasoning totalTokens cost */
+#define N_COST 5  /* Cost: input output cacheRead cacheWrite total */
+#define TS_LEN 8 /* a timestamp's milliseconds, little-endian (store_ts.py) */
+#define ISO_LEN 24
 #define OTHER 255
 #define F_NO_ID 1
 #define F_ERROR_SET 2
@@ -45,8 +48,9 @@
 
 #define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
 
-static PyTypeObject *entry_t, *msg_t, *block_t, *usage_t, *array_t;
+static PyTypeObject *entry_t, *msg_t, *block_t, *usage_t, *cost_t, *array_t;
 static Py_ssize_t entry_off[N_ENTRY], msg_off[N_MSG], block_off[N_BLOCK];
+static Py_ssize_t usage_off[N_USAGE], cost_off[N_COST];
 static PyObject *rest_defaults[N_REST];
 static PyObject *type_code, *role_code, *stop_code, *caught;
 static long message_code = -1, last_plain_role = -1;
@@ -96,10 +100,11 @@ offsets_of(PyObject *type, Py_ssize_t *out, Py_ssize_t n)
 static PyObject *
 fill_setup(PyObject *module, PyObject *args)
 {
-    PyObject *et, *mt, *bt, *ut, *at, *tc, *rc, *sc, *defaults, *exc;
+    PyObject *et, *mt, *bt, *ut, *ct, *at, *tc, *rc, *sc, *defaults, *exc;
     long mcode, lpr;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!O!O!O!ll", &PyType_Type, &et, &PyType_Type, &mt,
-                          &PyType_Type, &bt, &PyType_Type, &ut, &PyType_Type, &at,
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!O!O!O!O!ll", &PyType_Type, &et, &PyType_Type,
+                          &mt, &PyType_Type, &bt, &PyType_Type, &ut, &PyType_Type, &ct,
+                          &PyType_Type, &at,
                           &PyDict_Type, &tc, &PyDict_Type, &rc, &PyDict_Type, &sc,
                           &PyTuple_Type, &defaults, &PyTuple_Type, &exc, &mcode, &lpr))
         return NULL;
@@ -108,7 +113,8 @@ fill_setup(PyObject *module, PyObject *args)
         return NULL;
     }
     if (offsets_of(et, entry_off, N_ENTRY) < 0 || offsets_of(mt, msg_off, N_MSG) < 0 ||
-        offsets_of(bt, block_off, N_BLOCK) < 0)
+        offsets_of(bt, block_off, N_BLOCK) < 0 || offsets_of(ut, usage_off, N_USAGE) < 0 ||
+        offsets_of(ct, cost_off, N_COST) < 0)
         return NULL;
     ready = 0;
     Py_INCREF(et);
@@ -119,6 +125,8 @@ fill_setup(PyObject *module, PyObject *args)
     Py_XSETREF(block_t, (PyTypeObject *)bt);
     Py_INCREF(ut);
     Py_XSETREF(usage_t, (PyTypeObject *)ut);
+    Py_INCREF(ct);
+    Py_XSETREF(cost_t, (PyTypeObject *)ct);
     Py_INCREF(at);
     Py_XSETREF(array_t, (PyTypeObject *)at);
     Py_INCREF(tc);
@@ -138,6 +146,81 @@ fill_setup(PyObject *module, PyObject *args)
     last_plain_role = lpr;
     ready = 1;
     Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------ usage rows */
+
+/* The values of a Usage as its row holds them: usage_row.row_of in C (see that module). */
+static PyObject *
+usage_row(PyObject *u)
+{
+    PyObject *c = SLOT(u, usage_off[7]), *cost;
+    if (c == Py_None) {
+        cost = Py_None;
+        Py_INCREF(cost);
+    }
+    else {
+        Py_ssize_t nc = SLOT(c, cost_off[4]) == Py_None ? 4 : 5;
+        cost = PyTuple_New(nc);
+        if (cost == NULL)
+            return NULL;
+        for (Py_ssize_t k = 0; k < nc; k++) {
+            PyObject *v = SLOT(c, cost_off[k]);
+            Py_INCREF(v);
+            PyTuple_SET_ITEM(cost, k, v);
+        }
+    }
+    PyObject *vals[8] = {SLOT(u, usage_off[0]), SLOT(u, usage_off[1]), SLOT(u, usage_off[2]),
+                         SLOT(u, usage_off[3]), SLOT(u, usage_off[6]), cost,
+                         SLOT(u, usage_off[4]), SLOT(u, usage_off[5])};
+    Py_ssize_t n = 8;
+    while (n > 4 && vals[n - 1] == Py_None) /* trailing fields not set */
+        n--;
+    PyObject *row = PyTuple_New(n);
+    if (row != NULL)
+        for (Py_ssize_t k = 0; k < n; k++) {
+            Py_INCREF(vals[k]);
+            PyTuple_SET_ITEM(row, k, vals[k]);
+        }
+    Py_DECREF(cost);
+    return row;
+}
+
+/* ------------------------------------------------------------------ timestamps */
+
+static const int days_in_month[13] = {0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+
+/* store_ts.pack_ts in C: 1 and the milliseconds of a timestamp in Pi's exact form
+   (2026-06-05T16:01:45.555Z, a real date and time), else 0. */
+static int
+pack_ts(const unsigned char *t, long long *out)
+{
+    static const int digit_at[17] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22};
+    if (t[4] != '-' || t[7] != '-' || t[10] != 'T' || t[13] != ':' || t[16] != ':' ||
+        t[19] != '.' || t[23] != 'Z')
+        return 0;
+    for (int k = 0; k < 17; k++)
+        if (t[digit_at[k]] < '0' || t[digit_at[k]] > '9')
+            return 0;
+#define NUM2(p) ((t[p] - '0') * 10 + (t[(p) + 1] - '0'))
+    long long y = NUM2(0) * 100 + NUM2(2);
+    int mo = NUM2(5), d = NUM2(8), h = NUM2(11), mi = NUM2(14), sec = NUM2(17);
+    int ms = (t[20] - '0') * 100 + NUM2(21);
+#undef NUM2
+    if (y < 1 || mo < 1 || mo > 12 || h > 23 || mi > 59 || sec > 59 || d < 1)
+        return 0;
+    int leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    if (d > days_in_month[mo] + (mo == 2 && leap))
+        return 0;
+    /* Howard Hinnant's days_from_civil (y >= 0 here: C's division is the floor one). */
+    y -= mo <= 2;
+    long long era = y / 400;
+    long long yoe = y - era * 400;
+    long long doy = (153 * (mo > 2 ? mo - 3 : mo + 9) + 2) / 5 + d - 1;
+    long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    long long days = era * 146097 + doe - 719468;
+    *out = days * 86400000LL + ((h * 60LL + mi) * 60 + sec) * 1000 + ms;
+    return 1;
 }
 
 /* ------------------------------------------------------------------ checks */
@@ -180,8 +263,21 @@ handled(PyObject *sk)
         !BOOL_OR_NONE(SLOT(m, msg_off[6])) || !STR_OR_NONE(SLOT(m, msg_off[7])) ||
         !STR_OR_NONE(SLOT(m, msg_off[8])))
         return 0;
-    if (usage != Py_None && !Py_IS_TYPE(usage, usage_t))
-        return 0;
+    if (usage != Py_None) {
+        if (!Py_IS_TYPE(usage, usage_t))
+            return 0;
+        for (int k = 0; k < N_USAGE; k++)
+            if (SLOT(usage, usage_off[k]) == NULL)
+                return 0;
+        PyObject *cost = SLOT(usage, usage_off[N_USAGE - 1]);
+        if (cost != Py_None) {
+            if (!Py_IS_TYPE(cost, cost_t))
+                return 0;
+            for (int k = 0; k < N_COST; k++)
+                if (SLOT(cost, cost_off[k]) == NULL)
+                    return 0;
+        }
+    }
     for (int k = N_MSG - N_ODD; k < N_MSG; k++) {
         PyObject *v = SLOT(m, msg_off[k]);
         if (v != Py_None && !PyUnicode_CheckExact(v) && !PyBool_Check(v) &&
@@ -634,10 +730,16 @@ add(Store *st, PyObject *sk, ModelCache *mc)
     if (PyList_Append(st->ids, own) < 0)
         goto fail;
     unsigned char *ts = st->b_ts + row * TS_LEN;
-    if (t != Py_None && PyUnicode_GET_LENGTH(t) == TS_LEN && PyUnicode_IS_ASCII(t))
-        memcpy(ts, PyUnicode_DATA(t), TS_LEN);
+    long long ms;
+    if (t != Py_None && PyUnicode_GET_LENGTH(t) == ISO_LEN && PyUnicode_IS_ASCII(t) &&
+        pack_ts((const unsigned char *)PyUnicode_DATA(t), &ms)) {
+        unsigned long long u = (unsigned long long)ms;
+        for (int k = 0; k < TS_LEN; k++, u >>= 8)
+            ts[k] = (unsigned char)(u & 0xff);
+    }
     else {
         memset(ts, 0, TS_LEN);
+        ts[TS_LEN - 1] = 0x80; /* the gap: INT64_MIN (store_ts.GAP_MS) */
         if (PyDict_SetItem(st->ts_other, ix, t) < 0)
             goto fail;
     }
@@ -701,7 +803,11 @@ add(Store *st, PyObject *sk, ModelCache *mc)
     if (!is_whole && usage != Py_None) {
         /* Encoded into a scratch buffer, then appended: msgspec grows the buffer it writes
            into to 1.5 times what it needs, and at 1 GB the blob's spare third was 13 MB. */
-        PyObject *r = PyObject_CallFunctionObjArgs(st->encode_into, usage, scratch, zero, NULL);
+        PyObject *values = usage_row(usage);
+        if (values == NULL)
+            goto fail;
+        PyObject *r = PyObject_CallFunctionObjArgs(st->encode_into, values, scratch, zero, NULL);
+        Py_DECREF(values);
         if (r != NULL) {
             Py_DECREF(r);
             Py_ssize_t mark = PyByteArray_GET_SIZE(st->usage_blob);
@@ -971,9 +1077,54 @@ done:
     return out;
 }
 
+/* store_ts.unpack_ts of the i-th timestamp of a column, or None for the gap. */
+static PyObject *
+fill_ts_string(PyObject *module, PyObject *args)
+{
+    Py_buffer buf;
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "y*n", &buf, &i))
+        return NULL;
+    if (i < 0 || (i + 1) * TS_LEN > buf.len) {
+        PyBuffer_Release(&buf);
+        PyErr_SetString(PyExc_IndexError, "timestamp index out of range");
+        return NULL;
+    }
+    const unsigned char *b = (const unsigned char *)buf.buf + i * TS_LEN;
+    unsigned long long u = 0;
+    for (int k = TS_LEN - 1; k >= 0; k--)
+        u = (u << 8) | b[k];
+    PyBuffer_Release(&buf);
+    long long v = (long long)u;
+    if (u == 0x8000000000000000ULL)
+        Py_RETURN_NONE;
+    /* Floor divisions: packed values lie in years 1-9999, some before 1970. */
+    long long z = v / 86400000LL, rest = v % 86400000LL;
+    if (rest < 0) {
+        rest += 86400000LL;
+        z -= 1;
+    }
+    z += 719468; /* Hinnant's civil_from_days; z >= 0 from year 1 on */
+    long long era = z / 146097, doe = z - era * 146097;
+    long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    long long mp = (5 * doy + 2) / 153;
+    long long d = doy - (153 * mp + 2) / 5 + 1;
+    long long m = mp < 10 ? mp + 3 : mp - 9;
+    long long y = yoe + era * 400 + (m <= 2);
+    long long ms = rest % 1000, sec = rest / 1000;
+    char out[ISO_LEN + 1];
+    snprintf(out, sizeof out, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%03lldZ", y, m, d,
+             sec / 3600, sec / 60 % 60, sec % 60, ms);
+    return PyUnicode_FromStringAndSize(out, ISO_LEN);
+}
+
 static PyMethodDef methods[] = {
+    {"ts_string", fill_ts_string, METH_VARARGS,
+     "ts_string(column, i) -> str | None: the i-th timestamp of NodeStore.ts as written "
+     "(store_ts.unpack_ts), None for the gap."},
     {"setup", fill_setup, METH_VARARGS,
-     "setup(SkEntry, SkMessage, SkBlock, Usage, array, type_code, role_code, stop_code, "
+     "setup(SkEntry, SkMessage, SkBlock, Usage, Cost, array, type_code, role_code, stop_code, "
      "entry_defaults, caught, message_code, last_plain_role): what fill() reads entries with."},
     {"fill", fill_fill, METH_VARARGS,
      "fill(store, entries, start, encode_into) -> int: add entries[start:] to the store as "

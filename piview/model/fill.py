@@ -16,7 +16,7 @@ from types import ModuleType
 
 __all__ = ["ABI", "load", "source_tag"]
 
-ABI = 1
+ABI = 4
 """The ``FILL_ABI`` of ``_fill.c`` this source was written for: a module built for another is
 ignored, and so is one built from another ``_fill.c`` than the one beside it (an editable
 install not built again after an edit)."""

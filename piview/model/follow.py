@@ -30,6 +30,7 @@ from piview.model.labels import extend_labels, resolve_labels
 from piview.model.openclaw import side_notes
 from piview.model.pairing import Pairing, extend_pairing, pair_tool_calls
 from piview.model.store import NodeStore
+from piview.model.store_ts import StoreTimestamps
 from piview.model.tree import Tree, parse_iso_ms
 
 __all__ = ["EXTEND_MAX", "Built", "Found", "Update", "absorb", "install", "look", "rebuild"]
@@ -228,8 +229,10 @@ def _sort_key(store: NodeStore, entries: list[SkEntry], n: int) -> Callable[[int
     """An entry's timestamp in ms, ``inf`` when invalid (how the tree orders siblings): from
     the store for its entries, from ``entries`` for those after them."""
 
+    stamps = StoreTimestamps(store)
+
     def key(i: int) -> float:
-        ms = parse_iso_ms(store.timestamp(i) if i < n else entries[i - n].timestamp)
+        ms = stamps.ms(i) if i < n else parse_iso_ms(entries[i - n].timestamp)
         return float("inf") if ms is None else ms
 
     return key

@@ -32,8 +32,8 @@ from piview.model.types import SessionHeader
 __all__ = ["CACHE_MIN_BYTES", "IndexCache"]
 
 
-_FORMAT = 6
-_MAGIC = b"PVIDX\x00\x00\x06"
+_FORMAT = 8
+_MAGIC = b"PVIDX\x00\x00\x08"
 _PROBE = 4096
 _LEN = 8
 

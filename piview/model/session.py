@@ -29,6 +29,7 @@ from piview.model.pairing import Pairing, pair_tool_calls
 from piview.model.session_build import StoreTimestamps, tree_ids
 from piview.model.sqlite_ref import parse_sqlite_ref
 from piview.model.store import F_NO_ID, ROLE_NAMES, NodeStore
+from piview.model.store_ts import StoreTimestamps
 from piview.model.tree import Tree, build_tree, build_tree_resolved
 from piview.model.types import CompactionEntry, Entry, SessionHeader, UnknownEntry
 

@@ -31,7 +31,9 @@ from msgspec.structs import astuple
 
 from piview.model.decode import EntryType, Role, SkBlock, SkEntry, SkMessage, StopReason
 from piview.model.fill import load as load_fill
-from piview.model.types import Usage
+from piview.model.store_ts import TS_GAP, TS_LEN, pack_ts, ts_string
+from piview.model.types import Cost, Usage
+from piview.model.usage_row import row_decoder, row_of, usage_of
 
 __all__ = ["OTHER", "NodeStore", "ROLE_NAMES", "STOP_NAMES", "TS_LEN", "TYPE_NAMES", "as_store"]
 
@@ -57,13 +59,9 @@ F_WHOLE = 32
 F_NO_PARENT_REF = 64
 """The entry's ``parentId`` is absent (``None``)."""
 
-TS_LEN = 24
-"""Bytes of one timestamp in :attr:`NodeStore.ts`."""
-_TS_GAP = b"\0" * TS_LEN
 _NO_CONTENT = -1
 _TEXT_CONTENT = -2
 _usage_encoder = msgspec.msgpack.Encoder()
-_usage_decoder = msgspec.msgpack.Decoder(Usage)
 _LAST_PLAIN_ROLE = ROLE_NAMES.index("toolResult")
 """Role codes 1-3 (user, assistant, toolResult) are plain; others are kept whole."""
 _ENTRY_DEFAULTS = list(astuple(SkEntry()))[5:]
@@ -75,11 +73,12 @@ _NO_MESSAGE = (None,) * 13
 _fill = load_fill()
 if _fill is not None:
     try:
-        _fill.setup(SkEntry, SkMessage, SkBlock, Usage, array, _TYPE_CODE, _ROLE_CODE,
+        _fill.setup(SkEntry, SkMessage, SkBlock, Usage, Cost, array, _TYPE_CODE, _ROLE_CODE,
                     _STOP_CODE, tuple(_ENTRY_DEFAULTS), (OverflowError, TypeError, ValueError),
                     _MESSAGE, _LAST_PLAIN_ROLE)  # fmt: skip
     except (TypeError, ValueError):  # Structs not laid out as it reads them: the Python loop
         _fill = None
+_ts_string = _fill.ts_string if _fill is not None else ts_string
 
 
 class NodeStore(Sequence[SkEntry]):
@@ -129,6 +128,8 @@ class NodeStore(Sequence[SkEntry]):
         self.forward_refs: dict[int, str] = {}
         """``parentId`` values that name no preceding entry (forward references, orphans)."""
         self.ts = bytearray()
+        """Per entry: its timestamp's milliseconds, 8 bytes (:mod:`piview.model.store_ts`), or
+        the gap: then the timestamp as written (any other form, or None) is in :attr:`ts_other`."""
         self.ts_other: dict[int, str | None] = {}
         self.models = array("I")
         self.model_table: list[tuple[str | None, str | None]] = [(None, None)]
@@ -142,7 +143,8 @@ class NodeStore(Sequence[SkEntry]):
         """String content of messages (user text is kept: it decides what folds)."""
         self.usage_at = array("i")
         """Per entry: the row of its usage, or -1. Row ``r`` is ``usage_blob[usage_end[r - 1] :
-        usage_end[r]]``: the usage as msgpack (no Python objects per entry; exact numbers)."""
+        usage_end[r]]``: the usage as a msgpack array of its values, without field names
+        (:mod:`piview.model.usage_row`: no Python objects per entry; exact numbers)."""
         self.usage_blob = bytearray()
         self.usage_end = array("q")
         self.result_at = array("i")
@@ -248,10 +250,11 @@ class NodeStore(Sequence[SkEntry]):
             if own:
                 recent[own] = i
             ids.append(own)
-            if t is not None and len(t) == TS_LEN and t.isascii():
-                ts += t.encode("ascii")
+            ms = pack_ts(t)
+            if ms is not None:
+                ts += ms.to_bytes(TS_LEN, "little", signed=True)
             else:
-                ts += _TS_GAP
+                ts += TS_GAP
                 self.ts_other[i] = t
             tcode = _TYPE_CODE.get(etype, _OTHER)
             types.append(tcode)
@@ -277,7 +280,7 @@ class NodeStore(Sequence[SkEntry]):
                 mark = len(usage_blob)
                 try:
                     # Not encode_into the blob: msgspec grows it to 1.5 times what it needs.
-                    usage_blob += encode(usage)
+                    usage_blob += encode(row_of(usage))
                 except (OverflowError, TypeError, ValueError):
                     # An integer msgpack cannot hold (hand-edited file): keep the entry whole.
                     odd_usage = True
@@ -485,10 +488,8 @@ class NodeStore(Sequence[SkEntry]):
 
     def timestamp(self, i: int) -> str | None:
         """The entry's ``timestamp`` as written."""
-        k = i * TS_LEN
-        if self.ts[k] == 0:
-            return self.ts_other.get(i)
-        return self.ts[k : k + TS_LEN].decode("ascii")
+        t = _ts_string(self.ts, i)
+        return self.ts_other.get(i) if t is None else t
 
     def etype(self, i: int) -> str | None:
         """The entry's ``type``."""
@@ -533,7 +534,7 @@ class NodeStore(Sequence[SkEntry]):
         """The usage in row ``r``."""
         start = self.usage_end[r - 1] if r > 0 else 0
         with memoryview(self.usage_blob) as view:
-            return _usage_decoder.decode(view[start : self.usage_end[r]])
+            return usage_of(row_decoder.decode(view[start : self.usage_end[r]]))
 
     def blocks(self, i: int) -> Sequence[SkBlock]:
         """The content blocks of a message (empty for text or no content)."""

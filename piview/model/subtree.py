@@ -17,6 +17,7 @@ assistant messages. A duration is the wall time from the earliest to the latest 
 from __future__ import annotations
 
 import math
+import sys
 import threading
 from array import array
 from bisect import bisect_left
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Literal
 import msgspec
 
 from piview.model.store import ROLE_NAMES, TS_LEN, NodeStore
+from piview.model.store_ts import GAP_MS
 from piview.model.tree import Tree, parse_iso_ms
 from piview.model.types import NUMBER_LIMIT, Usage
 from piview.model.usage import UsageTotals, _with_usage
@@ -230,7 +232,7 @@ def subtree_sums(session: Session) -> SubtreeSums:
     return sums
 
 
-class _Cost(msgspec.Struct, rename="camel", gc=False):
+class _Cost(msgspec.Struct, array_like=True, gc=False):
     """The parts of a cost the sums read (a light twin of :class:`~piview.model.types.Cost`)."""
 
     input: int | float = 0
@@ -240,14 +242,16 @@ class _Cost(msgspec.Struct, rename="camel", gc=False):
     total: int | float | None = None
 
 
-class _Usage(msgspec.Struct, rename="camel", gc=False):
-    """The parts of a usage the sums read: untracked by the cyclic GC, whose passes over
+class _Usage(msgspec.Struct, array_like=True, gc=False):
+    """The parts of a usage the sums read, in a row's order (:mod:`piview.model.usage_row`;
+    the values after ``cost`` are ignored): untracked by the cyclic GC, whose passes over
     170,000 tracked structs took most of the time of decoding them."""
 
     input: int | float = 0
     output: int | float = 0
     cache_read: int | float = 0
     cache_write: int | float = 0
+    total_tokens: int | float | None = None
     cost: _Cost | None = None
 
 
@@ -332,18 +336,29 @@ def _own_times(store: NodeStore, n: int) -> tuple[array[float], array[float]]:
     """Each entry's timestamp in ms, twice: ``inf`` where invalid (for minima) and
     ``-inf`` (for maxima)."""
     parse = datetime.fromisoformat
-    raw = bytes(store.ts[: n * TS_LEN]).decode("latin-1")
+    packed = array("q")
+    packed.frombytes(store.ts[: n * TS_LEN])
+    if sys.byteorder != "little":
+        packed.byteswap()
+    other = store.ts_other
+    gap = GAP_MS
     ms: list[float] = []
     append = ms.append
     for k in range(n):
-        s = raw[k * TS_LEN : (k + 1) * TS_LEN]
-        if s[-1] == "Z":  # Pi's toISOString(): aware, so no local time creeps in
-            try:
+        p = packed[k]
+        if p != gap:
+            # Pi's toISOString(), packed (model/store_ts.py): what parse(s).timestamp() * 1000.0
+            # gives (microseconds / 10**6, correctly rounded, is the same quotient).
+            append(p / 1000 * 1000.0)
+            continue
+        s = other.get(k)
+        if isinstance(s, str) and s[-1:] == "Z" and len(s) == 24 and s.isascii():
+            try:  # as when such strings were kept in the column (aware: no local time)
                 append(parse(s).timestamp() * 1000.0)
                 continue
             except (ValueError, OverflowError, OSError):
                 pass
-        v = parse_iso_ms(store.ts_other.get(k) if s[0] == "\0" else s)
+        v = parse_iso_ms(s)
         append(_INF if v is None else v)
     first = array("d", ms)
     last = array("d", [-_INF if v == _INF else v for v in ms])

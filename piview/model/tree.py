@@ -526,11 +526,12 @@ def _children(parents: array[int], timestamps: Timestamps) -> tuple[Children, li
     start = array("q", accumulate(counts, initial=0))
     # Children were grouped in file order; only siblings need the timestamp sort.
     keys: dict[int, float] = {}
+    ms_of = getattr(timestamps, "ms", None) or (lambda j: parse_iso_ms(timestamps[j]))
 
     def key(j: int) -> tuple[float, int]:
         k = keys.get(j)
         if k is None:
-            ms = parse_iso_ms(timestamps[j])
+            ms = ms_of(j)
             k = keys[j] = float("inf") if ms is None else ms
         return (k, j)
 

@@ -279,7 +279,12 @@ _usage = st.fixed_dictionaries(
         "output": st.integers(0, 2**65),
         "cacheRead": st.integers(-5, 5),
         "totalTokens": st.integers(0, 2**64 + 5),
-        "cost": st.fixed_dictionaries({}, optional={"total": st.floats(allow_nan=False)}),
+        "cacheWrite1h": st.integers(0, 9) | st.floats(allow_nan=False),
+        "reasoning": st.integers(0, 9),
+        "cost": st.fixed_dictionaries(
+            {},
+            optional={"total": st.floats(allow_nan=False), "cacheWrite": st.integers(0, 3)},
+        ),
     },
 )
 _block = st.fixed_dictionaries(
