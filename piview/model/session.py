@@ -26,7 +26,7 @@ from piview.model.idmap import take_id_map
 from piview.model.labels import resolve_labels, session_name
 from piview.model.openclaw import active_leaf, side_notes, side_notes_at
 from piview.model.pairing import Pairing, pair_tool_calls
-from piview.model.session_build import StoreTimestamps, tree_ids
+from piview.model.session_build import tree_ids
 from piview.model.sqlite_ref import parse_sqlite_ref
 from piview.model.store import F_NO_ID, ROLE_NAMES, NodeStore
 from piview.model.store_ts import StoreTimestamps
@@ -77,8 +77,7 @@ class Session:
     # ----------------------------------------------------------------- basic facts
 
     def __len__(self) -> int:
-        # The entries the tree holds: while a worker rebuilds the tree after a poll, the index
-        # already holds the new entries, and whoever reads the session meanwhile sees none.
+        # The tree's: during a poll's rebuild the index holds new entries no reader may see.
         return len(self.tree.parents)
 
     @property

@@ -1,30 +1,13 @@
-"""Provides what :class:`~piview.model.session.Session` hands its tree: the entries'
-timestamps read from the store when sorting, and a tree's map of ids."""
+"""Provides what :class:`~piview.model.session.Session` hands its tree: a tree's map of ids
+(the entries' timestamps are :class:`~piview.model.store_ts.StoreTimestamps`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from piview.model.store import NodeStore
 from piview.model.tree import Tree
 
-__all__ = ["StoreTimestamps", "tree_ids"]
-
-
-class StoreTimestamps:
-    """The entries' timestamps for the tree (:class:`~piview.model.tree.Timestamps`), read
-    from the store only when sorting."""
-
-    __slots__ = ("_store",)
-
-    def __init__(self, store: NodeStore) -> None:
-        self._store = store
-
-    def __getitem__(self, i: int) -> str | None:
-        return self._store.timestamp(i)
-
-    def __len__(self) -> int:
-        return len(self._store)
+__all__ = ["tree_ids"]
 
 
 def tree_ids(tree: Tree) -> Mapping[str, int]:
