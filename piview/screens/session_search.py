@@ -71,7 +71,10 @@ class SessionSearch(_Screen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """While the search field has the focus, the screen's keys are letters to type:
-        the footer then shows only the field's own (find, close)."""
+        the footer then shows only the field's own (find, close). A screen just swapped in
+        (the whole file for its tail) takes no key before its widgets are mounted."""
+        if not self.is_mounted:
+            return False
         return not (isinstance(self.focused, Input) and action != "escape")
 
     def _search_box(self) -> SearchField | None:
