@@ -9,11 +9,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from piview.app import make_app
-from piview.model import load_session
+from piview.model import Session, load_session
 from piview.widgets.transcript import Transcript
 from tests.conftest import ROOT, fixture
 
@@ -116,6 +117,16 @@ async def test_the_header_is_made_once_for_the_first_screen(
         assert str(app.screen.query_one("#title").render()) != title
 
 
+def _big_tail(tmp_path: Path) -> tuple[Path, Session]:
+    """The demo session as a file, and its last quarter as the CLI opens a big file."""
+    from piview.catalog.demo import demo_path
+    from piview.model.session_tail import load_tail
+
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(demo_path().read_bytes())
+    return path, load_tail(path, max_bytes=path.stat().st_size // 4)
+
+
 async def test_the_whole_file_starts_loading_after_the_first_frame_is_written(
     tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -124,12 +135,7 @@ async def test_the_whole_file_starts_loading_after_the_first_frame_is_written(
     # nothing), it ran while the first frame was being drawn.
     from textual.screen import Screen
 
-    from piview.catalog.demo import demo_path
-    from piview.model.session_tail import load_tail
-
-    path = tmp_path / "big.jsonl"
-    path.write_bytes(demo_path().read_bytes())
-    tail = load_tail(path, max_bytes=path.stat().st_size // 4)
+    path, tail = _big_tail(tmp_path)
     painted: list[bool] = []
     paint = Screen._compositor_refresh
 
@@ -161,13 +167,9 @@ async def test_the_whole_file_loads_even_when_no_frame_is_written_soon(
     # over it at once) still loads the whole file, once, a moment later.
     from textual.screen import Screen
 
-    from piview.catalog.demo import demo_path
-    from piview.model.session_tail import load_tail
     from piview.screens.session import SessionScreen
 
-    path = tmp_path / "big.jsonl"
-    path.write_bytes(demo_path().read_bytes())
-    tail = load_tail(path, max_bytes=path.stat().st_size // 4)
+    path, tail = _big_tail(tmp_path)
     monkeypatch.setattr(SessionScreen, "_compositor_refresh", Screen._compositor_refresh)
     loads: list[int] = []
 
@@ -211,6 +213,8 @@ async def main():
 
 asyncio.run(main())
 """
+_REPORT = 'print(" ".join(sorted(m for m in sys.argv[3:] if m in sys.modules)))'
+"""The probe's last line: what another test prints in its place."""
 
 NOT_BEFORE_THE_FIRST_SCREEN = (
     "sqlite3",  # OpenClaw's databases only (model/source.py)
@@ -240,11 +244,16 @@ NOT_BEFORE_THE_PRERENDERED_SCREEN = (
 )
 
 
-def _imported(how: str, names: tuple[str, ...]) -> list[str]:
-    # A fresh interpreter: what the first screen of a plain session imports, by name. (The
-    # time this saves is measured by benchmarks/bench_startup.py, never asserted here.)
+def _probe(how: str, *names: str, report: str | None = None) -> str:
+    """What a fresh interpreter prints once it shows the first screen of a plain session
+    (``how``: tail, prerender or both): the modules of ``names`` it imported, or what the
+    code ``report`` prints instead."""
+    probe = _PROBE
+    if report is not None:
+        probe = probe.replace(_REPORT, report)
+        assert probe != _PROBE
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE, str(fixture("tool_pairing.jsonl")), how, *names],
+        [sys.executable, "-c", probe, str(fixture("tool_pairing.jsonl")), how, *names],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -252,7 +261,13 @@ def _imported(how: str, names: tuple[str, ...]) -> list[str]:
         timeout=60,
         check=True,
     )
-    return done.stdout.split()
+    return done.stdout
+
+
+def _imported(how: str, names: tuple[str, ...]) -> list[str]:
+    # What the first screen imports, by name. (The time this saves is measured by
+    # benchmarks/bench_startup.py, never asserted here.)
+    return _probe(how, *names).split()
 
 
 def test_the_first_screen_imports_nothing_it_does_not_draw() -> None:
@@ -285,23 +300,12 @@ def test_the_prerendered_first_screen_imports_no_renderer() -> None:
 def test_the_first_screen_compiles_no_pattern_for_escapes_it_has_not_met() -> None:
     # The sanitiser's patterns for escapes and control characters (about a millisecond to
     # compile) wait for a text that has some; this session's first screen has none.
-    probe = _PROBE.replace(
-        'print(" ".join(sorted(m for m in sys.argv[3:] if m in sys.modules)))',
+    report = (
         "from piview.render import sanitize\n"
         "        print(sanitize._ansi_re.cache_info().currsize, "
-        "sanitize._ctrl_re.cache_info().currsize)",
+        "sanitize._ctrl_re.cache_info().currsize)"
     )
-    assert probe != _PROBE
-    done = subprocess.run(
-        [sys.executable, "-c", probe, str(fixture("tool_pairing.jsonl")), "prerender"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "PIVIEW_NO_PRERENDER": ""},
-        timeout=60,
-        check=True,
-    )
-    assert done.stdout.split() == ["0", "0"]
+    assert _probe("prerender", report=report).split() == ["0", "0"]
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the child is forked on Linux")
@@ -309,22 +313,11 @@ def test_a_prerendered_first_screen_decodes_no_entry_in_full() -> None:
     # Its blocks come from the child; its header names the session by its first prompt, read
     # without the full decoder (every entry, message and block type compiled: 2 ms) and
     # without oh-my-pi's blobs.
-    probe = _PROBE.replace(
-        'print(" ".join(sorted(m for m in sys.argv[3:] if m in sys.modules)))',
+    report = (
         "from piview.model import decode\n"
         "        print(decode._line_decoder.cache_info().currsize, "
-        "'piview.model.blobs' in sys.modules, app.screen.query_one('#title').render())",
+        "'piview.model.blobs' in sys.modules, app.screen.query_one('#title').render())"
     )
-    assert probe != _PROBE
-    done = subprocess.run(
-        [sys.executable, "-c", probe, str(fixture("tool_pairing.jsonl")), "tail+prerender"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "PIVIEW_NO_PRERENDER": ""},
-        timeout=60,
-        check=True,
-    )
-    made, blobs, title = done.stdout.split(maxsplit=2)
+    made, blobs, title = _probe("tail+prerender", report=report).split(maxsplit=2)
     assert (made, blobs) == ("0", "False"), title
     assert title.strip()
