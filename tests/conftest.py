@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -23,6 +25,21 @@ os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="piview-test-cache-")
 # Times of day are shown in local time: pin the zone so snapshots match everywhere.
 os.environ["TZ"] = "UTC"
 time.tzset()
+
+
+def fresh_python(code: str) -> str:
+    """What a fresh interpreter (``python -P -c code``, this checkout on its path) prints;
+    it must succeed."""
+    r = subprocess.run(
+        [sys.executable, "-P", "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    return r.stdout
 
 
 def fixture(name: str) -> Path:

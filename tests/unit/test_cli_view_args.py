@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
 from piview.cli import _view_parser, parse_args
-from tests.conftest import ROOT
+from tests.conftest import fresh_python
 
 
 @pytest.mark.parametrize(
@@ -61,13 +57,4 @@ def test_a_plain_command_line_imports_no_argparse() -> None:
         "parse_args(['--no-follow', 's.jsonl']); "
         "print([m for m in ('argparse', 'gettext') if m in sys.modules])"
     )
-    r = subprocess.run(
-        [sys.executable, "-P", "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=60,
-    )
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "[]"
+    assert fresh_python(code).strip() == "[]"

@@ -7,13 +7,9 @@ in a fresh interpreter, and must not pull in what only later keys or the other s
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
-from tests.conftest import ROOT, fixture
+from tests.conftest import fixture, fresh_python
 
 NEVER_FIRST = ("pygments", "rich.syntax", "rich.markdown", "markdown_it", "sqlite3.dump")
 """Never on a first screen: code highlighting and Markdown are the prerender child's work."""
@@ -53,15 +49,7 @@ def _imported(code: str, names: tuple[str, ...]) -> list[str]:
         f"print([n for n in {names!r} if n in sys.modules or "
         f"any(m.startswith(n + '.') for m in sys.modules)])"
     )
-    r = subprocess.run(
-        [sys.executable, "-P", "-c", check],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert r.returncode == 0, r.stderr
-    return list(eval(r.stdout.strip()))  # noqa: S307 - our own list of names
+    return list(eval(fresh_python(check).strip()))  # noqa: S307 - our own list of names
 
 
 @pytest.mark.parametrize(
@@ -139,12 +127,4 @@ def test_a_big_files_tail_is_read_without_the_full_decoder() -> None:
         "f = decode._line_decoder; "
         "print(f.cache_info().currsize if hasattr(f, 'cache_info') else 'made at import')"
     )
-    r = subprocess.run(
-        [sys.executable, "-P", "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "0"
+    assert fresh_python(code).strip() == "0"
