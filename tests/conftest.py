@@ -27,6 +27,92 @@ os.environ["TZ"] = "UTC"
 time.tzset()
 
 
+# ---- The corpus audit: a test that reads ../shared must be marked ``corpus`` ---------------
+# ``sys.addaudithook`` cannot be removed, so the hook is installed once and acts only while a
+# test runs (setup, call, teardown) that is not marked ``corpus``. Collection (the listing that
+# ``corpus_files()`` gives to parametrize) is not a test: a test parametrized over the corpus
+# reads it, so it must carry the marker anyway. Subprocesses do not inherit the hook, so a
+# process started with a path under ../shared in its arguments, cwd or environment counts too.
+SHARED = ROOT.parent / "shared"
+_SHARED_PREFIXES = tuple({str(SHARED), str(SHARED.resolve())})
+_unmarked: list[str] = []  # the test running now, when it is not marked corpus
+_violations: dict[str, str] = {}  # test id -> what it read
+
+
+def _under_shared(value: object) -> bool:
+    if isinstance(value, bytes):
+        value = os.fsdecode(value)
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str):
+        return False
+    if not os.path.isabs(value):
+        value = os.path.abspath(value)
+    return value.startswith(_SHARED_PREFIXES)
+
+
+def _audit(event: str, args: tuple[object, ...]) -> None:
+    if not _unmarked or _unmarked[0] in _violations:
+        return
+    if event == "open":
+        if _under_shared(args[0]):
+            _violations[_unmarked[0]] = f"opened {args[0]}"
+    elif event == "subprocess.Popen":
+        _, argv, cwd, env = args
+        values: list[object] = [cwd]
+        if isinstance(argv, str | bytes | os.PathLike):
+            values.append(argv)
+        elif argv is not None:
+            values.extend(argv)  # type: ignore[call-overload]
+        if isinstance(env, dict):
+            values.extend(env.values())
+        for v in values:
+            if isinstance(v, str | bytes) and any(
+                os.fsdecode(p).startswith(_SHARED_PREFIXES)
+                for p in os.fsdecode(v).split(os.pathsep)
+            ):
+                _violations[_unmarked[0]] = f"started a process with {os.fsdecode(v)}"
+                break
+
+
+sys.addaudithook(_audit)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip a ``corpus`` test where ../shared/corpus is absent (a fresh clone)."""
+    if item.get_closest_marker("corpus") is not None and not CORPUS.is_dir():
+        pytest.skip("../shared/corpus is absent")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # type: ignore[no-untyped-def]
+    """Watch the whole test (setup, call, teardown) for reads under ../shared."""
+    watched = item.get_closest_marker("corpus") is None
+    if watched:
+        _unmarked[:] = [item.nodeid]
+    try:
+        return (yield)
+    finally:
+        _unmarked.clear()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    """Fail a test not marked ``corpus`` that read ../shared (reported at its call, or at
+    its teardown when it read there)."""
+    report = yield
+    what = _violations.get(item.nodeid)
+    if what and report.when in ("call", "teardown") and not report.failed:
+        if report.when == "call" or not getattr(item, "_corpus_reported", False):
+            report.outcome = "failed"
+            report.longrepr = (
+                f"{item.nodeid} is not marked corpus but {what}: mark it "
+                "@pytest.mark.corpus (it then skips where ../shared/corpus is absent)"
+            )
+            item._corpus_reported = True  # type: ignore[attr-defined]
+    return report
+
+
 def fresh_python(code: str) -> str:
     """What a fresh interpreter (``python -P -c code``, this checkout on its path) prints;
     it must succeed."""

@@ -247,6 +247,7 @@ async def test_the_view_after_t_is_the_view_after_enter_on_each_block(big: Path)
     assert f"block {blocks}/{blocks}" in status
 
 
+@pytest.mark.scaling  # a ratio of times: the scaling tier, not the default run
 def test_a_toggle_costs_about_the_same_on_a_big_branch_as_on_a_small_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

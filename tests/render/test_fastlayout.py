@@ -220,6 +220,7 @@ def test_print_is_byte_for_byte_richs_on_corpus(path: Path, colour: bool) -> Non
     assert got == want
 
 
+@pytest.mark.scaling  # a ratio of times: the scaling tier, not the default run
 def test_fast_print_costs_less_than_richs(tmp_path: Path) -> None:
     """The fast layout and writer are a real share of printing: a ratio of two runs in the same
     process (CPU time), never an absolute time."""

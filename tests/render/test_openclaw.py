@@ -81,6 +81,7 @@ def test_active_leaf_reads_only_the_trailing_lines() -> None:
     assert reads == list(range(99, 88, -1))
 
 
+@pytest.mark.scaling  # a ratio of times: the scaling tier, not the default run
 def test_active_leaf_is_linear_in_trailing_side_notes(write_session) -> None:
     """A file ending in many side notes: each is read once (ratio of two runs)."""
 

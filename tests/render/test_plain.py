@@ -145,6 +145,7 @@ def test_plain_mode_is_only_inside_print() -> None:
     assert not is_plain()
 
 
+@pytest.mark.scaling  # a ratio of times: the scaling tier, not the default run
 def test_plain_print_costs_less_than_highlighting(tmp_path: Path) -> None:
     """The colour work skipped is a real share of printing: a ratio of two runs, same process."""
     from benchmarks.gen_session import generate

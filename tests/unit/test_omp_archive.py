@@ -7,6 +7,8 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 from piview.model import load_session
 from piview.model.treefilter import archived, session_visibility
 from piview.model.treeview import flatten
@@ -98,6 +100,7 @@ def _nested(tmp_path: Path, n: int) -> Path:
     return path
 
 
+@pytest.mark.scaling  # a ratio of times: the scaling tier, not the default run
 def test_archived_is_linear(tmp_path: Path) -> None:
     small, big = _nested(tmp_path, 2_500), _nested(tmp_path, 10_000)
     for _ in range(3):

@@ -180,11 +180,8 @@ class _Budget(Sequence[int]):
 
 
 def _copies_source() -> Path:
-    return (
-        CORPUS_TOOLS
-        if CORPUS_TOOLS.is_file()
-        else Path(__file__).parents[1] / ("fixtures/sessions/tool_pairing.jsonl")
-    )
+    # Always the fixture, never ../shared: the same count of pairs on a fresh clone as in CI.
+    return Path(__file__).parents[1] / "fixtures/sessions/tool_pairing.jsonl"
 
 
 @pytest.mark.parametrize("shape", ["repeated-ids", "copies", "chain"])
@@ -199,7 +196,7 @@ def test_pairing_reads_each_parent_a_bounded_number_of_times(shape: str, tmp_pat
     tree = dataclasses.replace(s.tree, parents=budget)  # type: ignore[arg-type]
     got = pair_tool_calls(s.nodes, tree)
     assert dict(got.result_call) == want
-    assert len(want) > 900
+    assert len(want) > 800  # 816 for copies of the fixture
 
 
 @pytest.mark.corpus

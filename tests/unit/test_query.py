@@ -131,6 +131,7 @@ def _chain_with_a_newer_fork(n: int) -> list[str]:
     return lines
 
 
+@pytest.mark.scaling  # a ratio of times: the scaling tier, not the default run
 def test_search_over_all_branches_names_leaves_in_linear_time(write_session) -> None:
     """Each hit of a deep chain needs its newest leaf: walking down from each would be
     quadratic. Timed as a ratio of two runs in this process, never as an absolute time."""

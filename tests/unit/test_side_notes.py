@@ -170,6 +170,7 @@ def _shape(n: int) -> list[str]:
     return chain(*out)
 
 
+@pytest.mark.scaling  # a ratio of times: the scaling tier, not the default run
 def test_side_notes_are_linear_on_chains_and_fans(write_session) -> None:  # type: ignore[no-untyped-def]
     """Reading, leaves, branch points and the panel's rows: ratio of two runs."""
 

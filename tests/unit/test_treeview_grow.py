@@ -90,6 +90,7 @@ def _user_line(eid: str, parent: str | None) -> bytes:
     return json.dumps(entry).encode() + b"\n"
 
 
+@pytest.mark.scaling  # a ratio of times: the scaling tier, not the default run
 def test_growing_costs_a_fraction_of_a_flatten(tmp_path: Path) -> None:
     """A new branch near the end of a 30,000-entry chain is laid out in a small part of the
     time a flatten takes (a ratio of two runs in one process, with a wide margin)."""
