@@ -557,6 +557,12 @@ def _reap(pid: int) -> None:
 
 def _open_readonly(path: Path) -> int:
     flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+    from piview.model.fsio import InputKindError, check_input
+
+    try:
+        check_input(path)  # before the open: /dev/zero would be read forever
+    except InputKindError as exc:
+        raise SessionOpenError(str(exc)) from None
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
