@@ -23,12 +23,16 @@ _LOADED: list[Session] = []
 """Sessions loaded by a command: their index is cached when the command ends."""
 
 
-def load(path: str, *, keep_index: bool = True, use_cache: bool = True) -> Session:
+def load(
+    path: str, *, keep_index: bool = True, use_cache: bool = True, strict: bool = True
+) -> Session:
     """The session at ``path``, with its index cache (unless ``PIVIEW_NO_CACHE`` is set or
     ``use_cache`` is false). A FIFO is read whole first (saying so on stderr).
 
-    With ``keep_index``, :func:`save_indexes` saves its index when the command ends; the
-    viewer passes False and saves it itself, in a worker after the first screen.
+    With ``strict``, reading an entry of a file that shrank or was replaced since raises
+    :class:`piview.model.fsio.FileChangedError`. With ``keep_index``, :func:`save_indexes`
+    saves its index when the command ends; the viewer passes False and saves it itself, in a
+    worker after the first screen.
 
     Raises:
         CliError: the file cannot be opened or read.
@@ -40,13 +44,36 @@ def load(path: str, *, keep_index: bool = True, use_cache: bool = True) -> Sessi
     cache = None if os.environ.get("PIVIEW_NO_CACHE") or not use_cache else IndexCache()
     if is_fifo(path):  # a stream: read whole into a file of ours, then read that by offset
         path, cache, keep_index = _read_fifo(path), None, False
+    before = _stat(path)
     try:
         session = load_session(path, index_cache=cache)
     except SessionOpenError as exc:
         raise CliError(str(exc)) from None
+    after = _stat(path)
+    if strict and before is not None and (after is None or _changed(before, after, session)):
+        session.close()
+        from piview.model.fsio import FileChangedError
+
+        raise FileChangedError(
+            f"{path}: the file changed while it was read (it shrank or was replaced)"
+        )
+    session.strict = strict  # a command stops when the file changes under it; the viewer follows
     if keep_index:
         _LOADED.append(session)
     return session
+
+
+def _stat(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except (OSError, ValueError):
+        return None  # a DB#ID ref, or gone: load_session says why
+
+
+def _changed(before: os.stat_result, after: os.stat_result, session: Session) -> bool:
+    """Whether the file shrank or was replaced during the load (Pi only appends to it)."""
+    replaced = (before.st_dev, before.st_ino) != (after.st_dev, after.st_ino)
+    return replaced or after.st_size < before.st_size or session.index.size < before.st_size
 
 
 def _read_fifo(path: str) -> str:

@@ -16,7 +16,15 @@ import stat
 import tempfile
 from pathlib import Path
 
-__all__ = ["FileChangedError", "InputKindError", "atomic_write", "input_kind", "is_fifo"]
+__all__ = [
+    "FileChangedError",
+    "InputKindError",
+    "atomic_write",
+    "check_input",
+    "input_kind",
+    "is_fifo",
+    "open_readonly",
+]
 
 
 class InputKindError(OSError):
@@ -71,6 +79,31 @@ def check_input(path: str | os.PathLike[str]) -> None:
     kind = input_kind(mode)
     if kind is not None and kind != "a FIFO":
         raise InputKindError(f"{path}: is {kind}, not a session file")
+
+
+def open_readonly(path: str | os.PathLike[str]) -> int:
+    """A read-only descriptor of the session file ``path`` (a FIFO blocks until a writer).
+
+    Raises:
+        InputKindError: ``path`` is a device, a socket or a directory (refused unopened).
+        OSError: it cannot be opened; ``str()`` is one line for the user.
+    """
+    check_input(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise OSError(f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise InputKindError(f"{path}: is a directory, not a session file") from None
+    except PermissionError:
+        raise OSError(f"permission denied: {path}") from None
+    except OSError as exc:
+        raise OSError(f"cannot open {path}: {exc.strerror or exc}") from None
+    kind = input_kind(os.fstat(fd).st_mode)
+    if kind is not None and kind != "a FIFO":  # replaced between the stat and the open
+        os.close(fd)
+        raise InputKindError(f"{path}: is {kind}, not a session file")
+    return fd
 
 
 def atomic_write(path: str | os.PathLike[str], data: bytes | str) -> Path:
