@@ -4,8 +4,9 @@ An :class:`Item` is one block of the transcript (the unit of navigation, collaps
 caching). :func:`build_items` turns a path's entries into items from the skeletons the session
 holds, fast enough to rerun on every branch switch. :func:`render_item` draws one item (its
 entry fully decoded) as a Rich renderable whose first line is always a one-line header;
-:func:`item_text` gives its plain text for search. Inside an assistant message the ``assistant`` item (the turn's header and its text) comes
-first, always; the thinking blocks and tool calls follow in the order of the content blocks.
+:func:`item_text` gives its plain text for search. Inside an assistant message the
+``assistant`` item (the turn's header and its text) comes first, always; the thinking blocks
+and tool calls follow in the order of the content blocks.
 """
 
 from __future__ import annotations
