@@ -50,7 +50,7 @@ def load(
     except SessionOpenError as exc:
         raise CliError(str(exc)) from None
     after = _stat(path)
-    if strict and before is not None and (after is None or _changed(before, after, session)):
+    if strict and before is not None and (after is None or _changed(before, after)):
         session.close()
         from piview.model.fsio import FileChangedError
 
@@ -70,10 +70,10 @@ def _stat(path: str) -> os.stat_result | None:
         return None  # a DB#ID ref, or gone: load_session says why
 
 
-def _changed(before: os.stat_result, after: os.stat_result, session: Session) -> bool:
+def _changed(before: os.stat_result, after: os.stat_result) -> bool:
     """Whether the file shrank or was replaced during the load (Pi only appends to it)."""
     replaced = (before.st_dev, before.st_ino) != (after.st_dev, after.st_ino)
-    return replaced or after.st_size < before.st_size or session.index.size < before.st_size
+    return replaced or after.st_size < before.st_size  # (an unterminated last line is no change)
 
 
 def _read_fifo(path: str) -> str:
