@@ -26,6 +26,20 @@ def _branch_args(p: argparse.ArgumentParser, leaf_help: str) -> None:
     p.add_argument("--leaf", metavar="ID", help=leaf_help)
 
 
+def _count(text: str) -> int:
+    """A ``--limit``: a whole number from 1 on; a silly big one means "all" (SQLite's integers
+    stop at 2**63)."""
+    import argparse
+
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more: {text}")
+    return min(n, 2**62)
+
+
 def _tools_arg(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument(
         "--tools",
@@ -196,7 +210,7 @@ def _search_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--tools", action="store_true", help="search tool calls and tool output too")
     p.add_argument("--since", metavar="DATE", help="only entries from this date (ISO) on")
-    p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (20)")
+    p.add_argument("--limit", type=_count, default=20, metavar="N", help="at most N hits (20)")
     p.add_argument("--json", action="store_true", help="print a JSON list (for scripts)")
     return p
 
@@ -301,16 +315,100 @@ def run_command(argv: Sequence[str]) -> int:
         save_indexes()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``piview`` command."""
-    from piview.commands.common import CliError
+EXIT_OK, EXIT_NO_MATCH, EXIT_INPUT, EXIT_SYSTEM, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+"""The exit statuses (README, "Exit statuses"): 1 only from ``search`` (nothing matched);
+2 a bad argument or input (missing file, a device, an unknown id, a file changed while read);
+3 the system failed piview (a full disk, an I/O error, a database error); 130 Ctrl-C."""
+
+
+def _reason(exc: BaseException) -> str:
+    """One line saying why ``exc`` happened, without the traceback."""
+    if isinstance(exc, OSError):
+        text = exc.strerror or str(exc)
+        name = exc.filename
+        return f"{name}: {text}" if name and exc.strerror else text
+    if isinstance(exc, OverflowError):
+        return f"a number too large ({exc})"
+    if isinstance(exc, UnicodeError):
+        return f"cannot decode text ({exc})"
+    return str(exc) or type(exc).__name__
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so Python's flush at exit cannot fail again on a full or
+    closed stdout (Python's docs, "Note on SIGPIPE")."""
+    import os
 
     try:
-        return run_command(sys.argv[1:] if argv is None else argv)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _is_sqlite_error(exc: BaseException) -> bool:
+    mod = sys.modules.get("sqlite3")  # imported only by the commands that use it
+    return mod is not None and isinstance(exc, mod.Error)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``piview`` command: every error is one line on stderr,
+    ``piview: <what>: <why>``, with the exit statuses of :data:`EXIT_INPUT` and friends
+    (``PIVIEW_DEBUG=1`` shows the traceback too)."""
+    import os
+
+    from piview.commands.common import CliError
+
+    debug = bool(os.environ.get("PIVIEW_DEBUG"))
+    try:
+        status = run_command(sys.argv[1:] if argv is None else argv)
+        sys.stdout.flush()  # here, not at exit: a full stdout is then one line too
+        return status
     except CliError as exc:
+        if debug:
+            import traceback
+
+            traceback.print_exc()
         print(f"piview: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_INPUT
     except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return 0
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # piview info X | head: the reader is gone, and wants no more
+        _quiet_stdout()
+        return EXIT_OK
+    except Exception as exc:
+        outside = isinstance(exc, OSError | OverflowError | UnicodeError | MemoryError)
+        if not (outside or _is_sqlite_error(exc)):
+            raise  # a bug: its traceback is what a report needs
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        from piview.model.fsio import FileChangedError, InputKindError
+
+        if isinstance(exc, OSError) and exc.errno is not None and _on_stdout(exc):
+            _quiet_stdout()
+            print(f"piview: cannot write the output: {_reason(exc)}", file=sys.stderr)
+            return EXIT_SYSTEM
+        print(f"piview: {_reason(exc)}", file=sys.stderr)
+        return EXIT_INPUT if isinstance(exc, InputKindError | FileChangedError) else EXIT_SYSTEM
+
+
+_OUTPUT_ERRNOS = frozenset(("ENOSPC", "EDQUOT", "EFBIG", "EIO", "EPIPE"))
+"""What a failed write of stdout raises (piview's own files name themselves in the error)."""
+
+
+def _on_stdout(exc: OSError) -> bool:
+    """Whether ``exc`` came from writing stdout: no file name, and a write's errno, or a
+    stdout that cannot be flushed now."""
+    import errno
+
+    if exc.filename is not None:
+        return False
+    if errno.errorcode.get(exc.errno or 0) in _OUTPUT_ERRNOS:
+        return True
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        return True
+    return False

@@ -23,26 +23,81 @@ _LOADED: list[Session] = []
 """Sessions loaded by a command: their index is cached when the command ends."""
 
 
-def load(path: str, *, keep_index: bool = True) -> Session:
-    """The session at ``path``, with its index cache (unless ``PIVIEW_NO_CACHE`` is set).
+def load(
+    path: str, *, keep_index: bool = True, use_cache: bool = True, strict: bool = True
+) -> Session:
+    """The session at ``path``, with its index cache (unless ``PIVIEW_NO_CACHE`` is set or
+    ``use_cache`` is false). A FIFO is read whole first (saying so on stderr).
 
-    With ``keep_index``, :func:`save_indexes` saves its index when the command ends; the
-    viewer passes False and saves it itself, in a worker after the first screen.
+    With ``strict``, reading an entry of a file that shrank or was replaced since raises
+    :class:`piview.model.fsio.FileChangedError`. With ``keep_index``, :func:`save_indexes`
+    saves its index when the command ends; the viewer passes False and saves it itself, in a
+    worker after the first screen.
 
     Raises:
         CliError: the file cannot be opened or read.
     """
     from piview.model import SessionOpenError, load_session
+    from piview.model.fsio import is_fifo
     from piview.model.index_cache import IndexCache
 
-    cache = None if os.environ.get("PIVIEW_NO_CACHE") else IndexCache()
+    cache = None if os.environ.get("PIVIEW_NO_CACHE") or not use_cache else IndexCache()
+    if is_fifo(path):  # a stream: read whole into a file of ours, then read that by offset
+        path, cache, keep_index = _read_fifo(path), None, False
+    before = _stat(path)
     try:
         session = load_session(path, index_cache=cache)
     except SessionOpenError as exc:
         raise CliError(str(exc)) from None
+    after = _stat(path)
+    if strict and before is not None and (after is None or _changed(before, after)):
+        session.close()
+        from piview.model.fsio import FileChangedError
+
+        raise FileChangedError(
+            f"{path}: the file changed while it was read (it shrank or was replaced)"
+        )
+    session.strict = strict  # a command stops when the file changes under it; the viewer follows
     if keep_index:
         _LOADED.append(session)
     return session
+
+
+def _stat(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except (OSError, ValueError):
+        return None  # a DB#ID ref, or gone: load_session says why
+
+
+def _changed(before: os.stat_result, after: os.stat_result) -> bool:
+    """Whether the file shrank or was replaced during the load (Pi only appends to it)."""
+    replaced = (before.st_dev, before.st_ino) != (after.st_dev, after.st_ino)
+    return replaced or after.st_size < before.st_size  # (an unterminated last line is no change)
+
+
+def _read_fifo(path: str) -> str:
+    """Wait (saying so at once on stderr) for a writer on the FIFO ``path``, read the stream
+    until the writer closes it, and return a temporary file holding it (removed at exit).
+
+    Raises:
+        CliError: the FIFO cannot be read, or the copy cannot be written.
+    """
+    import atexit
+    import shutil
+    import sys
+    import tempfile
+
+    print(f"piview: waiting for a writer on the FIFO {path} (Ctrl-C to stop)", file=sys.stderr)
+    folder = tempfile.mkdtemp(prefix="piview-fifo-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    copy = os.path.join(folder, os.path.basename(path) or "stream.jsonl")
+    try:
+        with open(path, "rb") as src, open(copy, "wb") as dst:  # blocks until a writer comes
+            shutil.copyfileobj(src, dst, 1 << 20)
+    except OSError as exc:
+        raise CliError(f"{path}: cannot read the FIFO: {exc.strerror or exc}") from None
+    return copy
 
 
 def save_indexes() -> None:

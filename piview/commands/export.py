@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from piview.commands.common import CliError, load, resolve_branch
+from piview.model.fsio import FileChangedError
 
 __all__ = ["run"]
 
@@ -32,6 +33,8 @@ def run(args: argparse.Namespace) -> int:
             written = export_branch(
                 session, leaf, fmt=fmt, tools=args.tools, thinking=args.thinking, out=out
             )
+        except FileChangedError:
+            raise  # the session file's fault, not the output's: the boundary says so
         except (OSError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise CliError(f"cannot export to {out}: {reason}") from None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from piview.commands.common import CliError, resolve_branch
+from piview.commands.common import load, resolve_branch
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -23,13 +23,9 @@ def run(args: argparse.Namespace, console: Console | None = None) -> int:
         CliError: the file cannot be read, or ``--leaf`` matches no entry or several.
     """
     from piview.export.text import print_branch
-    from piview.model import SessionOpenError, load_session
     from piview.render.fastlayout import FastConsole
 
-    try:
-        session = load_session(args.file)
-    except SessionOpenError as exc:
-        raise CliError(str(exc)) from None
+    session = load(args.file, keep_index=False, use_cache=False)
     # Same --leaf rule as the other commands: the branch through that entry, down to its
     # newest leaf (errors for unknown or ambiguous ids are raised there).
     leaf, _entry = resolve_branch(session, args.leaf, args.file)

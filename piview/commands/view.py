@@ -97,7 +97,7 @@ def _view(args: argparse.Namespace) -> int:
         from piview.app import run_app
 
         def load_full() -> Session:
-            full = load(path, keep_index=False)
+            full = load(path, keep_index=False, strict=False)
             # Reopened from the index cache, the tree makes its map of ids and the store
             # decodes its block lists on first use: here in the worker, not on the UI thread
             # at the first key or poll needing them.
@@ -113,7 +113,7 @@ def _view(args: argparse.Namespace) -> int:
             theme=args.theme,
         )
     # The viewer saves the index itself, in a worker after the first screen.
-    session = load(path, keep_index=False)
+    session = load(path, keep_index=False, strict=False)
     branch, leaf = resolve_branch(session, args.leaf, path)
     prerender = _prerender(session, branch) if leaf is None else None
     from piview.app import run_app

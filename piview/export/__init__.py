@@ -70,5 +70,7 @@ def export_branch(
         from piview.export.markdown import render_md
 
         text = render_md(doc, out, protect=src)
-    out.write_text(text, encoding="utf-8", errors="replace")
+    from piview.model.fsio import atomic_write
+
+    atomic_write(out, text)  # whole or not at all: an earlier export survives a full disk
     return out

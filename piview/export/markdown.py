@@ -17,6 +17,7 @@ from urllib.parse import quote
 from markdown_it import MarkdownIt
 
 from piview.export.doc import Doc, Image, Part, Section, more_text
+from piview.model.fsio import atomic_write
 
 __all__ = ["render_md"]
 
@@ -150,7 +151,7 @@ class _Writer:
         if self.protect is not None and path.resolve() == self.protect:
             return "*\\[image not shown: its file name is the session file's\\]*"
         self.folder.mkdir(exist_ok=True)
-        path.write_bytes(img.data)
+        atomic_write(path, img.data)
         return f"![image {img.n} ({esc(img.mime)})]({quote(self.rel)}/{quote(name)})"
 
     def part(self, p: Part) -> str:

@@ -22,6 +22,7 @@ from piview.model.built import Built
 from piview.model.cache_min import CACHE_MIN_BYTES
 from piview.model.decode import BadLineError, decode_entry, decode_json
 from piview.model.fileindex import BadLine, FileIndex
+from piview.model.fsio import FileChangedError, open_readonly
 from piview.model.idmap import take_id_map
 from piview.model.labels import resolve_labels, session_name
 from piview.model.openclaw import active_leaf, side_notes, side_notes_at
@@ -73,6 +74,9 @@ class Session:
         """What other modules compute from the entries and keep per session (the branch
         panel's filters): emptied whenever entries are added or the tree is rebuilt."""
         self._identity: tuple[int, int] = (0, 0)
+        self.strict = False
+        """Commands set it: a file that shrinks or is replaced while read raises
+        :class:`FileChangedError` (the viewer follows such a file instead)."""
 
     # ----------------------------------------------------------------- basic facts
 
@@ -207,6 +211,8 @@ class Session:
         off, n = self.index.offsets[i], self.index.lengths[i]
         fd = self._ensure_fd()
         data = os.pread(fd, n, off)
+        if len(data) < n and self.strict:
+            raise FileChangedError(f"{self.path}: the file changed while it was read (it shrank)")
         return data
 
     def raw(self, i: int) -> Any:
@@ -217,6 +223,8 @@ class Session:
         try:
             return decode_json(self.read_line(i))
         except (BadLineError, RecursionError):
+            if self.strict:
+                raise FileChangedError(f"{self.path}: the file changed while it was read") from None
             return None
 
     def entry(self, i: int) -> Entry:
@@ -231,6 +239,8 @@ class Session:
             value, notes = decode_entry(line, legacy=self.version < 3)
         except (BadLineError, RecursionError) as exc:
             # The line decoded when indexed; it can only fail now if the file was rewritten.
+            if self.strict:
+                raise FileChangedError(f"{self.path}: the file changed while it was read") from None
             value, notes = UnknownEntry(raw=None), [f"cannot decode: {exc}"]
         if notes:
             self.repairs[i] = notes
@@ -275,7 +285,12 @@ class Session:
                     # The rows are append-only: the stream read again has the same prefix.
                     self._fd = self._open_source().fd
                 else:
-                    self._fd = _open_readonly(self.path)
+                    fd = _open_readonly(self.path)
+                    st = os.fstat(fd)
+                    if self.strict and (st.st_dev, st.st_ino) != self._identity:
+                        os.close(fd)
+                        raise FileChangedError(f"{self.path}: the file was replaced while read")
+                    self._fd = fd
             return self._fd
 
     def _open_source(self) -> SqliteSession:
@@ -556,26 +571,10 @@ def _reap(pid: int) -> None:
 
 
 def _open_readonly(path: Path) -> int:
-    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        raise SessionOpenError(f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise SessionOpenError(f"is a directory, not a session file: {path}") from None
-    except PermissionError:
-        raise SessionOpenError(f"permission denied: {path}") from None
+        return open_readonly(path)  # a device, a socket, a folder: refused before the open
     except OSError as exc:
-        raise SessionOpenError(f"cannot open {path}: {exc.strerror or exc}") from None
-    try:
-        import stat
-
-        if stat.S_ISDIR(os.fstat(fd).st_mode):
-            raise SessionOpenError(f"is a directory, not a session file: {path}")
-    except SessionOpenError:
-        os.close(fd)
-        raise
-    return fd
+        raise SessionOpenError(str(exc)) from None
 
 
 def load_session(path: str | os.PathLike[str], *, index_cache: IndexCache | None = None) -> Session:

@@ -1,13 +1,12 @@
 """Provides the transcript's items: what blocks a branch is made of, and how each one renders.
 
 An :class:`Item` is one block of the transcript (the unit of navigation, collapsing and
-caching). :func:`build_items` turns the entries of a path into items using only the skeletons
-the session already holds, so it is fast enough to rerun on every branch switch.
-:func:`render_item` draws one item (full-decoding its entry) as a Rich renderable whose first
-line is always a one-line header; :func:`item_text` gives its plain text for search.
-
-Inside an assistant message the ``assistant`` item (the turn's header and its text) comes
-first, always; the thinking blocks and tool calls follow in the order of the content blocks.
+caching). :func:`build_items` turns a path's entries into items from the skeletons the session
+holds, fast enough to rerun on every branch switch. :func:`render_item` draws one item (its
+entry fully decoded) as a Rich renderable whose first line is always a one-line header;
+:func:`item_text` gives its plain text for search. Inside an assistant message the
+``assistant`` item (the turn's header and its text) comes first, always; the thinking blocks
+and tool calls follow in the order of the content blocks.
 """
 
 from __future__ import annotations
@@ -25,6 +24,7 @@ from rich.measure import Measurement
 from rich.segment import Segment
 from rich.text import Text
 
+from piview.model.fsio import FileChangedError
 from piview.model.store import F_ERROR, ROLE_NAMES, STOP_NAMES, TYPE_NAMES
 from piview.model.types import OMP_SETTINGS_TYPES
 from piview.render.item import _KIND_CODE, Item, ItemKind, ItemList
@@ -433,6 +433,8 @@ def _load_roles() -> _Roles:
 
 
 def _failure(item: Item, exc: BaseException, width: int) -> Text:
+    if isinstance(exc, FileChangedError):  # only a command reads strictly: it stops
+        raise exc
     msg = sanitize_line(f"{type(exc).__name__}: {exc}")
     t = Text(
         f"⚠ cannot render {item.kind} (entry {item.entry}): {msg}",

@@ -1,0 +1,134 @@
+"""Provides what every layer needs of the file system at piview's edges (issue #26).
+
+- :func:`input_kind` names what a path is when it is not a regular file: a session is read by
+  byte offset, so a character device (``/dev/zero``: endless), a block device, a socket or a
+  directory is refused, and a FIFO is a stream that must be read whole first.
+- :func:`atomic_write` writes an output file piview makes (an export, an image beside it):
+  to a temporary file in the same folder, then renamed over the target, so a full disk or an
+  interrupted write never leaves half a file, and an earlier good file stays whole.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+__all__ = [
+    "FileChangedError",
+    "InputKindError",
+    "atomic_write",
+    "check_input",
+    "input_kind",
+    "is_fifo",
+    "open_readonly",
+]
+
+
+class InputKindError(OSError):
+    """The path is not a file piview can read as a session (a device, a socket, a folder);
+    ``str()`` is one line for the user."""
+
+
+class FileChangedError(OSError):
+    """The session file shrank or was replaced while piview read it; ``str()`` is one line."""
+
+
+_KINDS = (
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+)
+
+
+def input_kind(mode: int) -> str | None:
+    """None for a regular file (``st_mode`` of :func:`os.stat`), else what it is, in words:
+    ``"a character device"``, ``"a block device"``, ``"a socket"``, ``"a directory"``,
+    ``"a FIFO"`` (anything else stat knows, such as a door: ``"not a regular file"``)."""
+    if stat.S_ISREG(mode):
+        return None
+    for test, words in _KINDS:
+        if test(mode):
+            return words
+    return "not a regular file"
+
+
+def is_fifo(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a FIFO (a named pipe); False when it cannot be stat'ed."""
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def check_input(path: str | os.PathLike[str]) -> None:
+    """Refuse a path that is not a regular file nor a FIFO, before it is opened (opening a
+    device may block or read forever).
+
+    Raises:
+        InputKindError: ``path`` is a device, a socket or a directory.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return  # the open that follows says why (no such file, permission denied)
+    kind = input_kind(mode)
+    if kind is not None and kind != "a FIFO":
+        raise InputKindError(f"{path}: is {kind}, not a session file")
+
+
+def open_readonly(path: str | os.PathLike[str]) -> int:
+    """A read-only descriptor of the session file ``path`` (a FIFO blocks until a writer).
+
+    Raises:
+        InputKindError: ``path`` is a device, a socket or a directory (refused unopened).
+        OSError: it cannot be opened; ``str()`` is one line for the user.
+    """
+    check_input(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise OSError(f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise InputKindError(f"{path}: is a directory, not a session file") from None
+    except PermissionError:
+        raise OSError(f"permission denied: {path}") from None
+    except OSError as exc:
+        raise OSError(f"cannot open {path}: {exc.strerror or exc}") from None
+    kind = input_kind(os.fstat(fd).st_mode)
+    if kind is not None and kind != "a FIFO":  # replaced between the stat and the open
+        os.close(fd)
+        raise InputKindError(f"{path}: is {kind}, not a session file")
+    return fd
+
+
+def atomic_write(path: str | os.PathLike[str], data: bytes | str) -> Path:
+    """Write ``data`` (text as UTF-8, unencodable characters replaced) to ``path`` whole or
+    not at all: into a temporary file beside it, flushed, then renamed over it. On any error
+    the temporary file is removed and an earlier file at ``path`` is left as it was.
+
+    Raises:
+        OSError: the folder cannot be written, the disk is full, and so on.
+    """
+    target = Path(path)
+    raw = data.encode("utf-8", errors="replace") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
+            f.flush()
+            os.fsync(f.fileno())
+        with contextlib.suppress(OSError):  # as a plain write would make it: umask applies
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return target
