@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -79,7 +80,10 @@ class PiviewApp(App[None]):
         """Run thread workers in daemon threads, before any starts: quitting never waits for
         one (a whole-file load, a pairing) to finish."""
         self.executor = DaemonExecutor()
-        asyncio.get_running_loop().set_default_executor(self.executor)
+        loop = asyncio.get_running_loop()
+        loop.set_default_executor(self.executor)
+        if self.exit_at_once:
+            _quit_on_signals(self, loop)
 
     def on_mount(self) -> None:
         """Open the session, or the picker when no session was given."""
@@ -123,8 +127,13 @@ class PiviewApp(App[None]):
         1.1 s). Nothing needs that shutdown: files are only read, and the index cache is
         written by renaming a finished copy into place.
         """
+        self.quit_now(0)
+
+    def quit_now(self, status: int) -> None:
+        """End the app with exit ``status``: in a real terminal (:attr:`exit_at_once`) the
+        terminal is restored and the process ends here; otherwise (tests) the app exits."""
         if not self.exit_at_once:
-            self.exit()
+            self.exit(return_code=status)
             return
         _restore_terminal(self._driver)
         prerender = self._prerender
@@ -132,7 +141,7 @@ class PiviewApp(App[None]):
             prerender.close()
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(0)
+        os._exit(status)
 
     def on_picker_screen_session_chosen(self, message: PickerScreen.SessionChosen) -> None:
         """Show the session chosen in the picker, above it (escape there goes back to it):
@@ -179,6 +188,36 @@ class PiviewApp(App[None]):
                     f"{group.title} · key {' '.join(k.keys)}",
                     lambda n=node, a=k.action: self.call_later(n.run_action, a),
                 )
+
+
+QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""The signals that end the viewer as ``q`` does (terminal restored), with status 128+signum."""
+
+
+def _quit_on_signals(app: PiviewApp, loop: asyncio.AbstractEventLoop) -> None:
+    """Make SIGTERM and SIGHUP quit ``app`` from its event loop, restoring the terminal
+    (Python's default for them ends the process with the alternate screen and the mouse
+    reporting still on). A second one while the first waits for a busy loop ends the
+    process from the handler itself."""
+    pending: set[int] = set()
+
+    def on_signal(signum: int) -> None:
+        pending.add(signum)
+        app.quit_now(128 + signum)
+
+    def on_raw_signal(signum: int, _frame: object) -> None:
+        if signum in pending:  # the loop did not get to the first: end here
+            app.quit_now(128 + signum)
+        pending.add(signum)
+        loop.call_soon_threadsafe(on_signal, signum)
+
+    for signum in QUIT_SIGNALS:
+        try:
+            # A plain handler, not loop.add_signal_handler: that one runs only when the loop
+            # turns, and a second signal could then never cut a stuck loop short.
+            signal.signal(signum, on_raw_signal)
+        except (ValueError, OSError):  # not the main thread, or not settable here
+            pass
 
 
 def _restore_terminal(driver: object) -> None:

@@ -5,7 +5,9 @@ The rule:
 
 - **words**: a plain query is whitespace-separated words (a ``"quoted phrase"`` is one word);
   a text matches when it contains every word, and every occurrence of every word is a match;
-- **regex**: a query starting ``re:`` is one Python regular expression;
+- **regex**: a query starting ``re:`` is one regular expression in RE2's syntax (Python's
+  without backreferences and lookaround), matched by RE2 in time linear in the text, so no
+  pattern can hang a search (``(a+)+$`` over a long line of ``a`` is as quick as ``a``);
 - **smart case**: matching ignores case unless the query has a capital letter (in a regular
   expression, escapes such as ``\\S`` or ``\\W`` do not count);
 - **scope**: a query starting ``all:`` asks for every branch, not only the one shown.
@@ -17,21 +19,47 @@ finds the text ``re:``. Nothing here imports Textual or Rich.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Protocol
 
-__all__ = ["ALL_PREFIX", "REGEX_PREFIX", "Query", "compose_query", "parse_query", "toggle_prefix"]
+__all__ = [
+    "ALL_PREFIX",
+    "REGEX_PREFIX",
+    "Pattern",
+    "Query",
+    "compile_regex",
+    "compose_query",
+    "parse_query",
+    "toggle_prefix",
+]
 
 REGEX_PREFIX = "re:"
 ALL_PREFIX = "all:"
 
 _WORD = re.compile(r'"([^"]*)"|(\S+)')
 _ESCAPE = re.compile(r"\\.", re.DOTALL)
+_BACKREF_ERROR = re.compile(r"escape sequence: \\\d")  # RE2's word for \1 (a backreference)
 
 # Letters that match an ASCII letter when case is ignored, yet are not ASCII themselves
 # (U+0130, U+0131, U+017F, U+212A): a line holding one is never ruled out by the byte check.
 _FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
 _FOLD_BYTES = tuple(c.encode() for c in _FOLDS_TO_ASCII)
 _FOLDING = re.compile(rb"[iks]")  # the ASCII letters they fold to (words are lower case)
+
+
+class Match(Protocol):
+    """What a search reads of a match (``re.Match`` and RE2's match alike)."""
+
+    def start(self) -> int: ...  # noqa: D102
+    def end(self) -> int: ...  # noqa: D102
+
+
+class Pattern(Protocol):
+    """A compiled term: a Python ``re`` pattern (words) or an RE2 one (``re:``)."""
+
+    def search(self, text: str) -> Match | None: ...  # noqa: D102
+    def finditer(self, text: str) -> Iterator[Match]: ...  # noqa: D102
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +71,7 @@ class Query:
 
     text: str
     """The query as typed, prefixes included (what the status line shows)."""
-    terms: tuple[re.Pattern[str], ...] = ()
+    terms: tuple[Pattern, ...] = ()
     """Every one must match somewhere in a text; empty for a blank or invalid query."""
     regex: bool = False
     """The query is a regular expression (``re:``)."""
@@ -129,13 +157,11 @@ def parse_query(text: str) -> Query:
     body, regex, scope = _split_prefixes(text)
     if regex:
         case = _has_capital(_ESCAPE.sub("", body))
-        flags = 0 if case else re.IGNORECASE
         if not body:
             return Query(text, regex=True, all_branches=scope)
-        try:
-            pattern = re.compile(body, flags | re.MULTILINE)
-        except (re.error, OverflowError, RecursionError) as exc:
-            return Query(text, regex=True, all_branches=scope, error=str(exc))
+        pattern, error = compile_regex(body, case_sensitive=case)
+        if pattern is None:
+            return Query(text, regex=True, all_branches=scope, error=error)
         return Query(text, (pattern,), True, case, scope, _literals=(None,))
     words = [m.group(1) if m.group(1) is not None else m.group(2) for m in _WORD.finditer(body)]
     words = [w for w in words if w]
@@ -144,6 +170,40 @@ def parse_query(text: str) -> Query:
     terms = tuple(re.compile(re.escape(w), flags) for w in words)
     literals = tuple(_literal(w if case else w.lower()) for w in words)
     return Query(text, terms, False, case, scope, _literals=literals)
+
+
+def compile_regex(body: str, *, case_sensitive: bool) -> tuple[Pattern | None, str]:
+    """``body`` compiled as a user's regular expression (``^``/``$`` at every line), or
+    ``(None, why not)``.
+
+    RE2 (``google-re2``) matches in linear time and is safe on any input; Python's ``re``
+    backtracks, and one catastrophic match holds the interpreter lock where nothing can
+    stop it, freezing the viewer. A pattern RE2 rejects (a backreference, lookaround) is
+    an error saying so, never run by ``re``. Without the package (a broken install), ``re``
+    is the fallback.
+    """
+    try:
+        import re2
+    except ImportError:  # pragma: no cover - google-re2 is a dependency
+        flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
+        try:
+            return re.compile(body, flags), ""
+        except (re.error, OverflowError, RecursionError) as exc:
+            return None, str(exc)
+    options = re2.Options()
+    options.log_errors = False  # RE2 would write its errors on stderr, over the screen
+    options.case_sensitive = case_sensitive
+    try:
+        compiled: Pattern = re2.compile("(?m)" + body, options)
+    except re2.error as exc:
+        why = exc.args[0] if exc.args else "invalid"
+        why = why.decode("utf-8", "replace") if isinstance(why, bytes) else str(why)
+        if "perl operator" in why or _BACKREF_ERROR.search(why):
+            why += " (backreferences and lookaround are not supported)"
+        return None, why
+    except (TypeError, ValueError, OverflowError) as exc:
+        return None, str(exc)
+    return compiled, ""
 
 
 def compose_query(body: str, *, regex: bool, all_branches: bool) -> str:

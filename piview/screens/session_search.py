@@ -85,7 +85,8 @@ class SessionSearch(_Screen):
         return next(iter(found), None)
 
     def action_escape(self) -> None:
-        """Close the search field, leave the branch panel, or go back to the picker."""
+        """Close the search field, leave the branch panel, clear the search (cancelling it
+        if it still runs), or go back to the picker."""
         box = self._search_box()
         if box is not None and box.has_class("-visible"):
             box.remove_class("-visible")
@@ -97,8 +98,11 @@ class SessionSearch(_Screen):
             return
         transcript = self.query_one(Transcript)
         if transcript.search_state is not None:
-            transcript.clear_search()
+            running = transcript.searching
+            transcript.clear_search()  # cancels a search still running
             self._update_status()
+            if running:
+                self.notify("Search cancelled", timeout=3)
             return
         if self.from_picker:
             self.session.close()

@@ -11,8 +11,11 @@ is imported on first use.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -451,13 +454,59 @@ class SessionViews(_Screen):
         ) as f:
             f.write(text)
         try:
-            with self.app.suspend():
-                import shlex  # only for the editor's command line
-
-                subprocess.run([*shlex.split(command), f.name], check=False)
-        except SuspendNotSupported:
-            self.notify("This terminal cannot hand over to a pager", severity="warning")
-        except OSError as exc:
-            self.notify(f"Cannot run {command!r}: {exc.strerror or exc}", severity="error")
+            self._run_suspended(command, f.name, what="editor" if editor else "pager")
         finally:
             Path(f.name).unlink(missing_ok=True)
+
+    def _run_suspended(self, command: str, path: str, *, what: str) -> None:
+        """Run ``command`` (a command line: ``less -R``) on ``path`` with the app suspended,
+        and say what went wrong, if anything, once the app is back (``what``: "pager").
+
+        Nothing may raise inside the suspension: Textual's ``suspend`` resumes only when its
+        block ends normally, so a pager that is not there left the viewer suspended for good.
+        """
+        import shlex  # only for the pager's or editor's command line
+
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            self.notify(f"Cannot read the {what}'s command {command!r}: {exc}", severity="error")
+            return
+        if not argv:
+            self.notify(f"The {what}'s command is empty", severity="error")
+            return
+        failure: str | None = None
+        try:
+            with self.app.suspend(), _sigint_to_child():
+                try:
+                    status = subprocess.run([*argv, path], check=False).returncode
+                except OSError as exc:
+                    if isinstance(exc, FileNotFoundError):
+                        failure = f"{what} {argv[0]!r} not found"
+                    else:
+                        failure = f"cannot run the {what} {argv[0]!r}: {exc.strerror or exc}"
+                else:
+                    if status != 0:
+                        failure = f"the {what} {argv[0]!r} ended with status {status}"
+        except SuspendNotSupported:
+            self.notify("This terminal cannot hand over to a pager", severity="warning")
+            return
+        if failure is not None:
+            self.notify(failure[0].upper() + failure[1:], severity="error", markup=False)
+
+
+@contextmanager
+def _sigint_to_child() -> Iterator[None]:
+    """Let ctrl+c reach the pager alone: while it runs the terminal sends SIGINT to piview
+    too, and a KeyboardInterrupt here would kill the pager and leave the app suspended. A
+    handler that does nothing (not SIG_IGN, which the child would inherit) is reset to the
+    default in the child by exec."""
+    try:
+        previous = signal.signal(signal.SIGINT, lambda _signum, _frame: None)
+    except ValueError:  # not the main thread: nothing to change
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
