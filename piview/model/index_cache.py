@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import zlib
 from array import array
 from collections.abc import Callable
 from pathlib import Path
@@ -32,10 +33,13 @@ from piview.model.types import SessionHeader
 __all__ = ["CACHE_MIN_BYTES", "IndexCache"]
 
 
-_FORMAT = 8
-_MAGIC = b"PVIDX\x00\x00\x08"
+_FORMAT = 9
+_MAGIC = b"PVIDX\x00\x00\x09"
 _PROBE = 4096
 _LEN = 8
+_CRC = 4
+"""Each frame is its length, the CRC-32 of its bytes, then the bytes: a cache damaged on disk
+is found before any of it is used (CRC-32 runs at GB/s: a few ms on a reopen's 100 MB)."""
 
 
 class _Header(msgspec.Struct, array_like=True):
@@ -76,7 +80,7 @@ def _probe(fd: int, size: int) -> str:
 class IndexCache:
     """Index files in ``directory`` (default ``$XDG_CACHE_HOME/piview/index``).
 
-    A file is a magic number, then length-prefixed msgpack frames: the header, the line
+    A file is a magic number, then length- and checksum-prefixed msgpack frames: the header, the line
     arrays, and each field of the node store. Frames are written and read one at a time,
     so neither side holds a second copy of a 100 MB index.
     """
@@ -114,6 +118,10 @@ class IndexCache:
                 return self._restore(fd, f.fileno())
         except (OSError, ValueError, msgspec.DecodeError, msgspec.ValidationError):
             return None
+        except (TypeError, KeyError, IndexError, OverflowError, MemoryError):
+            # A frame that checks but does not fit (written by a piview of another build):
+            # a cache, read again from the session file.
+            return None
 
     def _restore(self, fd: int, cache_fd: int) -> tuple[FileIndex, Extras | None] | None:
         if os.pread(cache_fd, len(_MAGIC), 0) != _MAGIC:
@@ -123,13 +131,16 @@ class IndexCache:
 
         def raw() -> bytes:
             nonlocal pos
-            n = int.from_bytes(os.pread(cache_fd, _LEN, pos), "little")
-            if pos + _LEN + n > total:
+            prefix = os.pread(cache_fd, _LEN + _CRC, pos)
+            n = int.from_bytes(prefix[:_LEN], "little")
+            if len(prefix) != _LEN + _CRC or pos + _LEN + _CRC + n > total:
                 raise ValueError("truncated cache file")
-            data = os.pread(cache_fd, n, pos + _LEN)
+            data = os.pread(cache_fd, n, pos + _LEN + _CRC)
             if len(data) != n:
                 raise ValueError("truncated cache file")
-            pos += _LEN + n
+            if zlib.crc32(data) != int.from_bytes(prefix[_LEN:], "little"):
+                raise ValueError("damaged cache file")
+            pos += _LEN + _CRC + n
             return data
 
         def frame(decoder: msgspec.msgpack.Decoder[Any]) -> Any:
@@ -231,6 +242,7 @@ class IndexCache:
                 for value in frames:
                     self._encoder.encode_into(value, buf)
                     f.write(len(buf).to_bytes(_LEN, "little"))
+                    f.write(zlib.crc32(buf).to_bytes(_CRC, "little"))
                     f.write(buf)
             os.replace(tmp, target)
         except (OSError, OverflowError, TypeError, ValueError):
