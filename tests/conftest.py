@@ -102,14 +102,18 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
     its teardown when it read there)."""
     report = yield
     what = _violations.get(item.nodeid)
-    if what and report.when in ("call", "teardown") and not report.failed:
-        if report.when == "call" or not getattr(item, "_corpus_reported", False):
-            report.outcome = "failed"
-            report.longrepr = (
-                f"{item.nodeid} is not marked corpus but {what}: mark it "
-                "@pytest.mark.corpus (it then skips where ../shared/corpus is absent)"
-            )
-            item._corpus_reported = True  # type: ignore[attr-defined]
+    if (
+        what
+        and report.when in ("call", "teardown")
+        and not report.failed
+        and (report.when == "call" or not getattr(item, "_corpus_reported", False))
+    ):
+        report.outcome = "failed"
+        report.longrepr = (
+            f"{item.nodeid} is not marked corpus but {what}: mark it "
+            "@pytest.mark.corpus (it then skips where ../shared/corpus is absent)"
+        )
+        item._corpus_reported = True  # type: ignore[attr-defined]
     return report
 
 

@@ -80,8 +80,8 @@ def _probe(fd: int, size: int) -> str:
 class IndexCache:
     """Index files in ``directory`` (default ``$XDG_CACHE_HOME/piview/index``).
 
-    A file is a magic number, then length- and checksum-prefixed msgpack frames: the header, the line
-    arrays, and each field of the node store. Frames are written and read one at a time,
+    A file is a magic number, then length- and checksum-prefixed msgpack frames: the header,
+    the line arrays, and each field of the node store. Frames are written and read one at a time,
     so neither side holds a second copy of a 100 MB index.
     """
 
