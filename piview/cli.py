@@ -27,17 +27,15 @@ def _branch_args(p: argparse.ArgumentParser, leaf_help: str) -> None:
 
 
 def _count(text: str) -> int:
-    """A ``--limit``: a whole number from 1 on; a silly big one means "all" (SQLite's integers
-    stop at 2**63)."""
+    """A ``--limit``: a whole number; a silly big one means "all" (SQLite's integers stop at
+    2**63)."""
     import argparse
 
     try:
         n = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more: {text}")
-    return min(n, 2**62)
+    return min(n, 2**62)  # below 1: the command says so
 
 
 def _tools_arg(p: argparse.ArgumentParser, what: str) -> None:
