@@ -34,6 +34,7 @@ async def test_dollar_cycles_the_figure(focus: str) -> None:
         assert panel.figure == "cost"
 
 
+@pytest.mark.corpus
 @pytest.mark.skipif(BRANCHES is None, reason="no ../shared/corpus")
 async def test_the_corpus_branches_open_on_tokens_in_the_viewer() -> None:
     assert BRANCHES is not None

@@ -15,7 +15,8 @@ from piview.widgets.transcript import Transcript
 from tests.conftest import CORPUS, fixture
 
 BRANCHES = CORPUS / "pi-0.73" / "branches.jsonl"
-needs_corpus = pytest.mark.skipif(not BRANCHES.is_file(), reason="no corpus")
+# Marked corpus: tests/conftest.py skips it where ../shared/corpus is absent.
+needs_corpus = pytest.mark.corpus
 SIZES = {"80x24": (80, 24), "200x60": (200, 60)}
 
 

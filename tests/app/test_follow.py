@@ -32,7 +32,10 @@ BRANCHES = CORPUS / "pi-0.73" / "branches.jsonl"
 TOOLS_LEAF = "014c28df"
 """The last entry of tools.jsonl (the leaf it opens on)."""
 
-pytestmark = pytest.mark.skipif(not TOOLS.is_file(), reason="../shared/corpus is absent")
+pytestmark = [
+    pytest.mark.corpus,
+    pytest.mark.skipif(not TOOLS.is_file(), reason="../shared/corpus is absent"),
+]
 
 SIZES = [(80, 24), (200, 60)]
 T0 = "2026-05-11T08:10:00.000Z"

@@ -52,6 +52,7 @@ def _panel_is_fresh(app: object) -> None:
     assert panel.cursor_entry == s.tree.leaf
 
 
+@pytest.mark.corpus
 async def test_appends_and_a_new_branch_grow_the_open_panel(
     live: Path, flattened: list[int]
 ) -> None:

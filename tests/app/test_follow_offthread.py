@@ -37,7 +37,10 @@ from tests.app.test_follow import (
 )
 from tests.conftest import ROOT
 
-pytestmark = pytest.mark.skipif(not TOOLS.is_file(), reason="../shared/corpus is absent")
+pytestmark = [
+    pytest.mark.corpus,
+    pytest.mark.skipif(not TOOLS.is_file(), reason="../shared/corpus is absent"),
+]
 
 HANG_GUARD = 30.0
 """Seconds after which a process that should have exited is taken to hang (not a timing)."""

@@ -523,8 +523,9 @@ async def test_v_and_V_hand_a_copy_to_the_pager_or_editor(
     app = await _open(demo())
     runs: list[tuple[list[str], str]] = []
 
-    def fake_run(args: list[str], check: bool = False) -> None:
+    def fake_run(args: list[str], check: bool = False) -> subprocess.CompletedProcess[str]:
         runs.append((args, Path(args[-1]).read_text()))
+        return subprocess.CompletedProcess(args, 0)
 
     monkeypatch.setattr(subprocess, "run", fake_run)
     monkeypatch.setattr(app, "suspend", contextlib.nullcontext)

@@ -72,7 +72,10 @@ async def _search(pilot, t: Transcript, text: str) -> None:
         pytest.param(
             TOOLS,
             id="corpus-tools",
-            marks=pytest.mark.skipif(TOOLS is None, reason="no ../shared/corpus"),
+            marks=[
+                pytest.mark.corpus,
+                pytest.mark.skipif(TOOLS is None, reason="no ../shared/corpus"),
+            ],
         ),
     ],
 )

@@ -31,7 +31,12 @@ def _reference(session: Session) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "path", [*sorted(fixture("").glob("*.jsonl")), *corpus_files()], ids=lambda p: p.name
+    "path",
+    [
+        *sorted(fixture("").glob("*.jsonl")),
+        *(pytest.param(p, marks=pytest.mark.corpus) for p in corpus_files()),
+    ],
+    ids=lambda p: p.name,
 )
 def test_models_as_the_loop_gave_them(path: Path) -> None:
     s = load_session(path)

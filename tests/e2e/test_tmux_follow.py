@@ -28,6 +28,7 @@ LEAF = "014c28df"
 
 pytestmark = [
     pytest.mark.e2e,
+    pytest.mark.corpus,
     pytest.mark.skipif(not TOOLS.is_file(), reason="../shared/corpus is absent"),
 ]
 
