@@ -78,6 +78,16 @@ def _audit(event: str, args: tuple[object, ...]) -> None:
 sys.addaudithook(_audit)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test parametrized with a path under ../shared reads it: mark it ``corpus``."""
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if item.get_closest_marker("corpus") is None and any(
+            _under_shared(v) for v in params.values() if isinstance(v, str | os.PathLike)
+        ):
+            item.add_marker(pytest.mark.corpus)
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Skip a ``corpus`` test where ../shared/corpus is absent (a fresh clone)."""
     if item.get_closest_marker("corpus") is not None and not CORPUS.is_dir():

@@ -101,6 +101,7 @@ def _texts(paths: list) -> list[str]:
     return out
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("colour", [False, True], ids=["plain", "colour"])
 def test_real_markdown_is_richs(colour: bool) -> None:
     """Every text block of the fixtures and of the real corpus (when present)."""
