@@ -219,6 +219,7 @@ def test_code_and_markdown_blocks_look_their_lexer_up_once(
     assert len(looked) == len(set(looked)), looked  # once each, not in every round
 
 
+@pytest.mark.corpus
 def test_entry_timestamp_is_the_skeletons() -> None:
     """Read from its column: the timestamp ``nodes[i]`` has, for every entry (kept whole or
     not) of every fixture and of the real corpus."""

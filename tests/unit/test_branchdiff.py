@@ -182,6 +182,7 @@ def diff_json(capsys, *args: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.corpus
 @needs_corpus
 def test_diff_json_on_the_corpus_branches(capsys) -> None:
     d = diff_json(capsys, str(BRANCHES), "8c69f50b", "leaf")
@@ -214,6 +215,7 @@ def test_diff_json_on_the_corpus_branches(capsys) -> None:
     assert a["duration_ms"] == 209_704 and b["duration_ms"] > 0
 
 
+@pytest.mark.corpus
 @needs_corpus
 def test_diff_usage_is_the_info_usage_of_the_side(capsys) -> None:
     """The common path plus side B add up to the usage ``info`` gives for the branch."""
@@ -230,6 +232,7 @@ def test_diff_usage_is_the_info_usage_of_the_side(capsys) -> None:
         assert common[key] + side[key] == pytest.approx(value), key
 
 
+@pytest.mark.corpus
 @needs_corpus
 def test_diff_text_output_names_both_sides(capsys) -> None:
     assert main(["diff", str(BRANCHES), "5cd2", "f8bf"]) == 0

@@ -300,6 +300,7 @@ def test_a_header_skeleton_is_the_header_decoded_in_full(line: str) -> None:
     assert decode_skeleton(line.encode()) == decode_entry(line.encode())[0]
 
 
+@pytest.mark.corpus
 def test_the_corpus_headers_decode_alike_both_ways() -> None:
     from tests.conftest import corpus_files, fixture
 

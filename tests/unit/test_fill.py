@@ -393,6 +393,7 @@ def test_usage_struct_is_what_the_loop_reads() -> None:
     assert Usage.__struct_config__.gc is not None
 
 
+@pytest.mark.corpus
 @needs_c
 def test_no_references_leak() -> None:
     """A store built and dropped again leaves no objects behind (reference counts in C)."""

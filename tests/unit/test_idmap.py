@@ -94,6 +94,7 @@ def _all(odd: list[Path]) -> list[Path]:
     return [*FILES, *corpus_files(), *odd]
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("split", [False, True])
 def test_id_map_is_the_old_one(
     odd: list[Path], split: bool, monkeypatch: pytest.MonkeyPatch
@@ -108,6 +109,7 @@ def test_id_map_is_the_old_one(
         assert list(s.tree.id_index.items()) == old_map(s.ids), path.name
 
 
+@pytest.mark.corpus
 def test_join_keeps_the_map_one_pass_keeps(odd: list[Path]) -> None:
     for path in _all(odd):
         data = path.read_bytes()
