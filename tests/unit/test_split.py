@@ -142,6 +142,7 @@ def test_join_at_every_line_equals_one_pass(path: Path) -> None:
     assert tried or len(boundaries(path)) <= 1
 
 
+@pytest.mark.corpus
 def test_join_of_generated_shapes_equals_one_pass(shapes: list[Path]) -> None:
     for path in shapes:
         want = index_state(single_pass(path))
@@ -174,6 +175,7 @@ def test_forked_split_of_shapes_equals_one_pass(shapes: list[Path]) -> None:
         assert index_state(ix) == index_state(single_pass(path)), path.name
 
 
+@pytest.mark.corpus
 def test_sessions_equal_with_and_without_the_split(
     shapes: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -334,6 +336,7 @@ def _side_note_lines(torn: bool) -> bytes:
     return data.encode()
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("torn", [False, True])
 def test_side_notes_found_as_the_file_is_read_equal_a_search(
     torn: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

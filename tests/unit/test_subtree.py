@@ -89,6 +89,7 @@ def test_sums_equal_a_brute_force_sum_on_every_fixture(path: Path) -> None:
     assert len(costs) == tree.leaf_count()
 
 
+@pytest.mark.corpus
 def test_the_branched_corpus_file_has_costly_parts() -> None:
     path = next((p for p in corpus_files() if p.name == "branches.jsonl"), None)
     if path is None:

@@ -25,6 +25,7 @@ def test_split_summary() -> None:
     assert plain.text == "no files here <b>" and plain.read == plain.modified == []
 
 
+@pytest.mark.corpus
 def test_corpus_branch_summary_lists_its_files() -> None:
     path = CORPUS / "pi-0.73" / "branches.jsonl"
     if not path.exists():
@@ -40,6 +41,7 @@ def test_corpus_branch_summary_lists_its_files() -> None:
     assert "<" not in parts.text
 
 
+@pytest.mark.corpus
 def test_corpus_summary_files_in_viewer_print_and_export(tmp_path) -> None:
     from piview.export import export_branch
     from piview.model import load_session

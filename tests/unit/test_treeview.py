@@ -161,6 +161,7 @@ def test_labels_on_rows() -> None:
     assert labelled == {"22b90c96": "decorrelated-jitter"}
 
 
+@pytest.mark.corpus
 @needs_corpus
 def test_corpus_branches_layout() -> None:
     assert BRANCHES is not None

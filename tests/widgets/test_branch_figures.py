@@ -80,6 +80,7 @@ async def test_the_figure_key_cycles_cost_tokens_turns_duration() -> None:
         assert seen[1].endswith("k") and seen[2].endswith("t") and seen[3][-1] in "smhd"
 
 
+@pytest.mark.corpus
 @needs_corpus
 async def test_the_corpus_file_shows_tokens_when_it_records_no_cost() -> None:
     assert BRANCHES is not None
@@ -100,6 +101,7 @@ async def test_the_corpus_file_shows_tokens_when_it_records_no_cost() -> None:
         assert panel.figure == "turns" and _figures(panel)[3] == "11t"
 
 
+@pytest.mark.corpus
 @needs_corpus
 async def test_the_active_paths_figures_stand_apart() -> None:
     assert BRANCHES is not None
@@ -148,6 +150,7 @@ async def test_a_narrow_panel_keeps_what_it_showed_of_the_labels() -> None:
         assert checked >= 2
 
 
+@pytest.mark.corpus
 @needs_corpus
 def test_snapshot_figures_on_the_corpus_branches(snap_compare) -> None:
     assert BRANCHES is not None
