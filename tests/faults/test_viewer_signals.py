@@ -4,29 +4,20 @@ alternate screen and mouse reporting are off, and the status is 128+signum."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
-from collections.abc import Iterator
 
 import pytest
 
 from tests.conftest import fixture
+from tests.e2e import conftest as e2e_conftest
 from tests.e2e.conftest import Tmux
 
 pytestmark = [pytest.mark.faults, pytest.mark.e2e]
 
 
-
-@pytest.fixture
-def tmux() -> Iterator[Tmux]:
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed (.ci/run installs it)")
-    driver = Tmux()
-    try:
-        yield driver
-    finally:
-        driver.kill()
+# The e2e tests' tmux driver fixture (skips without tmux), shared rather than copied.
+tmux = e2e_conftest.tmux
 
 
 def _piview_pid(t: Tmux) -> int:
