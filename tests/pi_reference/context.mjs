@@ -2,6 +2,8 @@
 //
 // Usage: node context.mjs PI_NPM_DIR FILE [ID ...]
 //   PI_NPM_DIR  a folder where `npm install @mariozechner/pi-coding-agent` was run
+//               ($PI_PACKAGE names another package there: @earendil-works/pi-coding-agent
+//               for Pi 0.85, run with a Node of 22.19 or newer)
 //   ID          entry ids to build the context at; none: a sample (the default leaf, every
 //               other leaf, compaction and branch summary, and 3 entries spread over the file)
 //
@@ -18,7 +20,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const [npmDir, file, ...wanted] = process.argv.slice(2);
-const pkg = join(npmDir, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "index.js");
+const pkgName = process.env.PI_PACKAGE || "@mariozechner/pi-coding-agent";
+const pkg = join(npmDir, "node_modules", ...pkgName.split("/"), "dist", "index.js");
 const pi = await import(pathToFileURL(pkg).href);
 
 const content = readFileSync(file, "utf8");
