@@ -37,7 +37,8 @@ __all__ = [
     "tree_from",
 ]
 
-_SUMS = ("path", "all", "tools")
+_SUMS = ("path", "all", "tools", "summaries")
+"""The sums kept; a cache of other sums (an older piview's) is not adopted."""
 _SHIFT = 20
 """A call's code is ``entry << _SHIFT | block`` (:mod:`piview.model.pairing`)."""
 _TOTALS = tuple(f.name for f in fields(UsageTotals))

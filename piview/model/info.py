@@ -7,7 +7,7 @@ from typing import Any
 
 from piview.model.session import Session
 from piview.model.store import OTHER, ROLE_NAMES, TYPE_NAMES
-from piview.model.usage import UsageTotals, info_sums
+from piview.model.usage import UsageTotals, info_sums, pi_total
 
 __all__ = ["session_info"]
 
@@ -42,6 +42,9 @@ def session_info(session: Session) -> dict[str, Any]:
     ``path``, which runs from the root down to the leaf. ``title`` is oh-my-pi's (null in
     Pi files); ``usage.model_usage`` sums oh-my-pi's ``model_usage`` entries (titles,
     summaries: model work outside the conversation, never counted as main-model turns).
+    ``usage.summaries`` sums the usage of compaction and branch-summary entries, and
+    ``usage.total`` is what Pi's ``/session`` reports: ``all`` + ``tools`` + ``summaries``.
+    ``parent_session`` is the header's ``parentSession`` (``branchedFrom`` in older files).
     Version 1 files have no ids of their own: their lists hold the synthetic ids ``L<line>``
     and ``leaf`` is null.
     """
@@ -76,12 +79,19 @@ def session_info(session: Session) -> dict[str, Any]:
     side = UsageTotals()
     for i in nodes.of_type("model_usage"):  # oh-my-pi: model work outside the main loop
         side.add(nodes[i].usage)
+    parent = None
+    if header is not None:
+        parent = next(
+            (p for p in (header.parent_session, header.branched_from) if isinstance(p, str)),
+            None,
+        )
     return {
         "version": session.version,
         "session_id": header.id if header is not None and isinstance(header.id, str) else None,
         "name": session.name,
         "title": session.title,
         "cwd": header.cwd if header is not None and isinstance(header.cwd, str) else None,
+        "parent_session": parent,
         "entries": len(nodes),
         "bad_lines": [{"line": b.line, "reason": b.reason} for b in session.bad_lines],
         "entry_types": dict(sorted(entry_types.items())),
@@ -103,6 +113,8 @@ def session_info(session: Session) -> dict[str, Any]:
             "path": sums["path"].as_json(),
             "all": sums["all"].as_json(),
             "tools": sums["tools"].as_json(),
+            "summaries": sums["summaries"].as_json(),
+            "total": pi_total(sums["all"], sums["tools"], sums["summaries"]).as_json(),
             "model_usage": side.as_json(),
         },
     }

@@ -2,6 +2,9 @@
 
 Model usage comes from assistant messages. A tool result may carry the usage of nested model
 work done by the tool: it counts in session totals but is kept apart from main-model usage.
+Since Pi 0.81, compaction and branch-summary entries carry the usage of the model call that
+wrote the summary. Pi's own total (``/session``, ``getSessionStats``) is the three summed over
+every entry of the file: :func:`pi_total`.
 ``reasoning`` is already part of ``output`` and is never added to it.
 """
 
@@ -17,7 +20,24 @@ from piview.model.store import ROLE_NAMES, NodeStore, as_store
 from piview.model.tree import Tree
 from piview.model.types import Usage, number
 
-__all__ = ["SUMS_KEY", "UsageTotals", "UsageReport", "info_sums", "usage_report", "sum_usage"]
+__all__ = [
+    "SUMMARY_TYPES",
+    "SUMS_KEY",
+    "TOOLS_SUMMARIES",
+    "UsageReport",
+    "UsageTotals",
+    "info_sums",
+    "pi_breakdown",
+    "pi_total",
+    "sum_summaries",
+    "sum_usage",
+    "usage_report",
+]
+
+SUMMARY_TYPES = ("compaction", "branch_summary")
+"""Entry types whose ``usage`` is the model call that wrote their summary."""
+TOOLS_SUMMARIES = "Tools/summaries"
+"""Pi's ``/session`` line for the usage of tool results and summaries (no model named)."""
 
 
 @dataclass(slots=True)
@@ -112,6 +132,27 @@ def sum_usage(
     return out
 
 
+def sum_summaries(nodes: Sequence[SkEntry], indices: Iterable[int] | None = None) -> UsageTotals:
+    """Sum the usage of the compaction and branch-summary entries among ``indices`` (default:
+    the whole file). Such entries are kept whole: a walk of those, at any size."""
+    store = as_store(nodes)
+    out = UsageTotals()
+    wanted = None if indices is None else set(indices)
+    for i in store.whole_indices():
+        sk = store.whole[i]
+        if sk.type in SUMMARY_TYPES and (wanted is None or i in wanted):
+            out.add(sk.usage)
+    return out
+
+
+def pi_total(*parts: UsageTotals) -> UsageTotals:
+    """The sum of ``parts`` (assistant, tool results, summaries): Pi's session total."""
+    out = UsageTotals()
+    for part in parts:
+        out += part
+    return out
+
+
 SUMS_KEY = "usage sums"
 """``Session.derived[(SUMS_KEY, leaf)]``: the usage sums of ``piview info`` for ``leaf``'s
 branch, as :func:`info_sums` computes them (the index cache keeps them)."""
@@ -133,8 +174,9 @@ def info_sums(
     session: _Session, leaf: int | None, path: list[int] | None = None
 ) -> dict[str, UsageTotals]:
     """The usage sums of ``piview info`` for ``leaf``'s branch (``path``, root to leaf, when
-    the caller has it): ``path`` (its assistant turns), ``all`` (every assistant turn) and
-    ``tools`` (the nested usage of tool results).
+    the caller has it): ``path`` (its assistant turns), ``all`` (every assistant turn),
+    ``tools`` (the nested usage of tool results) and ``summaries`` (the usage of every
+    compaction and branch summary).
 
     Kept in ``session.derived`` (emptied when entries are added), where a session reopened
     from the index cache finds them (:mod:`piview.model.index_extras`): at 1 GB each sum
@@ -153,6 +195,7 @@ def info_sums(
             "path": sum_usage(nodes, path),
             "all": sum_usage(nodes, range(len(nodes))),
             "tools": tools,
+            "summaries": sum_summaries(nodes),
         }
         session.derived[key] = found
     return found
@@ -181,6 +224,33 @@ class UsageReport:
     (titles, summaries), never counted as main-model turns."""
     side_all: UsageTotals = field(default_factory=UsageTotals)
     """The same in the whole file."""
+    summaries_path: UsageTotals = field(default_factory=UsageTotals)
+    """The usage of the compaction and branch-summary entries on the branch."""
+    summaries_all: UsageTotals = field(default_factory=UsageTotals)
+    """The same in the whole file."""
+
+    @property
+    def total_all(self) -> UsageTotals:
+        """What Pi's ``/session`` reports: assistant, tool-result and summary usage over
+        the whole file."""
+        return pi_total(self.all, self.tools_all, self.summaries_all)
+
+    @property
+    def total_path(self) -> UsageTotals:
+        """The same three on the branch shown."""
+        return pi_total(self.path, self.tools_path, self.summaries_path)
+
+
+def pi_breakdown(report: UsageReport) -> list[tuple[str, UsageTotals]]:
+    """The lines of Pi's ``/session`` cost breakdown for the whole file: assistant usage per
+    ``provider/model``, tool-result and summary usage in one :data:`TOOLS_SUMMARIES` line;
+    lines without tokens or cost left out, the most expensive first (Pi's
+    ``getUsageCostBreakdown``). Pi names an assistant message by its ``responseModel`` when
+    the provider reported one; piview by the model asked for."""
+    lines = list(report.per_model_all.items())
+    lines.append((TOOLS_SUMMARIES, pi_total(report.tools_all, report.summaries_all)))
+    kept = [(k, t) for k, t in lines if t.cost > 0 or t.tokens > 0]
+    return sorted(kept, key=lambda kt: -kt[1].cost)  # stable, as Pi's sort
 
 
 def usage_report(nodes: Sequence[SkEntry], path: Sequence[int]) -> UsageReport:
@@ -218,6 +288,13 @@ def usage_report(nodes: Sequence[SkEntry], path: Sequence[int]) -> UsageReport:
         side_all.add(store[i].usage)
         if i in on_path:
             side_path.add(store[i].usage)
+    summaries_all, summaries_path = UsageTotals(), UsageTotals()
+    for i in store.whole_indices():  # summaries are kept whole
+        sk = store.whole[i]
+        if sk.type in SUMMARY_TYPES and sk.usage is not None:
+            summaries_all.add(sk.usage)
+            if i in on_path:
+                summaries_path.add(sk.usage)
     sizes: list[tuple[int, float]] = []
     for i in path:
         if roles[i] == assistant:
@@ -235,6 +312,8 @@ def usage_report(nodes: Sequence[SkEntry], path: Sequence[int]) -> UsageReport:
         context_sizes=sizes,
         side_path=side_path,
         side_all=side_all,
+        summaries_path=summaries_path,
+        summaries_all=summaries_all,
     )
 
 

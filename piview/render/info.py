@@ -25,6 +25,8 @@ def print_info(info: dict[str, Any], *, path: str, console: Console | None = Non
     if info.get("title"):
         head.add_row("title", str(info["title"]))
     head.add_row("cwd", str(info["cwd"] or "–"))
+    if info.get("parent_session"):
+        head.add_row("forked from", str(info["parent_session"]))
     head.add_row("version", str(info["version"]))
     head.add_row("entries", str(info["entries"]))
     head.add_row(
@@ -51,12 +53,21 @@ def print_info(info: dict[str, Any], *, path: str, console: Console | None = Non
     )
     usage = Table(title="usage", title_justify="left", show_edge=False)
     for col in ("", "input", "output", "cache read", "cache write", "(1h)", "reasoning", "cost"):
-        usage.add_column(col, justify="right" if col else "left")
-    rows = [("branch", "path"), ("whole file", "all"), ("tool results", "tools")]
+        # The labels unwrapped: at 80 columns the numbers' headers wrap instead.
+        usage.add_column(col, justify="right" if col else "left", no_wrap=not col)
+    rows = [
+        ("branch", "path"),
+        ("whole file", "all"),
+        ("tool results", "tools"),
+        ("summaries", "summaries"),
+        ("total", "total"),  # Pi's /session: the three above
+    ]
     side = info["usage"].get("model_usage") or {}
     if side.get("input") or side.get("output") or side.get("cost"):
         rows.append(("other model work", "model_usage"))  # oh-my-pi's model_usage entries
     for label, key in rows:
+        if key == "total":
+            usage.add_section()
         u = info["usage"][key]
         usage.add_row(
             label,

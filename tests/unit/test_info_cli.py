@@ -18,6 +18,7 @@ KEYS = {
     "title",
     "name",
     "cwd",
+    "parent_session",
     "entries",
     "bad_lines",
     "entry_types",
@@ -50,7 +51,7 @@ def test_info_json_has_exactly_the_contract_keys(name: str, capsys) -> None:
         "orphan_results",
         "errors",
     }
-    assert set(d["usage"]) == {"path", "all", "tools", "model_usage"}
+    assert set(d["usage"]) == {"path", "all", "tools", "summaries", "total", "model_usage"}
     for u in d["usage"].values():
         assert set(u) == U_KEYS
     assert d["entries"] == sum(d["entry_types"].values())
