@@ -407,8 +407,9 @@ def build_doc(
     """The branch root → ``leaf`` (default: the current leaf) as a neutral document.
 
     The header facts are the session's name (or its first user message), id, file, directory,
-    start date, the models used on the branch, the leaf, message counts and the branch's token
-    and cost totals; the notes say what was left out.
+    start date, the models used on the branch, the leaf, message counts, the branch's token
+    and cost totals (the usage of tool results and summaries apart) and the session's total
+    as Pi's ``/session`` counts it; the notes say what was left out.
     """
     if leaf is None:
         leaf = session.tree.leaf
@@ -449,6 +450,13 @@ def build_doc(
     if report.side_path.count:  # oh-my-pi's model_usage entries (titles, summaries)
         t = report.side_path
         facts.append(("Other model work", f"{fmt_tokens(t.tokens)} tokens · {fmt_cost(t.cost)}"))
+    if report.summaries_path.count:  # the model calls that wrote the branch's summaries
+        t = report.summaries_path
+        facts.append(("Summary usage", f"{fmt_tokens(t.tokens)} tokens · {fmt_cost(t.cost)}"))
+    # Pi's /session total (model calls, tool results, summaries; every branch): the usage
+    # sidebar's "Session total", in the same figures.
+    t = report.total_all
+    facts.append(("Session total", f"{fmt_tokens(t.tokens)} tokens · {fmt_cost(t.cost)}"))
     notes = [
         f"Times are UTC. Tool output: {tools}. Thinking: {'shown' if thinking else 'left out'}."
     ]

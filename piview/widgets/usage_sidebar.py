@@ -1,9 +1,11 @@
 """Provides :class:`UsageSidebar`: tokens and cost of the branch shown, the file and the rest.
 
 Everything comes from one :class:`~piview.model.usage.UsageReport`; the sidebar only lays it
-out in about 34 columns: a totals table (branch / file / abandoned), the same per model, the
-nested usage of tool results kept apart, and a sparkline of the context size per turn. Below
-the totals, the cost of each branch from a :class:`~piview.model.branchcost.BranchCosts`.
+out in about 34 columns: the session's total as Pi's ``/session`` reports it (model calls, tool
+results and summaries over the whole file, and per provider/model), a totals table of the
+model calls (branch / file / abandoned), the same per model, the nested usage of tool results
+kept apart, and a sparkline of the context size per turn. Below the totals, the cost of each
+branch from a :class:`~piview.model.branchcost.BranchCosts`.
 """
 
 from __future__ import annotations
@@ -56,6 +58,56 @@ def _short_model(key: str, width: int) -> str:
     """``provider/model`` shown as the model name, cut to ``width``."""
     name = key.split("/", 1)[1] if "/" in key and not key.endswith("/?") else key
     return name if len(name) <= width else name[: width - 1] + "…"
+
+
+_TOTAL_LABEL = 16
+"""Width of the labels of the session total (Pi's ``Tools/summaries`` line fits, indented)."""
+_TOTAL_TOKENS = 7
+"""Its tokens column: :func:`fmt_tokens` gives at most 6 characters; the cost column is
+:data:`_COL` wide."""
+
+
+def _total_line(label: str, tokens: float, cost: float, style: str = _MUTED) -> Content:
+    if len(label) > _TOTAL_LABEL:
+        label = label[: _TOTAL_LABEL - 1] + "…"
+    return Content.assemble(
+        (label.ljust(_TOTAL_LABEL), style),
+        (fmt_tokens(tokens).rjust(_TOTAL_TOKENS), style if style != _MUTED else ""),
+        (fmt_cost(cost).rjust(_COL), _COST),
+    )
+
+
+def _total_block(report: UsageReport) -> Content:
+    """The whole file's total as Pi's ``/session`` counts it: model calls, tool results and
+    summaries (the parts that occur), then Pi's lines per ``provider/model`` when there are
+    several."""
+    from piview.model.usage import pi_breakdown  # the model is imported with the report
+
+    lines = [
+        Content.assemble(
+            ("Session total".ljust(_TOTAL_LABEL), _HEAD),
+            ("tokens".rjust(_TOTAL_TOKENS), _HEAD),
+            ("cost".rjust(_COL), _HEAD),
+        )
+    ]
+    parts = [
+        (" model calls", report.all),
+        (" tool results", report.tools_all),
+        (" summaries", report.summaries_all),
+    ]
+    for label, t in parts:
+        if t.count or label == " model calls":
+            lines.append(_total_line(label, t.tokens, t.cost))
+    total = report.total_all
+    lines.append(_total_line(" total", total.tokens, total.cost, "bold"))
+    breakdown = pi_breakdown(report)
+    if len(breakdown) > 1:  # as Pi's /session: one line says nothing the total does not
+        lines.append(Content.styled("By provider/model", _HEAD))
+        for key, t in breakdown:
+            if len(key) >= _TOTAL_LABEL and "/" in key:
+                key = key.split("/", 1)[1]  # the model says more than its provider
+            lines.append(_total_line(f" {key}", t.tokens, t.cost))
+    return Content("\n").join(lines)
 
 
 def _totals_block(report: UsageReport) -> Content:
@@ -189,12 +241,15 @@ def _context_stats(sizes: list[float]) -> Content:
 class UsageSidebar(VerticalScroll):
     """Token and cost figures of a :class:`~piview.model.usage.UsageReport`, about 34 columns.
 
-    Sections, top to bottom: totals for the branch shown, the whole file and the abandoned
-    branches (input, output, cache read, cache write with its one-hour part, reasoning, cost,
-    turns); cost by branch (each leaf's own part since its fork point, the abandoned
-    branches in all, the summaries); the same per model; the nested usage reported by tool
-    results, kept apart; and a sparkline of the context size (input + cache read) of each
-    assistant turn on the branch, with its min, max and last value.
+    Sections, top to bottom: the session's total as Pi's ``/session`` reports it (model
+    calls, tool results and summaries over the whole file; per ``provider/model``, tool and
+    summary usage in one line, when there are several); totals of the model calls for the
+    branch shown, the whole file and the abandoned branches (input, output, cache read,
+    cache write with its one-hour part, reasoning, cost, turns); cost by branch (each leaf's
+    own part since its fork point, the abandoned branches in all, the summaries); the same
+    per model; the nested usage reported by tool results, kept apart; and a sparkline of the
+    context size (input + cache read) of each assistant turn on the branch, with its min,
+    max and last value.
 
     Set :attr:`report` (or call :meth:`show`) to update it. It has no bindings of its own
     beyond scrolling.
@@ -239,6 +294,7 @@ class UsageSidebar(VerticalScroll):
 
             self.mount_all(
                 [
+                    Static(id="usage-total", classes="-section"),
                     Static(id="usage-totals", classes="-section"),
                     Static(id="usage-branches", classes="-section"),
                     Static(id="usage-models", classes="-section"),
@@ -279,6 +335,8 @@ class UsageSidebar(VerticalScroll):
         except NoMatches:
             return  # not shown yet: on_show fills it
         report = self.report
+        total = self.query_one("#usage-total", Static)
+        total.display = report is not None
         models = self.query_one("#usage-models", Static)
         branches = self.query_one("#usage-branches", Static)
         branches.display = report is not None and self.branches is not None
@@ -297,6 +355,7 @@ class UsageSidebar(VerticalScroll):
             spark.display = False
             stats.update("")
             return
+        total.update(_total_block(report))
         totals.update(_totals_block(report))
         models.update(_models_block(report))
         tools.update(_tools_block(report))

@@ -87,3 +87,43 @@ async def test_tool_usage_kept_apart_and_updates() -> None:
 
 def test_snapshot_usage_sidebar(snap_compare) -> None:
     assert snap_compare(Host(report_of("usage_extended.jsonl")), terminal_size=SIZE)
+
+
+async def test_session_total_as_pis() -> None:
+    """Pi's /session total on a file Pi 0.85.1 wrote: its parts, its total, its lines per
+    provider/model (tool and summary usage in one), each figure as Pi's answer has it."""
+    from tests.pi_reference.pi085 import FILES, stored
+
+    s = load_session(FILES[0])
+    assert s.tree.leaf is not None
+    report = usage_report(s.nodes, s.tree.path(s.tree.leaf))
+    answer = stored(FILES[0])
+    app = Host(report)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        lines = text_of(app, "#usage-total").splitlines()
+        assert lines[0].split() == ["Session", "total", "tokens", "cost"]
+        assert "By provider/model" in lines
+        rows = {ln[:16].strip(): ln[16:].split() for ln in lines[1:] if ln[:1] == " "}
+        stats = answer["stats"]
+        assert rows["total"] == [fmt_tokens(stats["tokens"]["total"]), fmt_cost(stats["cost"])]
+        parts = answer["parts"]
+        for label, part in (("model calls", "assistant"), ("tool results", "tools")):
+            p = parts[part]
+            tokens = p["input"] + p["output"] + p["cacheRead"] + p["cacheWrite"]
+            assert rows[label] == [fmt_tokens(tokens), fmt_cost(p["cost"])]
+        for b in answer["breakdown"]:
+            assert rows[b["key"]] == [fmt_tokens(b["tokens"]), fmt_cost(b["cost"])]
+        assert all(len(line) <= 31 for line in lines)  # the sidebar's 34 columns, padded
+
+
+async def test_session_total_without_tools_or_summaries() -> None:
+    """Only the parts that occur; no breakdown for one model."""
+    report = report_of("linear.jsonl")
+    app = Host(report)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = text_of(app, "#usage-total")
+        assert "model calls" in text and "total" in text
+        assert "tool results" not in text and "summaries" not in text
+        assert "By provider/model" not in text
