@@ -14,8 +14,10 @@ renamed, verbatim copies (``forkFrom``, a backup, an export) and files whose fir
 match another's entry for entry, all without comparing files pairwise: one pass, linear in the
 entries. Repeats inside one file are counted as ``piview info`` counts them (never skipped).
 
-Main-model usage (assistant messages) and nested usage (a tool result's own usage; a summary
-entry's) are summed apart, never mixed. Session files are only ever read.
+Main-model usage (assistant messages), nested usage (a tool result's own usage) and the usage
+of the model calls that wrote summaries (compaction and branch-summary entries, Pi 0.81 and
+later) are summed apart, never mixed; the three together are what Pi's ``/session`` totals.
+Session files are only ever read.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ GROUPINGS = ("day", "week", "month", "project", "model", "session")
 _ASSISTANT = ROLE_NAMES.index("assistant")
 _TOOL_RESULT = ROLE_NAMES.index("toolResult")
 _TIME_KEYS = ("day", "week", "month")
+MAIN, TOOL, SUMMARY = 0, 1, 2
+"""The kinds of usage record: an assistant message's, a tool result's, a summary entry's."""
 
 Key = tuple[str, str, bytes]
 """(entry id, entry timestamp, usage as msgpack): what a copied record keeps."""
@@ -68,7 +72,9 @@ class Group:
     main: UsageTotals = field(default_factory=UsageTotals)
     """Assistant messages' usage (``main.count`` records)."""
     tools: UsageTotals = field(default_factory=UsageTotals)
-    """Nested usage: tool results' own, and summary entries' (``tools.count`` records)."""
+    """Nested usage: tool results' own (``tools.count`` records)."""
+    summaries: UsageTotals = field(default_factory=UsageTotals)
+    """Compaction and branch-summary entries' usage (``summaries.count`` records)."""
     path: UsageTotals | None = None
     """By session: the main usage counted here that is on the file's active path."""
     abandoned: UsageTotals | None = None
@@ -136,11 +142,12 @@ def _usage_bytes(store: NodeStore, i: int, usage: Usage) -> bytes:
     return encode_row(usage)  # the bytes a row of the same usage holds
 
 
-def _records(session: Session) -> list[tuple[int, bool, Usage]]:
-    """``(entry, nested, usage)`` of every record of the file, in file order."""
+def _records(session: Session) -> list[tuple[int, int, Usage]]:
+    """``(entry, kind, usage)`` of every record of the file, in file order; ``kind`` is
+    :data:`MAIN`, :data:`TOOL` or :data:`SUMMARY`."""
     store = session.nodes
     roles = store.roles
-    out: list[tuple[int, bool, Usage]] = []
+    out: list[tuple[int, int, Usage]] = []
     rows = [i for i, r in enumerate(store.usage_at) if r >= 0]
     whole = sorted(store.whole)
     for i in sorted(rows + whole) if whole else rows:
@@ -148,14 +155,15 @@ def _records(session: Session) -> list[tuple[int, bool, Usage]]:
         if role in (_ASSISTANT, _TOOL_RESULT):
             usage = store.message_usage(i)
             if usage is not None:
-                out.append((i, role == _TOOL_RESULT, usage))
+                out.append((i, TOOL if role == _TOOL_RESULT else MAIN, usage))
         elif i in store.whole:
             n = store.whole[i]
             if n.message is not None and n.message.role in ("assistant", "toolResult"):
                 if n.message.usage is not None:
-                    out.append((i, n.message.role == "toolResult", n.message.usage))
+                    kind = TOOL if n.message.role == "toolResult" else MAIN
+                    out.append((i, kind, n.message.usage))
             elif n.usage is not None:  # a summary's own model call (newer Pi)
-                out.append((i, True, n.usage))
+                out.append((i, SUMMARY, n.usage))
     return out
 
 
@@ -237,7 +245,7 @@ def collect_stats(
             if by == "session" and session.tree.leaf is not None:
                 on_path = set(session.tree.path(session.tree.leaf))
             mine: list[Key] = []
-            for i, nested, usage in _records(session):
+            for i, kind, usage in _records(session):
                 ts = store.timestamp(i)
                 key = (ids[i], ts or "", _usage_bytes(store, i, usage))
                 if key in seen:
@@ -248,7 +256,7 @@ def collect_stats(
                 day = days(ts) if dated else None
                 if not _in_window(day, since, until):
                     continue
-                name = _group_key(by, day, project, path, store, i, nested)
+                name = _group_key(by, day, project, path, store, i, kind != MAIN)
                 g = groups.get(name)
                 if g is None:
                     g = groups[name] = Group(name)
@@ -258,8 +266,8 @@ def collect_stats(
                         link = links.get(path)
                         g.parent = link.parent if link is not None else None
                 g.sessions.add(path)
-                (g.tools if nested else g.main).add(usage)
-                if g.path is not None and g.abandoned is not None and not nested:
+                (g.main, g.tools, g.summaries)[kind].add(usage)
+                if g.path is not None and g.abandoned is not None and kind == MAIN:
                     (g.path if i in on_path else g.abandoned).add(usage)
             seen.update(mine)
             if index_cache is not None:
@@ -274,6 +282,7 @@ def collect_stats(
         total.sessions |= g.sessions
         total.main += g.main
         total.tools += g.tools
+        total.summaries += g.summaries
         if total.path is not None and g.path is not None:
             total.path += g.path
         if total.abandoned is not None and g.abandoned is not None:
@@ -328,7 +337,7 @@ def _sorted(by: str, groups: list[Group]) -> list[Group]:
         return groups
     if by in _TIME_KEYS:
         return sorted(groups, key=lambda g: g.key)
-    return sorted(groups, key=lambda g: (-g.main.cost, -g.tools.cost, g.key))
+    return sorted(groups, key=lambda g: (-g.main.cost, -g.tools.cost, -g.summaries.cost, g.key))
 
 
 def _usage_json(t: UsageTotals) -> dict[str, Any]:
@@ -339,6 +348,7 @@ def group_json(g: Group) -> dict[str, Any]:
     """One group with the JSON keys of ``piview stats --json``."""
     out: dict[str, Any] = {"key": g.key, "sessions": len(g.sessions), **_usage_json(g.main)}
     out["tools"] = _usage_json(g.tools)
+    out["summaries"] = _usage_json(g.summaries)
     if g.path is not None and g.abandoned is not None:
         out["name"] = g.name
         out["parentSession"] = g.parent

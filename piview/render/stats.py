@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from piview.catalog.stats import Group, StatsReport
+from piview.model.usage import UsageTotals
 from piview.render.format import fmt_cost, fmt_tokens, plural
 from piview.render.pipe import PipeConsole
 from piview.render.sanitize import sanitize_line
@@ -52,8 +53,8 @@ _LABEL_MIN = 16
 
 
 def stats_table(report: StatsReport, *, width: int = 100, bars: bool = True) -> Table:
-    """The table of every group and the total (main-model usage; nested usage apart), with
-    the least needed columns left out until it fits ``width`` cells."""
+    """The table of every group and the total (main-model usage; nested and summary usage
+    apart), with the least needed columns left out until it fits ``width`` cells."""
     by_session = report.by == "session"
     top = max((g.main.cost for g in report.groups), default=0.0)
     depth: dict[str, int] = {}
@@ -70,6 +71,8 @@ def stats_table(report: StatsReport, *, width: int = 100, bars: bool = True) -> 
         names.remove("sessions")
     if report.total.tools.count:
         names.append("nested")
+    if report.total.summaries.count:
+        names.append("summaries")
     if bars and top:
         names.append("bar")
     # Columns that are zero everywhere say nothing: the 1-hour cache and reasoning often are.
@@ -103,7 +106,7 @@ def stats_table(report: StatsReport, *, width: int = 100, bars: bool = True) -> 
         elif name == "bar":
             table.add_column("", width=BAR_WIDTH, no_wrap=True)
         else:
-            style = "magenta" if name == "nested" else None
+            style = "magenta" if name in ("nested", "summaries") else None
             table.add_column(name, justify="right", no_wrap=True, style=style)
     for r in rows:
         table.add_row(*(r[n] for n in names))
@@ -127,6 +130,7 @@ def _cells(report: StatsReport, g: Group, label: Text, top: float) -> dict[str, 
         "active path": fmt_cost(g.path.cost) if g.path is not None else "",
         "abandoned": fmt_cost(g.abandoned.cost) if g.abandoned is not None else "",
         "nested": fmt_cost(g.tools.cost) if g.tools.count else "",
+        "summaries": fmt_cost(g.summaries.cost) if g.summaries.count else "",
         "bar": Bar(top, 0, u.cost, width=BAR_WIDTH, color="cyan") if top else "",
     }
     return cells
@@ -158,8 +162,26 @@ def print_stats(report: StatsReport, *, console: Console | None = None) -> None:
     if total.tools.count:
         t = total.tools
         console.print(
-            f"[magenta]Nested usage[/] (tool results, summaries; not in the columns above): "
-            f"{plural(t.count, 'record')}, {fmt_tokens(t.tokens)} tokens, {fmt_cost(t.cost)}.",
+            f"[magenta]Nested usage[/] (tool results' own model calls; not in the columns "
+            f"above): {plural(t.count, 'record')}, {fmt_tokens(t.tokens)} tokens, "
+            f"{fmt_cost(t.cost)}.",
+            highlight=False,
+        )
+    if total.summaries.count:
+        t = total.summaries
+        console.print(
+            f"[magenta]Summaries[/] (their own model calls; not in the columns above): "
+            f"{plural(t.count, 'record')}, "
+            f"{fmt_tokens(t.tokens)} tokens, {fmt_cost(t.cost)}.",
+            highlight=False,
+        )
+    if total.tools.count or total.summaries.count:
+        t = UsageTotals()
+        for part in (total.main, total.tools, total.summaries):
+            t += part
+        console.print(
+            f"[bold]All usage[/] (all three, as Pi's /session counts it): "
+            f"{fmt_tokens(t.tokens)} tokens, {fmt_cost(t.cost)}.",
             highlight=False,
         )
     for _path, reason in report.unreadable[:20]:

@@ -207,7 +207,7 @@ def test_cli_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -
     out = json.loads(capsys.readouterr().out)
     assert set(out) >= {"groups", "total", "deduplicated"}
     keys = {"key", "sessions", "entries", "input", "output", "cacheRead", "cacheWrite"}
-    keys |= {"cacheWrite1h", "reasoning", "cost", "tools"}
+    keys |= {"cacheWrite1h", "reasoning", "cost", "tools", "summaries"}
     assert keys <= set(out["total"]) and out["total"]["key"] == "total"
     assert all(keys <= set(g) for g in out["groups"])
     assert out["deduplicated"]["entries"] > 0 and out["deduplicated"]["cost"] > 0
