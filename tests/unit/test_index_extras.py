@@ -348,3 +348,25 @@ def test_frame_counts_from_the_msgpack_header() -> None:
     for bad in (msgspec.msgpack.encode("text"), b"", b"\xdd\x00"):
         with pytest.raises(ValueError):
             frame_count(bad)
+
+
+def test_summary_sums_are_kept_and_an_older_cache_is_not_adopted(cached: Path) -> None:
+    """The summaries' sum is cached with the others; sums without it (an older piview's
+    cache) are computed again, never taken as they are."""
+    from tests.pi_reference.pi085 import FILES
+
+    path = FILES[0]
+    cold = session_info(load_session(path))
+    first = load_session(path, index_cache=IndexCache())
+    session_info(first)
+    first.save_index()
+    again = load_session(path, index_cache=IndexCache())
+    assert (extras_module.SUMS_KEY, again.tree.leaf) in again.derived
+    assert session_info(again) == cold and cold["usage"]["summaries"]["input"] > 0
+    s = load_session(path)
+    extras = extras_module.capture(s, s.index, complete=True)
+    assert extras is not None
+    for by in extras.sums.values():
+        del by["summaries"]
+    with pytest.raises(ValueError):
+        extras_module.sums_from(extras)
