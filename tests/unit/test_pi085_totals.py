@@ -45,13 +45,13 @@ def test_stats_counts_summaries_once_in_their_own_column(
 
     assert main(["stats", "--sessions", str(FIXTURES), "--by", "session", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    first = next(g for g in out["groups"] if g["key"].endswith("main.jsonl"))
+    first = next(g for g in out["groups"] if g["key"].endswith(FILES[0].name))
     parts = stored(FILES[0])["parts"]
     for mine, theirs in ((first, "assistant"), (first["tools"], "tools")):
         assert mine["input"] == parts[theirs]["input"] and mine["output"] == parts[theirs]["output"]
     assert first["summaries"]["entries"] == 2  # one compaction, one branch summary
     assert first["summaries"]["cost"] == pytest.approx(parts["summaries"]["cost"], abs=1e-9)
-    fork = next(g for g in out["groups"] if g["key"].endswith("fork.jsonl"))
+    fork = next(g for g in out["groups"] if g["key"].endswith(FILES[1].name))
     assert fork["summaries"]["entries"] == 0  # its compaction is the main file's, copied
     assert out["total"]["summaries"]["entries"] == 2
     assert main(["stats", "--sessions", str(FIXTURES), "--by", "session"]) == 0
