@@ -9,6 +9,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from piview.widgets.text_input import TextInput
+
 __all__ = ["GotoScreen"]
 
 
@@ -33,7 +35,7 @@ class GotoScreen(ModalScreen[str | None]):
         """A line of help and the field."""
         with Vertical():
             yield Static("Go to entry: its id, or the first characters of it")
-            yield Input(placeholder="entry id", id="goto")
+            yield TextInput(placeholder="entry id", id="goto")
 
     @on(Input.Submitted, "#goto")
     def _submitted(self, event: Input.Submitted) -> None:

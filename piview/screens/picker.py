@@ -53,6 +53,7 @@ from piview.screens.picker_lineage import PickerLineage
 from piview.screens.picker_search import PickerTextSearch, hit_query
 from piview.widgets.keybar import KeyBar
 from piview.widgets.picker_table import Cells, PickerTable
+from piview.widgets.text_input import TextInput
 
 if TYPE_CHECKING:
     from piview.catalog.fts import Hit
@@ -231,7 +232,7 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
     def compose(self) -> ComposeResult:
         """Where we looked, the filter, the list."""
         yield Static(self._where(), id="where")
-        yield Input(
+        yield TextInput(
             placeholder="type to search names, projects and text (tools: for tool output too)",
             id="filter",
         )

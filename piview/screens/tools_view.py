@@ -26,6 +26,7 @@ from piview.render.sanitize import sanitize_line
 from piview.render.tooltable import STATUS_STYLE, argument_summary
 from piview.widgets.keybar import KeyBar
 from piview.widgets.lazy_table import LazyTable
+from piview.widgets.text_input import TextInput
 
 if TYPE_CHECKING:
     from piview.model import Session
@@ -126,7 +127,7 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
         from textual.containers import Vertical
 
         with Vertical(id="box"):
-            yield Input(placeholder="filter by tool name", id="filter")
+            yield TextInput(placeholder="filter by tool name", id="filter")
             yield LazyTable(cursor_type="row", zebra_stripes=True)
             yield Static(id="totals")
         yield KeyBar()

@@ -7,14 +7,14 @@ What it finds follows :mod:`piview.model.query`; its two toggles write the query
 from __future__ import annotations
 
 from textual.binding import Binding
-from textual.widgets import Input
 
 from piview.model.query import ALL_PREFIX, REGEX_PREFIX, toggle_prefix
+from piview.widgets.text_input import TextInput
 
 __all__ = ["SearchField"]
 
 
-class SearchField(Input):
+class SearchField(TextInput):
     """The search field: enter finds, escape closes, tab switches between this branch and
     all branches, ctrl+r between words and a regular expression (all shown in the footer)."""
 
