@@ -27,6 +27,7 @@ from piview.render.item import ItemList
 from piview.render.items import Item, build_items, print_lines, print_options, render_header
 from piview.render.linewriter import LineWriter
 from piview.render.plain import plain_output
+from piview.render.roles._fields import details_in_body
 from piview.render.roles._common import BODY_INDENT, more_line
 
 if TYPE_CHECKING:
@@ -91,7 +92,8 @@ def print_branch(
         return
     items = build_items(session, session.tree.path(leaf), show_hidden=hidden)
     # Without colour (a pipe, a file), styles are never written: skip choosing them.
-    with plain_output(console.color_system is None):
+    # Print has no inspector: what an assistant's header has no room for goes under its text.
+    with plain_output(console.color_system is None), details_in_body():
         printer = _Printer(session, console, thinking=thinking, tools=tools, system=system)
         printer.run(items, processes)
 
