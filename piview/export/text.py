@@ -27,7 +27,7 @@ from piview.render.item import ItemList
 from piview.render.items import Item, build_items, print_lines, print_options, render_header
 from piview.render.linewriter import LineWriter
 from piview.render.plain import plain_output
-from piview.render.roles._fields import details_in_body
+from piview.render.roles._fields import details_in_body, fork_note
 from piview.render.roles._common import BODY_INDENT, more_line
 
 if TYPE_CHECKING:
@@ -117,6 +117,10 @@ class _Printer:
     def run(self, items: ItemList, processes: int | None) -> None:
         """All the items, each written as soon as it is drawn (in chunks: the output streams)."""
         out = LineWriter(self.console)
+        note = fork_note(self.session, self.width)
+        if note is not None:  # a fork names its parent session first, as the export does
+            out.lines(layout(self.console, Group(note), self.console.options), crop=True)
+            out.blank()
         split = self._split(items, processes) if out.direct else len(items)
         if split >= len(items):
             self.draw(items, 0, len(items), out)

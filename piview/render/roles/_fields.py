@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
@@ -22,6 +23,10 @@ from piview.model.types import AssistantMessage, ToolResultMessage, Usage, numbe
 from piview.render.cells import cells
 from piview.render.format import fmt_cost, fmt_tokens
 from piview.render.sanitize import sanitize_line
+from piview.render.theme import style
+
+if TYPE_CHECKING:
+    from piview.model.session import Session
 
 __all__ = [
     "append_fitting",
@@ -29,7 +34,9 @@ __all__ = [
     "assistant_rows",
     "details_in_body",
     "details_wanted",
+    "fork_note",
     "loaded_tools",
+    "parent_session",
     "raw_stop",
     "result_extras",
     "usage_cost",
@@ -214,3 +221,29 @@ def result_extras(results: Sequence[ToolResultMessage]) -> tuple[str, str]:
         head += f" · +{len(names)} tool" + ("s" if len(names) > 1 else "")
         line = "loaded tools: " + ", ".join(names)
     return head, line
+
+
+def parent_session(session: Session) -> str | None:
+    """The header's ``parentSession`` (``branchedFrom`` in older files), else None."""
+    h = session.header
+    if h is None:
+        return None
+    for ref in (h.parent_session, h.branched_from):
+        if isinstance(ref, str) and ref.strip():
+            return ref.strip()
+    return None
+
+
+def fork_note(session: Session, width: int) -> Text | None:
+    """``⑂ forked from <parent>`` for a fork (dim), None for a session of its own: the path
+    as the header has it when it fits ``width``, else its file name (folded if need be)."""
+    ref = parent_session(session)
+    if ref is None:
+        return None
+    whole = sanitize_line(ref)
+    name = sanitize_line(ref.replace("\\", "/").rsplit("/", 1)[-1]) or whole
+    head = "⑂ forked from "
+    shown = whole if cells(head + whole) <= width else name
+    if cells(head + shown) > width:
+        head = head.rstrip() + "\n"  # the name on a line of its own, folded if still too long
+    return Text(head + shown, style=style("piview.dim"), overflow="fold")
