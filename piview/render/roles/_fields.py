@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from piview.model.types import AssistantMessage, ToolResultMessage, Usage, number
+from piview.model.types import (
+    AssistantMessage,
+    BranchSummaryEntry,
+    CompactionEntry,
+    ToolResultMessage,
+    Usage,
+    number,
+)
 from piview.render.cells import cells
 from piview.render.format import fmt_cost, fmt_tokens
 from piview.render.sanitize import sanitize_line
@@ -34,6 +41,7 @@ __all__ = [
     "assistant_rows",
     "details_in_body",
     "details_wanted",
+    "entry_rows",
     "fork_note",
     "loaded_tools",
     "parent_session",
@@ -247,3 +255,19 @@ def fork_note(session: Session, width: int) -> Text | None:
     if cells(head + shown) > width:
         head = head.rstrip() + "\n"  # the name on a line of its own, folded if still too long
     return Text(head + shown, style=style("piview.dim"), overflow="fold")
+
+
+def entry_rows(entry: object) -> list[tuple[str, str]]:
+    """The inspector's facts of an entry that has them (an assistant message, a tool result, a
+    compaction or branch summary with its usage), else ``[]``."""
+    msg = getattr(entry, "message", None)
+    if isinstance(msg, AssistantMessage):
+        return assistant_rows(msg)
+    if isinstance(msg, ToolResultMessage):
+        out = [("loaded tools", ", ".join(names))] if (names := loaded_tools([msg])) else []
+        if msg.usage is not None:
+            out += [("tool's own usage", "(not main-model usage)"), *usage_rows(msg.usage)]
+        return out
+    if isinstance(entry, CompactionEntry | BranchSummaryEntry) and entry.usage is not None:
+        return [("summary's usage", "(the model call that wrote it)"), *usage_rows(entry.usage)]
+    return []
