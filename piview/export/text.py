@@ -27,8 +27,8 @@ from piview.render.item import ItemList
 from piview.render.items import Item, build_items, print_lines, print_options, render_header
 from piview.render.linewriter import LineWriter
 from piview.render.plain import plain_output
-from piview.render.roles._fields import details_in_body, fork_note
 from piview.render.roles._common import BODY_INDENT, more_line
+from piview.render.roles._fields import details_in_body, fork_note
 
 if TYPE_CHECKING:
     from piview.model.session import Session

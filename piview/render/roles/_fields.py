@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
+from rich.style import Style
 from rich.text import Text
 
 from piview.model.types import (
@@ -134,7 +135,7 @@ def assistant_extras(msg: AssistantMessage) -> list[str]:
     return out
 
 
-def append_fitting(left: Text, words: Sequence[str], room: int, style: str) -> list[str]:
+def append_fitting(left: Text, words: Sequence[str], room: int, style: str | Style) -> list[str]:
     """Append `` · word`` to ``left`` for each word, in order, while ``left`` stays within
     ``room`` cells; returns the words that did not fit (from the first that did not)."""
     used = cells(left.plain)
