@@ -108,10 +108,12 @@ def test_summary_usage_on_its_line() -> None:
         assert "from a1000008" in branch and "↑39 ↓9 $0.0003" in branch
 
 
-def test_thinking_level_max_is_shown() -> None:
+def test_thinking_level_max_is_shown(capsys) -> None:
     s = session()
     item = next(it for it in items(s) if it.entry == entry_of(s, "a1000002"))
     assert "thinking: max" in render_header(s, item, expanded=False, width=80).plain
+    assert run_command(["context", str(fixture(NAME)), "--json"]) == 0
+    assert '"thinking_level": "max"' in capsys.readouterr().out
 
 
 def test_details_in_body_puts_what_did_not_fit_under_the_text() -> None:
