@@ -104,6 +104,9 @@ def test_summary_usage_on_its_line() -> None:
         compaction = head(s, "a1000006", "compaction", width)
         assert "  ↑900 ↓41 $0.0033 " in compaction and compaction.endswith(" 14:00:12")
         assert len(compaction) == width
+        # What has no room is left out whole, never cut: the id is in the inspector's JSON.
+        assert "…" not in compaction and "summary 5 lines" in compaction
+        assert ("kept from a1000005" in compaction) == (width == 200)
         branch = head(s, "a1000009", "branch_summary", width)
         assert "from a1000008" in branch and "↑39 ↓9 $0.0003" in branch
 

@@ -44,6 +44,7 @@ __all__ = [
     "details_wanted",
     "entry_rows",
     "fork_note",
+    "header_room",
     "loaded_tools",
     "parent_session",
     "raw_stop",
@@ -135,18 +136,39 @@ def assistant_extras(msg: AssistantMessage) -> list[str]:
     return out
 
 
-def append_fitting(left: Text, words: Sequence[str], room: int, style: str | Style) -> list[str]:
-    """Append `` · word`` to ``left`` for each word, in order, while ``left`` stays within
-    ``room`` cells; returns the words that did not fit (from the first that did not)."""
+def append_fitting(
+    left: Text,
+    words: Sequence[str],
+    room: int,
+    style: str | Style,
+    *,
+    first: str = "  ",
+    in_order: bool = True,
+) -> list[str]:
+    """Append each word whole to ``left`` (``first`` before the first one shown, `` · `` before
+    the others) while ``left`` stays within ``room`` cells; returns the words left out. In
+    order, the words after one that does not fit are left out too (the most useful come first);
+    else a later, shorter word may still take the room."""
     used = cells(left.plain)
-    for k, word in enumerate(words):
-        piece = ("  " if k == 0 else " · ") + word
+    shown = 0
+    rest: list[str] = []
+    for word in words:
+        piece = (first if not shown else " · ") + word
         n = cells(piece)
-        if used + n > room:
-            return list(words[k:])
+        if rest and in_order or used + n > room:
+            rest.append(word)
+            continue
         left.append(piece, style=style)
         used += n
-    return []
+        shown += 1
+    return rest
+
+
+def header_room(width: int, time: str, keep: Text | None = None) -> int:
+    """The cells a header's left part has beside the time and what is kept (as ``header``
+    lays them out: no time below 40 columns)."""
+    room = width - (len(time) + 1 if time and width >= 40 else 0)
+    return room - (cells(keep.plain) if keep is not None else 0)
 
 
 def loaded_tools(results: Sequence[ToolResultMessage]) -> list[str]:

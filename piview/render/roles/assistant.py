@@ -29,6 +29,7 @@ from piview.render.roles._fields import (
     append_fitting,
     assistant_extras,
     details_wanted,
+    header_room,
     raw_stop,
     usage_cost,
     usage_text,
@@ -131,8 +132,9 @@ def render(ctx: Ctx) -> Rendered:
         left.append(f" {took / 1000:.1f}s", style=style("piview.dim"))
     # Reasoning, 1-hour cache writes, the provider's thinking level, endTurn: in the header
     # where they fit whole (the time keeps its place), else in the inspector (print: below).
-    room = ctx.width - (len(ctx.time) + 1 if ctx.time and ctx.width >= 40 else 0)
-    rest = append_fitting(left, assistant_extras(msg), room, style("piview.dim"))
+    rest = append_fitting(
+        left, assistant_extras(msg), header_room(ctx.width, ctx.time), style("piview.dim")
+    )
 
     body: list[RenderableType] = list(blocks_renderables(ctx, msg.content, key="a"))
     if stop == "error":

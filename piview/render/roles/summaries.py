@@ -30,7 +30,7 @@ from piview.render.roles._common import (
     more_line,
     preview_lines,
 )
-from piview.render.roles._fields import usage_label
+from piview.render.roles._fields import append_fitting, header_room, usage_label
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
 
@@ -100,16 +100,18 @@ def render_compaction(ctx: Ctx) -> Rendered:
             left.append(f" → {fmt_tokens(after)} after", style("piview.dim"))
         if c.method:
             left.append(f" · {sanitize_line(c.method)}", style("piview.dim"))
+    tail: list[str] = []
+    if isinstance(c, CompactionEntry):
         if c.from_hook or c.from_extension:
-            left.append(" · by an extension", style("piview.dim"))
+            tail.append("by an extension")
         kept = c.first_kept_entry_id
-        left.append(
-            f" · kept from {sanitize_line(kept)}" if kept else " · nothing kept",
-            style("piview.dim"),
-        )
+        tail.append(f"kept from {sanitize_line(kept)}" if kept else "nothing kept")
     if not ctx.expanded:
-        left.append(f" · summary {lines_label(_summary_lines(summary))}", style("piview.dim"))
+        tail.append(f"summary {lines_label(_summary_lines(summary))}")
     keep = _usage_keep(c)
+    # Beside the summary's usage, each of these whole or not at all (the JSON has them all).
+    room = header_room(ctx.width, ctx.time, keep)
+    append_fitting(left, tail, room, style("piview.dim"), first=" · ", in_order=False)
     return header(left, ctx.time, ctx.width, keep=keep), _summary_body(ctx, summary)
 
 
