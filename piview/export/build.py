@@ -64,6 +64,13 @@ from piview.model.types import (
 from piview.model.usage import model_key, usage_report
 from piview.render.format import fmt_cost, fmt_duration_ms, fmt_iso_short, fmt_tokens, plural
 from piview.render.roles._common import OMP_BLOCKS, omp_block_line
+from piview.render.roles._fields import (
+    assistant_extras,
+    parent_session,
+    raw_stop,
+    result_extras,
+    usage_label,
+)
 from piview.render.sanitize import sanitize_line
 
 __all__ = ["DocBuilder", "build_doc"]
@@ -144,6 +151,9 @@ class DocBuilder:
             sec.kind = "tool"
             sec.title = f"Tool result without a call: {sanitize_line(msg.tool_name) or '?'}"
             sec.parts = self.result(i, msg) if self.tools != "none" else []
+            extra, loaded = result_extras([msg])
+            sec.badges += [(extra.removeprefix(" · "), "dim")] if extra else []
+            sec.parts += [Part("note", text=loaded, status="dim")] if loaded else []
         elif isinstance(msg, BashExecutionMessage):
             self.bash(msg, sec)
         elif isinstance(msg, CustomMessage) or isinstance(e, CustomMessageEntry):
@@ -217,6 +227,8 @@ class DocBuilder:
             tok = sum(x for x in parts if isinstance(x, int | float) and not isinstance(x, bool))
             cost = u.cost.total_cost() if u.cost is not None else 0.0
             sec.badges.append((f"{fmt_tokens(tok)} tok · {fmt_cost(cost)}", "dim"))
+        # Reasoning, 1-hour cache writes, providerThinkingLevel, endTurn (Pi 0.80-0.85).
+        sec.badges += [(w, "dim") for w in assistant_extras(msg)]
         for k, b in enumerate(msg.content):
             if isinstance(b, TextContent) and b.text.strip():
                 sec.parts.append(Part("markdown", text=clean(b.text)))
@@ -236,9 +248,11 @@ class DocBuilder:
         stop = _STOPS.get(msg.stop_reason)
         if stop:
             err = sanitize_line(msg.error_message) if msg.error_message else ""
-            text = stop[0] + (f": {err}" if err and err != "Request was aborted" else "")
+            raw = raw_stop(msg)  # the provider's own reason: "max_tokens" behind "length"
+            text = stop[0] + (f" ({raw})" if raw else "")
+            text += f": {err}" if err and err != "Request was aborted" else ""
             sec.parts.append(Part("note", text=text, status=stop[1]))
-            sec.badges.append((msg.stop_reason, stop[1]))
+            sec.badges.append((msg.stop_reason + (f" · {raw}" if raw else ""), stop[1]))
             sec.error = stop[1] == "error"
         elif not sec.parts:
             only_thinking = any(isinstance(b, ThinkingContent) for b in msg.content)
@@ -255,15 +269,18 @@ class DocBuilder:
             status=row.status if row else "no_result",
             info=fmt_duration_ms(latency) if latency is not None else "",
         )
+        results = [r for r in self.s.pairing.call_results.get((i, k), []) if r in self.on_path]
+        msgs = [(r, m) for r in results if isinstance(m := _message(self.s, r), ToolResultMessage)]
+        # The results' own model work and the tools they loaded, beside the latency.
+        extra, loaded = result_extras([m for _r, m in msgs])
+        part.info = (part.info + extra) if part.info else extra.removeprefix(" · ")
         if row is not None and row.result is not None and row.result in self.s.labels:
             # The result is drawn inside the call, so its label goes there too.
             part.label = sanitize_line(self.s.labels[row.result])
-        results = [r for r in self.s.pairing.call_results.get((i, k), []) if r in self.on_path]
         part.anchors = [sanitize_line(self.s.ids[r]) for r in results]
         if self.tools == "none":
             return part
         a: dict[str, Any] = call.arguments if isinstance(call.arguments, dict) else {}
-        msgs = [(r, m) for r in results if isinstance(m := _message(self.s, r), ToolResultMessage)]
         kids = part.children
         if call.name == "bash":
             cmd = clean(a.get("command")).strip()
@@ -283,6 +300,7 @@ class DocBuilder:
         lang = lang_of(arg_str(a, "path", "file_path")) if call.name == "read" else ""
         for r, m in msgs:
             kids += self.result(r, m, tail=call.name == "bash", lang=lang)
+        kids += [Part("note", text=loaded, status="dim")] if loaded else []
         return part
 
     def result(
@@ -339,6 +357,8 @@ class DocBuilder:
             for what, names in (("read", parts.read), ("modified", parts.modified))
             if names
         ]
+        used = usage_label(getattr(m, "usage", None))  # the summary's own model call
+        sec.badges += [(used, "dim")] if used else []
         if isinstance(m, CompactionEntry | CompactionSummaryMessage):
             sec.kind, sec.title = "compaction", "Compaction"
             tokens = m.tokens_before if isinstance(m.tokens_before, int | float) else 0
@@ -436,6 +456,7 @@ def build_doc(
         ("File", sanitize_line(str(session.path.name))),
         ("Directory", sanitize_line(h.cwd) if h is not None and h.cwd else "?"),
         ("Started", fmt_iso_short(h.timestamp) + " UTC" if h is not None and h.timestamp else "?"),
+        *([("Forked from", sanitize_line(ref))] if (ref := parent_session(session)) else []),
         ("Models", ", ".join(sanitize_line(m) for m in dict.fromkeys(models)) or "–"),
         ("Branch", f"leaf {sanitize_line(session.ids[leaf])} · "
                    f"{plural(len(path), 'entry', 'entries')}"

@@ -28,6 +28,7 @@ from piview.render.items import Item, build_items, print_lines, print_options, r
 from piview.render.linewriter import LineWriter
 from piview.render.plain import plain_output
 from piview.render.roles._common import BODY_INDENT, more_line
+from piview.render.roles._fields import details_in_body, fork_note
 
 if TYPE_CHECKING:
     from piview.model.session import Session
@@ -91,7 +92,8 @@ def print_branch(
         return
     items = build_items(session, session.tree.path(leaf), show_hidden=hidden)
     # Without colour (a pipe, a file), styles are never written: skip choosing them.
-    with plain_output(console.color_system is None):
+    # Print has no inspector: what an assistant's header has no room for goes under its text.
+    with plain_output(console.color_system is None), details_in_body():
         printer = _Printer(session, console, thinking=thinking, tools=tools, system=system)
         printer.run(items, processes)
 
@@ -115,6 +117,10 @@ class _Printer:
     def run(self, items: ItemList, processes: int | None) -> None:
         """All the items, each written as soon as it is drawn (in chunks: the output streams)."""
         out = LineWriter(self.console)
+        note = fork_note(self.session, self.width)
+        if note is not None:  # a fork names its parent session first, as the export does
+            out.lines(layout(self.console, Group(note), self.console.options), crop=True)
+            out.blank()
         split = self._split(items, processes) if out.direct else len(items)
         if split >= len(items):
             self.draw(items, 0, len(items), out)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -14,6 +15,7 @@ from textual.widgets import Static
 
 from piview.render.format import fmt_bytes
 from piview.render.jsonview import MAX_JSON_CHARS, json_syntax
+from piview.render.roles._fields import entry_rows
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.widgets.keybar import KeyBar
 from piview.widgets.pager import PagerScroll
@@ -49,7 +51,26 @@ def entry_json_renderable(session: Session, entry: int) -> RenderableType:
     value = session.raw(entry)
     if value is None:
         return Group(head, Text("\nThe line no longer decodes (changed on disk?).", style="red"))
-    return Group(head, Text(""), json_syntax(value))
+    facts = _facts(session, entry)
+    if facts is None:
+        return Group(head, Text(""), json_syntax(value))
+    return Group(head, Text(""), facts, Text(""), json_syntax(value))
+
+
+def _facts(session: Session, entry: int) -> Table | None:
+    """What a header has no room for (usage in full, the raw stop reason, endTurn…), read."""
+    try:
+        rows = entry_rows(session.entry(entry))
+    except Exception:  # noqa: BLE001 - the JSON below still shows everything
+        return None
+    if not rows:
+        return None
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold")
+    table.add_column()
+    for label, value in rows:  # Text cells: a str would be read as Rich markup
+        table.add_row(Text(label), Text(value))
+    return table
 
 
 class EntryJsonScreen(ModalScreen[None]):

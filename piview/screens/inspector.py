@@ -25,6 +25,7 @@ from piview.model.types import (
 from piview.render.format import fmt_cost, fmt_duration_ms, fmt_tokens
 from piview.render.image import render_image
 from piview.render.jsonview import json_syntax
+from piview.render.roles._fields import loaded_tools
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.widgets.keybar import KeyBar
 from piview.widgets.pager import PagerScroll
@@ -47,6 +48,8 @@ def _usage(u: Usage) -> str:
     ]
     if u.reasoning:
         parts.append(f"reasoning {fmt_tokens(u.reasoning)}")
+    if u.cache_write1h:
+        parts.append(f"1h cache write {fmt_tokens(u.cache_write1h)}")
     if u.cost is not None:
         parts.append(fmt_cost(u.cost.total_cost()))
     return " · ".join(parts)
@@ -130,6 +133,9 @@ def inspector_renderable(session: Session, entry: int, part: int, width: int = 1
                 out.append(_json(getattr(block, "raw", None)))
         if msg.details is not None:
             out += [_section("details"), _json(msg.details)]
+        if msg.added_tool_names:
+            names = ", ".join(loaded_tools([msg]))
+            out += [_section("loaded tools"), Text(names)]
         if msg.usage is not None:
             out += [_section("nested usage (not main-model usage)"), Text(_usage(msg.usage))]
     return Group(*out)

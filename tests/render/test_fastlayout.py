@@ -20,6 +20,7 @@ from piview.render.fastlayout import FastConsole, layout, text_lines
 from piview.render.items import _failure, _parts, build_items, render_header
 from piview.render.plain import plain_output
 from piview.render.roles._common import Indent
+from piview.render.roles._fields import details_in_body, fork_note
 from tests.conftest import corpus_files, fixture
 
 _PIECES = [
@@ -156,10 +157,14 @@ def _rich_print(
 ) -> None:
     """``print_branch`` as it was before the fast layout: Rich lays out and prints each item."""
     items = build_items(session, session.tree.path(session.tree.leaf), show_hidden=hidden)
-    with plain_output(console.color_system is None):
+    with plain_output(console.color_system is None), details_in_body():
         width = max(20, console.width)
         crop = console.width < width
         options = console.options.update_width(width).reset_height()
+        note = fork_note(session, width)
+        if note is not None:
+            console.print(Group(note), crop=True)
+            console.line()
         for k, item in enumerate(items):
             if k:
                 console.line()
@@ -195,6 +200,7 @@ def _both(path: Path, width: int, colour: bool, **kw: object) -> tuple[str, str]
 
 _FIXTURES = [
     "edit_tools.jsonl",
+    "pi085_fields.jsonl",
     "roles_all.jsonl",
     "images.jsonl",
     "entry_types.jsonl",

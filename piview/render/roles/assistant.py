@@ -12,8 +12,8 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from piview.model.openclaw import gateway_origin
-from piview.model.types import AssistantMessage, DeferredHandle, Usage, number
-from piview.render.format import fmt_cost, fmt_duration_ms, fmt_time_of_day, fmt_tokens
+from piview.model.types import AssistantMessage, DeferredHandle
+from piview.render.format import fmt_cost, fmt_duration_ms, fmt_time_of_day
 from piview.render.roles._common import (
     Ctx,
     Rendered,
@@ -24,6 +24,15 @@ from piview.render.roles._common import (
     marker,
     message_as,
     prepare,
+)
+from piview.render.roles._fields import (
+    append_fitting,
+    assistant_extras,
+    details_wanted,
+    header_room,
+    raw_stop,
+    usage_cost,
+    usage_text,
 )
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
@@ -57,33 +66,6 @@ def previous_model(ctx: Ctx) -> tuple[str, str] | None:
         p = parents[p]
         steps += 1
     return None
-
-
-def usage_text(usage: Usage | None) -> str:
-    """``↑1.2k ↓340 R12k W800 $0.0123`` (zero parts left out)."""
-    if usage is None:
-        return ""
-    if not any(_num(v) for v in (usage.input, usage.output, usage.cache_read, usage.cache_write)):
-        return ""  # an empty turn (error, abort): zeros are noise
-    parts = [f"↑{fmt_tokens(_num(usage.input))}", f"↓{fmt_tokens(_num(usage.output))}"]
-    if _num(usage.cache_read):
-        parts.append(f"R{fmt_tokens(_num(usage.cache_read))}")
-    if _num(usage.cache_write):
-        parts.append(f"W{fmt_tokens(_num(usage.cache_write))}")
-    return " ".join(parts)
-
-
-def _num(v: object) -> float:
-    return float(number(v))
-
-
-def _cost(usage: Usage | None) -> float:
-    if usage is None or usage.cost is None:
-        return 0.0
-    try:
-        return usage.cost.total_cost()
-    except (TypeError, ValueError):
-        return 0.0
 
 
 def _model_label(msg: AssistantMessage) -> str:
@@ -132,19 +114,27 @@ def render(ctx: Ctx) -> Rendered:
     if msg.response_model and msg.response_model != msg.model:
         left.append(f" → {sanitize_line(msg.response_model)}", style=style("piview.model"))
     stop = msg.stop_reason
+    raw = raw_stop(msg)
     if stop not in _NORMAL_STOPS:
         mark = STOP_MARKS.get(stop, f"stop: {sanitize_line(stop)}")
+        if raw:  # the provider's own reason beside Pi's: "cut off · max_tokens"
+            mark = mark.removesuffix(" (length)") + f" · {raw}"
         bad = stop in ("error", "aborted")
         left.append("  " + mark, style=style("piview.error" if bad else "piview.warning"))
     usage = usage_text(msg.usage)
     if usage:
         left.append("  " + usage, style=style("piview.usage"))
-    cost = _cost(msg.usage)
+    cost = usage_cost(msg.usage)
     if cost:
         left.append(" " + fmt_cost(cost), style=style("piview.cost"))
     took = msg.duration  # oh-my-pi records how long the response took
     if isinstance(took, int | float) and not isinstance(took, bool) and took > 0:
         left.append(f" {took / 1000:.1f}s", style=style("piview.dim"))
+    # Reasoning, 1-hour cache writes, the provider's thinking level, endTurn: in the header
+    # where they fit whole (the time keeps its place), else in the inspector (print: below).
+    rest = append_fitting(
+        left, assistant_extras(msg), header_room(ctx.width, ctx.time), style("piview.dim")
+    )
 
     body: list[RenderableType] = list(blocks_renderables(ctx, msg.content, key="a"))
     if stop == "error":
@@ -154,13 +144,16 @@ def render(ctx: Ctx) -> Rendered:
         text = prepare(msg.error_message)[0] or "Operation aborted"
         body.append(Text(text, style=style("piview.error.text")))
     elif stop == "length":
-        body.append(Text("Output stopped at the token limit.", style=style("piview.warning")))
+        why = f" ({raw})" if raw else ""
+        body.append(Text(f"Output stopped at the token limit{why}.", style=style("piview.warning")))
     elif stop == "deferred":
         body.append(Text(_deferred_line(msg.deferred), style=style("piview.warning")))
     elif stop == "pending":
         body.append(Text("Response still pending.", style=style("piview.warning")))
     if msg.diagnostics:
         body.append(_diagnostics_line(msg))
+    if rest and details_wanted():
+        body.append(Text(" · ".join(rest), style=style("piview.dim")))
     return header(left, ctx.time, ctx.width), indent(*body) if body else None
 
 

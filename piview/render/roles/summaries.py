@@ -30,6 +30,7 @@ from piview.render.roles._common import (
     more_line,
     preview_lines,
 )
+from piview.render.roles._fields import append_fitting, header_room, usage_label
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
 
@@ -77,6 +78,12 @@ def _summary_lines(summary: str) -> int:
     return count_lines(split_summary(summary).text.strip("\n"))
 
 
+def _usage_keep(s: object) -> Text | None:
+    """The summary's own model call (Pi 0.81), kept whole in the header: the ids give way."""
+    label = usage_label(getattr(s, "usage", None))
+    return Text(f"  {label}", style=style("piview.usage")) if label else None
+
+
 def render_compaction(ctx: Ctx) -> Rendered:
     """``compacted · N tokens before`` and the summary (Markdown) when expanded."""
     c = _compaction(ctx)
@@ -93,16 +100,19 @@ def render_compaction(ctx: Ctx) -> Rendered:
             left.append(f" → {fmt_tokens(after)} after", style("piview.dim"))
         if c.method:
             left.append(f" · {sanitize_line(c.method)}", style("piview.dim"))
+    tail: list[str] = []
+    if isinstance(c, CompactionEntry):
         if c.from_hook or c.from_extension:
-            left.append(" · by an extension", style("piview.dim"))
+            tail.append("by an extension")
         kept = c.first_kept_entry_id
-        left.append(
-            f" · kept from {sanitize_line(kept)}" if kept else " · nothing kept",
-            style("piview.dim"),
-        )
+        tail.append(f"kept from {sanitize_line(kept)}" if kept else "nothing kept")
     if not ctx.expanded:
-        left.append(f" · summary {lines_label(_summary_lines(summary))}", style("piview.dim"))
-    return header(left, ctx.time, ctx.width), _summary_body(ctx, summary)
+        tail.append(f"summary {lines_label(_summary_lines(summary))}")
+    keep = _usage_keep(c)
+    # Beside the summary's usage, each of these whole or not at all (the JSON has them all).
+    room = header_room(ctx.width, ctx.time, keep)
+    append_fitting(left, tail, room, style("piview.dim"), first=" · ", in_order=False)
+    return header(left, ctx.time, ctx.width, keep=keep), _summary_body(ctx, summary)
 
 
 def plain_compaction(ctx: Ctx) -> str:
@@ -131,14 +141,15 @@ def render_branch(ctx: Ctx) -> Rendered:
         left.append(f" · from {sanitize_line(b.from_id)}", style("piview.dim"))
     if isinstance(b, BranchSummaryEntry) and b.from_hook:
         left.append(" · by an extension", style("piview.dim"))
+    keep = _usage_keep(b)
     if not summary.strip():
         left.append(" · empty", style("piview.dim"))
-        return header(left, ctx.time, ctx.width), _summary_body(
+        return header(left, ctx.time, ctx.width, keep=keep), _summary_body(
             ctx, summary
         ) if ctx.expanded else None
     if not ctx.expanded:
         left.append(f" · {lines_label(_summary_lines(summary))}", style("piview.dim"))
-    return header(left, ctx.time, ctx.width), _summary_body(ctx, summary)
+    return header(left, ctx.time, ctx.width, keep=keep), _summary_body(ctx, summary)
 
 
 def plain_branch(ctx: Ctx) -> str:

@@ -46,6 +46,7 @@ from piview.render.roles._common import (
     more_line,
     prepare,
 )
+from piview.render.roles._fields import result_extras
 from piview.render.roles._json import json_plain, json_renderable, safe_json
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
@@ -465,6 +466,9 @@ def render(ctx: Ctx) -> Rendered:
         if t0 is not None and t1 is not None and t1 >= t0:
             sep = " " if status.plain.endswith("✓") else " · "
             status.append(f"{sep}{fmt_duration_ms(t1 - t0)}", style("piview.dim"))
+    # The results' own model work and the tools they loaded (Pi 0.80.7, 0.81.0).
+    extra, loaded_line = result_extras([r for _i, r in results])
+    status.append(extra, style("piview.usage"))
     head = header(left, ctx.time, ctx.width, keep=status)
     if ctx.head_only:
         return head, None
@@ -504,6 +508,8 @@ def render(ctx: Ctx) -> Rendered:
         if len(results) > 1:
             body.append(Text(f"result {n + 1} of {len(results)}", style=style("piview.dim")))
         body.extend(_result_body(ctx, r_i, r, view, expanded=expanded, show_text=show_result_text))
+    if loaded_line:
+        body.append(Text(loaded_line, style=style("piview.dim")))
     return head, indent(*body) if body else None
 
 
@@ -548,12 +554,16 @@ def render_orphan(ctx: Ctx) -> Rendered:
     left.append(f" · id {sanitize_line(r.tool_call_id) or '?'}", style("piview.dim"))
     status = Text("  ")
     status.append_text(_status([(ctx.item.entry, r)], describe(r.tool_name, {})))
+    extra, loaded_line = result_extras([r])
+    status.append(extra, style("piview.usage"))
     head = header(left, ctx.time, ctx.width, keep=status)
     if ctx.head_only:
         return head, None
     view = describe(r.tool_name, {})
     view.path = None
     body = _result_body(ctx, ctx.item.entry, r, view, expanded=ctx.expanded)
+    if loaded_line:
+        body.append(Text(loaded_line, style=style("piview.dim")))
     return head, indent(*body) if body else None
 
 
