@@ -539,9 +539,13 @@ class SessionScreen(
                 parts.append(f"/{q}: searching…" if running else f"/{q}: no match")
         follow = self.follow_status()  # last: a narrow terminal cuts it before the rest
         if follow is not None:
-            parts.append(follow)
+            line = "  ·  ".join([*parts, follow])
+            if len(line) >= self.size.width:
+                line = "  ·  ".join([*parts, self.follow_status(short=True) or follow])
+        else:
+            line = "  ·  ".join(parts)
         # Ids and the query come from the file and the user: text, never markup.
-        self.query_one("#status", Static).update(Text(sanitize_line("  ·  ".join(parts))))
+        self.query_one("#status", Static).update(Text(sanitize_line(line)))
 
     # ------------------------------------------------------------------ actions
 

@@ -182,16 +182,17 @@ class SessionFollow(_Screen):
         else:
             self._follow_timer.resume()
 
-    def follow_status(self) -> str | None:
+    def follow_status(self, short: bool = False) -> str | None:
         """The status line's part on following: ``following, last entry 4 s ago``, or
-        ``paused, …``; None when the file was never followed."""
+        ``paused, …`` (``following 4 s ago`` when ``short``, for a narrow terminal); None
+        when the file was never followed."""
         if not self.follow_shown:
             return None
         state = "following" if self.follow else "paused"
         if self.last_entry_at is None:
             return state
         self._shown_age = age_text(_now() - self.last_entry_at)
-        return f"{state}, last entry {self._shown_age}"
+        return f"{state} {self._shown_age}" if short else f"{state}, last entry {self._shown_age}"
 
     def _tick_age(self) -> None:
         # Redraw the status line only when "… ago" reads differently.
