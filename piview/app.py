@@ -59,11 +59,14 @@ class PiviewApp(App[None]):
         prerender: Prerender | None = None,
         theme: str | None = None,
         fifo: str | None = None,
+        fifo_leaf: str | None = None,
     ) -> None:
         super().__init__()
         self.session = session
         self._fifo = fifo
         """A FIFO to read (the session screen shows its copy once the writer closes it)."""
+        self._fifo_leaf = fifo_leaf
+        """``--leaf`` for the FIFO's session: an id (prefix), resolved once it is read."""
         self._temp_folders: list[str] = []
         self._full_loader = full_loader
         self._prerender = prerender
@@ -97,7 +100,8 @@ class PiviewApp(App[None]):
         if self._fifo is not None:
             from piview.screens.fifo_wait import FifoScreen
 
-            self.push_screen(FifoScreen(self._fifo, follow=self._follow))
+            leaf = self._fifo_leaf
+            self.push_screen(FifoScreen(self._fifo, follow=self._follow, leaf=leaf))
         elif self.session is not None:
             from piview.screens.session import SessionScreen
 
@@ -274,11 +278,13 @@ def make_app(
     prerender: Prerender | None = None,
     theme: str | None = None,
     fifo: str | None = None,
+    fifo_leaf: str | None = None,
 ) -> PiviewApp:
     """Build the app (used by the CLI, tests and scripts). Without a session: the picker.
 
     Following the file is off by default here (tests, screenshots); the CLI turns it on.
-    With ``fifo`` (a named pipe), the app waits for a writer on it, then shows what it sent.
+    With ``fifo`` (a named pipe), the app waits for a writer on it, then shows what it sent
+    (on the branch of the entry ``fifo_leaf`` names, if given).
     """
     # The loaded index lives as long as the app: keep the cyclic GC from rescanning its
     # objects on every collection (it doubled the cost of pairing a 50 MB session).
@@ -292,6 +298,7 @@ def make_app(
         prerender=prerender,
         theme=theme,
         fifo=fifo,
+        fifo_leaf=fifo_leaf,
     )
 
 

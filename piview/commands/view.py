@@ -87,7 +87,7 @@ def _view(args: argparse.Namespace) -> int:
         # a worker that q stops, and shows the copy once the writer closes it.
         from piview.app import run_app
 
-        return run_app(None, fifo=path, follow=False, theme=args.theme)
+        return run_app(None, fifo=path, fifo_leaf=args.leaf, follow=False, theme=args.theme)
     try:
         size = os.path.getsize(path)
     except OSError:

@@ -47,9 +47,13 @@ class FifoScreen(Screen[None]):
     FifoScreen #fifo-state { height: 1fr; padding: 1 2; }
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, follow: bool = False) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, follow: bool = False, leaf: str | None = None
+    ) -> None:
         super().__init__()
         self.path = Path(path)
+        self.leaf = leaf
+        """``--leaf``: an entry id (or a prefix of one) to show the branch of."""
         self.follow = follow
         """Passed to the session screen (the copy never grows: nothing to follow)."""
         self.copy: Path | None = None
@@ -101,6 +105,10 @@ class FifoScreen(Screen[None]):
         try:
             if not copy_fifo(self.path, copy, stop=lambda: worker.is_cancelled, progress=progress):
                 return  # cancelled: the app is quitting
+            size = copy.stat().st_size
+            self.app.call_from_thread(
+                self._say, f"The writer closed the FIFO {self.path}: loading {size:,} bytes…"
+            )
             session = load_session(copy)
             session.pairing  # noqa: B018 - here, not on the UI thread
         except (OSError, SessionOpenError) as exc:
@@ -122,7 +130,16 @@ class FifoScreen(Screen[None]):
             return
         from piview.screens.session import SessionScreen
 
-        self.app.switch_screen(SessionScreen(session, follow=self.follow))
+        leaf = None
+        if self.leaf is not None:
+            leaf = session.find(self.leaf)
+            if leaf is None:
+                self.app.notify(
+                    f"No entry {self.leaf!r} in what the FIFO sent: the newest branch is shown",
+                    severity="warning",
+                    markup=False,
+                )
+        self.app.switch_screen(SessionScreen(session, leaf=leaf, follow=self.follow))
 
     _waiting: Session | None = None
 

@@ -122,6 +122,23 @@ async def test_what_a_writer_sends_shows_once_it_closes_the_stream(fifo: Path) -
     writer.join(5)
 
 
+async def test_leaf_names_an_entry_of_what_the_fifo_sent(fifo: Path) -> None:
+    from piview.screens.session import SessionScreen
+    from piview.widgets.transcript import Transcript
+
+    want = load_session(SESSION)
+    entry = len(want) // 2
+    app = make_app(fifo=str(fifo), fifo_leaf=want.ids[entry][:8])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        _write(fifo, SESSION.read_bytes())
+        await _until(lambda: isinstance(app.screen, SessionScreen), pilot, "the session")
+        transcript = app.screen.query_one(Transcript)
+        await _until(lambda: transcript.current_entry is not None, pilot, "the cursor")
+        assert transcript.current_entry == entry
+        await pilot.press("q")
+
+
 async def test_q_quits_while_a_writer_holds_the_fifo_open(fifo: Path) -> None:
     hold = threading.Event()
     app = make_app(fifo=str(fifo))
