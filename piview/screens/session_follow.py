@@ -450,14 +450,15 @@ class SessionFollow(_Screen):
 
     def _reloaded(self, loaded: tuple[Session, tuple[int, ItemList] | None] | str | None) -> None:
         self._reloading = False
-        self._polling = False
         if not isinstance(loaded, tuple):
+            self._polling = False
             self.notify(
                 f"The file changed and cannot be read again: {loaded or 'see the log'}",
                 severity="error",
                 markup=False,
             )
             return
+        # No look at the file meanwhile (it would read it again while a view is over this).
         self._when_on_top(partial(self._reopen_reloaded, *loaded))
 
     def _reopen_reloaded(self, fresh: Session, prebuilt: tuple[int, ItemList] | None) -> None:

@@ -35,10 +35,12 @@ def _big_tail(tmp_path: Path) -> tuple[Path, Session]:
 
 
 async def _until(check: Callable[[], bool], pilot, what: str) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(500):
+    # A plain sleep, not pilot.pause: that waits for the current screen to go idle, which a
+    # screen held in its compose never does.
+    for _ in range(1000):
         if check():
             return
-        await pilot.pause(0.01)
+        await asyncio.sleep(0.01)
     raise AssertionError(f"never: {what}")
 
 
@@ -142,3 +144,44 @@ async def test_the_whole_file_waits_for_a_view_over_the_tail_to_close(tmp_path: 
         assert tail_screen not in app.screen_stack
         assert [type(s).__name__ for s in app.screen_stack][-1:] == ["SessionScreen"]
         assert len([s for s in app.screen_stack if isinstance(s, SessionScreen)]) == 1
+
+
+async def test_a_file_replaced_under_a_view_reloads_once_and_swaps_when_it_closes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The same switch after a truncation: the view stays, the file is read again once (not
+    # at every poll while the view is open), and the reloaded screen comes when it closes.
+    from piview.screens import session_follow
+    from piview.screens.help import HelpScreen
+    from tests.conftest import fixture
+
+    path = tmp_path / "live.jsonl"
+    lines = fixture("roles_all.jsonl").read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines))
+    reads: list[Path] = []
+    load_again = session_follow._load_again
+
+    def counted(p: Path):  # type: ignore[no-untyped-def]
+        reads.append(p)
+        return load_again(p)
+
+    monkeypatch.setattr(session_follow, "_load_again", counted)
+    app = make_app(load_session(path), follow=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        first = app.screen
+        await pilot.press("question_mark")
+        await _until(lambda: isinstance(app.screen, HelpScreen), pilot, "the help")
+        path.write_bytes(b"".join(lines[:5]))  # truncated
+        await _until(lambda: bool(reads), pilot, "the file read again")
+        await pilot.pause(4 * session_follow.POLL_INTERVAL)
+        assert isinstance(app.screen, HelpScreen)
+        assert len(reads) == 1
+        await pilot.press("escape")
+
+        def reloaded() -> bool:
+            return isinstance(app.screen, SessionScreen) and app.screen is not first
+
+        await _until(reloaded, pilot, "the reloaded screen")
+        assert first not in app.screen_stack
+        assert len(app.screen.session) < len(first.session)

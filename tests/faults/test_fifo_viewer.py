@@ -59,6 +59,13 @@ async def _until(check: Callable[[], bool], pilot, what: str) -> None:  # type: 
     raise AssertionError(f"never: {what}")
 
 
+def _shown(app) -> bool:  # type: ignore[no-untyped-def]
+    """The session screen is up: current and mounted (composed, its Mount handled)."""
+    from piview.screens.session import SessionScreen
+
+    return isinstance(app.screen, SessionScreen) and app.screen.is_mounted
+
+
 def _state(app) -> str:  # type: ignore[no-untyped-def]
     return str(app.screen.query_one("#fifo-state").render())
 
@@ -111,7 +118,7 @@ async def test_what_a_writer_sends_shows_once_it_closes_the_stream(fifo: Path) -
         await _until(lambda: "bytes so far" in _state(app), pilot, "the bytes read so far")
         assert isinstance(app.screen, FifoScreen)  # the writer holds the stream open
         hold.set()
-        await _until(lambda: isinstance(app.screen, SessionScreen), pilot, "the session")
+        await _until(lambda: _shown(app), pilot, "the session")
         screen = app.screen
         assert isinstance(screen, SessionScreen)
         assert screen.session.ids == want.ids
@@ -123,7 +130,6 @@ async def test_what_a_writer_sends_shows_once_it_closes_the_stream(fifo: Path) -
 
 
 async def test_leaf_names_an_entry_of_what_the_fifo_sent(fifo: Path) -> None:
-    from piview.screens.session import SessionScreen
     from piview.widgets.transcript import Transcript
 
     want = load_session(SESSION)
@@ -132,7 +138,7 @@ async def test_leaf_names_an_entry_of_what_the_fifo_sent(fifo: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         _write(fifo, SESSION.read_bytes())
-        await _until(lambda: isinstance(app.screen, SessionScreen), pilot, "the session")
+        await _until(lambda: _shown(app), pilot, "the session")
         transcript = app.screen.query_one(Transcript)
         await _until(lambda: transcript.current_entry is not None, pilot, "the cursor")
         assert transcript.current_entry == entry
@@ -156,13 +162,12 @@ async def test_q_quits_while_a_writer_holds_the_fifo_open(fifo: Path) -> None:
 
 async def test_a_stream_that_is_no_session_shows_as_a_damaged_file(fifo: Path) -> None:
     # Read tolerantly, as a file would be: an empty session, its bad line counted.
-    from piview.screens.session import SessionScreen
 
     app = make_app(fifo=str(fifo))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         _write(fifo, b"\x00\x01 not json at all\n")
-        await _until(lambda: isinstance(app.screen, SessionScreen), pilot, "the session")
+        await _until(lambda: _shown(app), pilot, "the session")
         session = app.screen.session
         assert len(session) == 0
         assert [b.line for b in session.bad_lines] == [1]
