@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import shutil
 import signal
 import sys
 from collections.abc import Callable, Iterable
@@ -57,9 +58,16 @@ class PiviewApp(App[None]):
         full_loader: Callable[[], Session] | None = None,
         prerender: Prerender | None = None,
         theme: str | None = None,
+        fifo: str | None = None,
+        fifo_leaf: str | None = None,
     ) -> None:
         super().__init__()
         self.session = session
+        self._fifo = fifo
+        """A FIFO to read (the session screen shows its copy once the writer closes it)."""
+        self._fifo_leaf = fifo_leaf
+        """``--leaf`` for the FIFO's session: an id (prefix), resolved once it is read."""
+        self._temp_folders: list[str] = []
         self._full_loader = full_loader
         self._prerender = prerender
         self._leaf = leaf
@@ -89,7 +97,12 @@ class PiviewApp(App[None]):
         """Open the session, or the picker when no session was given."""
         # Each first screen imports only its own screen: the picker's first rows never wait
         # for the session screen's widgets and renderers, nor the session for the picker's.
-        if self.session is not None:
+        if self._fifo is not None:
+            from piview.screens.fifo_wait import FifoScreen
+
+            leaf = self._fifo_leaf
+            self.push_screen(FifoScreen(self._fifo, follow=self._follow, leaf=leaf))
+        elif self.session is not None:
             from piview.screens.session import SessionScreen
 
             self.push_screen(
@@ -129,6 +142,20 @@ class PiviewApp(App[None]):
         """
         self.quit_now(0)
 
+    def remove_at_exit(self, folder: str) -> None:
+        """Remove ``folder``, a temporary one piview made (a FIFO's copy), when the app ends:
+        at :meth:`quit_now` and after :func:`run_app` (both end the process with
+        ``os._exit``, which runs no ``atexit``), else at the interpreter's exit."""
+        import atexit
+
+        self._temp_folders.append(folder)
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+
+    def remove_temp_folders(self) -> None:
+        """Remove the folders of :meth:`remove_at_exit` now."""
+        while self._temp_folders:
+            shutil.rmtree(self._temp_folders.pop(), ignore_errors=True)
+
     def quit_now(self, status: int) -> None:
         """End the app with exit ``status``: in a real terminal (:attr:`exit_at_once`) the
         terminal is restored and the process ends here; otherwise (tests) the app exits."""
@@ -136,6 +163,7 @@ class PiviewApp(App[None]):
             self.exit(return_code=status)
             return
         _restore_terminal(self._driver)
+        self.remove_temp_folders()
         prerender = self._prerender
         if prerender is not None:
             prerender.close()
@@ -249,10 +277,14 @@ def make_app(
     full_loader: Callable[[], Session] | None = None,
     prerender: Prerender | None = None,
     theme: str | None = None,
+    fifo: str | None = None,
+    fifo_leaf: str | None = None,
 ) -> PiviewApp:
     """Build the app (used by the CLI, tests and scripts). Without a session: the picker.
 
     Following the file is off by default here (tests, screenshots); the CLI turns it on.
+    With ``fifo`` (a named pipe), the app waits for a writer on it, then shows what it sent
+    (on the branch of the entry ``fifo_leaf`` names, if given).
     """
     # The loaded index lives as long as the app: keep the cyclic GC from rescanning its
     # objects on every collection (it doubled the cost of pairing a 50 MB session).
@@ -265,6 +297,8 @@ def make_app(
         full_loader=full_loader,
         prerender=prerender,
         theme=theme,
+        fifo=fifo,
+        fifo_leaf=fifo_leaf,
     )
 
 
@@ -280,6 +314,7 @@ def run_app(session: Session | None = None, *, follow: bool = True, **options: A
     finally:
         if prerender is not None:
             prerender.close()  # the child, if the first frame never asked for its blocks
+        app.remove_temp_folders()
     # The terminal is restored; what is left is the interpreter's teardown: it would contend
     # for the interpreter lock with the workers left running (a load, a pairing) and free a
     # whole session's index object by object (0.3 s for 1 GB) before the shell comes back.

@@ -80,6 +80,14 @@ def _view(args: argparse.Namespace) -> int:
         from piview.app import run_app
 
         return run_app(None, sessions_root=picked, theme=args.theme)
+    from piview.model.fsio import is_fifo
+
+    if is_fifo(path):
+        # A stream: the viewer says at once that it waits for a writer, reads the stream in
+        # a worker that q stops, and shows the copy once the writer closes it.
+        from piview.app import run_app
+
+        return run_app(None, fifo=path, fifo_leaf=args.leaf, follow=False, theme=args.theme)
     try:
         size = os.path.getsize(path)
     except OSError:

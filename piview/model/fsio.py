@@ -3,6 +3,8 @@
 - :func:`input_kind` names what a path is when it is not a regular file: a session is read by
   byte offset, so a character device (``/dev/zero``: endless), a block device, a socket or a
   directory is refused, and a FIFO is a stream that must be read whole first.
+- :func:`copy_fifo` reads a FIFO whole into a file of piview's, in ticks that can be stopped:
+  a reader waiting for a writer never blocks in ``open()`` or ``read()``.
 - :func:`atomic_write` writes an output file piview makes (an export, an image beside it):
   to a temporary file in the same folder, then renamed over the target, so a full disk or an
   interrupted write never leaves half a file, and an earlier good file stays whole.
@@ -12,8 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import stat
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 __all__ = [
@@ -21,6 +26,7 @@ __all__ = [
     "InputKindError",
     "atomic_write",
     "check_input",
+    "copy_fifo",
     "input_kind",
     "is_fifo",
     "open_readonly",
@@ -104,6 +110,68 @@ def open_readonly(path: str | os.PathLike[str]) -> int:
         os.close(fd)
         raise InputKindError(f"{path}: is {kind}, not a session file")
     return fd
+
+
+FIFO_TICK = 0.1
+"""Seconds between two looks at a FIFO (and at whether to stop) while it has nothing."""
+
+
+def copy_fifo(
+    path: str | os.PathLike[str],
+    dest: str | os.PathLike[str],
+    *,
+    stop: Callable[[], bool],
+    progress: Callable[[int], object] | None = None,
+    tick: float = FIFO_TICK,
+) -> bool:
+    """Copy what writers send to the FIFO ``path`` into the file ``dest``, until the writer
+    that sent something closes it. Returns False when ``stop()`` became true first (checked
+    every ``tick`` seconds), True when the stream ended; ``progress(bytes so far)`` is called
+    after each read.
+
+    The FIFO is opened without blocking (a plain ``open`` waits for a writer, beyond any
+    stop) and read only when ``poll`` says it has data or its writer hung up: with no writer
+    yet, a read says end of file at once. An end of file before any byte (a writer that sent
+    nothing, or a system whose poll reports it before a writer comes) keeps waiting.
+
+    Raises:
+        InputKindError: ``path`` is not a FIFO.
+        OSError: it cannot be opened or read, or ``dest`` cannot be written; ``str()`` is one
+            line for the user.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise OSError(f"no such file: {path}") from None
+    except PermissionError:
+        raise OSError(f"permission denied: {path}") from None
+    try:
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            raise InputKindError(f"{path}: is not a FIFO")
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        got = 0
+        with open(dest, "wb") as out:
+            while not stop():
+                if not poller.poll(int(tick * 1000)):
+                    continue
+                try:
+                    chunk = os.read(fd, 1 << 20)
+                except BlockingIOError:
+                    continue
+                if chunk:
+                    out.write(chunk)
+                    got += len(chunk)
+                    if progress is not None:
+                        progress(got)
+                elif got:
+                    return True  # the writer closed the stream
+                else:
+                    # A hang-up with nothing sent stays reported: look again in a tick.
+                    time.sleep(tick)
+        return False
+    finally:
+        os.close(fd)
 
 
 def atomic_write(path: str | os.PathLike[str], data: bytes | str) -> Path:

@@ -273,9 +273,9 @@ class SessionScreen(
         # offset, hence the scrollbar, as they were); the dirty regions stay, so the first
         # refresh after the batch paints everything.
         if self.app._batch_count:
-            transcript = self.query_one(Transcript)
-            if transcript.region:
-                transcript.settle_frame()  # what the paint would have settled, as before
+            for transcript in self.query(Transcript):  # none: closed before it composed
+                if transcript.region:
+                    transcript.settle_frame()  # what the paint would have settled, as before
             return
         super()._compositor_refresh()
         self._after_frame.written(self)
@@ -325,11 +325,13 @@ class SessionScreen(
     def on_resize(self, event: events.Resize) -> None:
         """The header fits the new width (Textual calls the mixin's handler, which lays out
         the panels, as well)."""
-        if event.size.width != self._titled_width:  # the first two at start: as composed
+        if self.composed and event.size.width != self._titled_width:  # the first two: as composed
             self._refresh_title()
 
     def on_mount(self) -> None:
         """Show the branch, tell the user about damaged lines, and start following the file."""
+        if not self._check_composed():
+            return  # closed before it composed (the app quitting): nothing to show
         if self.follow:
             self._start_following()
         self.query_one(Transcript).show_hidden = self._show_hidden

@@ -130,7 +130,32 @@ class SessionFollow(_Screen):
                 self.notify, f"Cannot load the whole file: {exc}", severity="error", markup=False
             )
             return
-        self.app.call_from_thread(self._swap_in, full, prebuilt)
+        self.app.call_from_thread(self._when_on_top, partial(self._swap_in, full, prebuilt))
+
+    _on_top: Callable[[], None] | None = None
+    """A replacement of this screen waiting for the view over it to close."""
+
+    def _when_on_top(self, replace: Callable[[], None]) -> None:
+        """Run ``replace`` (which switches this screen for a new one) now if this screen is
+        the one shown, else once it is shown again; never once the app is quitting.
+
+        ``switch_screen`` replaces the top screen: with a view over this one (the help, the
+        tools view: a key pressed while a big file loads) it replaced the view and left this
+        screen under the new one. A screen made while the app quits is closed before it
+        composes: Textual mounts none of its children.
+        """
+        self._on_top = None
+        if not self.is_attached:  # the app is exiting (or this screen was removed)
+            return
+        if self.is_active:
+            replace()
+        else:
+            self._on_top = replace
+
+    def on_screen_resume(self) -> None:
+        """Back on top (a view over this screen closed): a replacement waiting runs now."""
+        if self._on_top is not None:
+            self._when_on_top(self._on_top)
 
     def _swap_in(self, full: Session, prebuilt: tuple[int, ItemList] | None = None) -> None:
         """Replace the tail-only view with the whole session, keeping the place in view."""
@@ -426,15 +451,18 @@ class SessionFollow(_Screen):
 
     def _reloaded(self, loaded: tuple[Session, tuple[int, ItemList] | None] | str | None) -> None:
         self._reloading = False
-        self._polling = False
         if not isinstance(loaded, tuple):
+            self._polling = False
             self.notify(
                 f"The file changed and cannot be read again: {loaded or 'see the log'}",
                 severity="error",
                 markup=False,
             )
             return
-        fresh, prebuilt = loaded
+        # No look at the file meanwhile (it would read it again while a view is over this).
+        self._when_on_top(partial(self._reopen_reloaded, *loaded))
+
+    def _reopen_reloaded(self, fresh: Session, prebuilt: tuple[int, ItemList] | None) -> None:
         self.session.close()
         self.last_entry_at = _now()  # the file changed: what it holds now arrived now
         self._reopen(fresh, prebuilt=prebuilt)

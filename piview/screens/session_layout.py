@@ -41,6 +41,15 @@ class SessionLayout(_Screen):
     """The branch panel's width as the user set it (``<`` ``>``, dragging); None: a share."""
     _sidebar_width: int | None = None
     _dragging: str | None = None
+    composed = False
+    """True once the screen's Mount found its children. Textual mounts no child of a screen
+    closed before it composed (the app quitting, the screen switched away at once), yet
+    sends that screen its Mount and the Resize already queued: they have nothing to lay out."""
+
+    def _check_composed(self) -> bool:
+        """Whether the screen has its children (and is not being removed with the app)."""
+        self.composed = self.is_attached and bool(self.query(BranchPanel))
+        return self.composed
 
     def _visible(self, widget: BranchPanel | UsageSidebar) -> bool:
         return widget.has_class("-visible")
@@ -99,7 +108,8 @@ class SessionLayout(_Screen):
 
     def on_resize(self, event: events.Resize) -> None:
         """The panels follow the terminal's size."""
-        self._layout_panels()
+        if self.composed:
+            self._layout_panels()
 
     def action_resize_panel(self, delta: int) -> None:
         """Move the border of the branch panel (or, without it, the sidebar) by ``delta``
