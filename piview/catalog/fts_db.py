@@ -9,7 +9,7 @@ a SQLite error means, and a damaged index swapped for a new one.
 - :func:`swap_in_new` replaces a damaged index of ours by a new empty one, made beside it and
   renamed over it (never an unlink of a file that might not be ours).
 - :func:`error_kind` sorts SQLite's errors into busy (another piview writes), full, damaged
-  and unusable (a read-only folder, an I/O error).
+  an I/O error and unusable (a read-only folder).
 """
 
 from __future__ import annotations
@@ -124,13 +124,13 @@ def discard(path: Path) -> None:
             Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
-ErrorKind = Literal["busy", "full", "damaged", "unusable"]
+ErrorKind = Literal["busy", "full", "io", "damaged", "unusable"]
 
 
 def error_kind(exc: sqlite3.Error) -> ErrorKind:
     """What a SQLite error means for the index: ``busy`` (another process holds the lock),
     ``full`` (the disk), ``damaged`` (not a database, or corrupt pages: build it again) or
-    ``unusable`` (read-only, cannot open, an I/O error: run without it)."""
+    ``unusable`` (read-only, cannot open: run without it)."""
     code = getattr(exc, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
     text = str(exc).lower()
@@ -138,6 +138,8 @@ def error_kind(exc: sqlite3.Error) -> ErrorKind:
         return "busy"
     if primary == 13 or "disk is full" in text:  # SQLITE_FULL
         return "full"
+    if primary == 10 or "disk i/o error" in text:  # SQLITE_IOERR
+        return "io"
     if primary in (11, 26) or "malformed" in text or "not a database" in text:
         return "damaged"  # SQLITE_CORRUPT, SQLITE_NOTADB
     if (

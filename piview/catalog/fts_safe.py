@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from piview.catalog.fts import Hit, Progress, SearchIndex
+from piview.catalog.fts import Hit, Progress, SearchIndex, index_path
 from piview.catalog.fts_db import discard, error_kind
 from piview.catalog.fts_query import FtsQuery
 
@@ -62,10 +62,13 @@ def updated_index(
     try:
         index = SearchIndex(path)
     except sqlite3.Error as exc:
-        if error_kind(exc) == "busy":
+        kind = error_kind(exc)
+        if kind == "busy":
             # Opening had to write (a new index, or one from before): read it as it stands.
             with contextlib.suppress(sqlite3.Error):
                 return SearchIndex(path, readonly=True), [BUSY_NOTE]
+        if kind in ("full", "io"):
+            discard(Path(path) if path is not None else index_path())  # ours: checked
         return in_memory(_reason(exc))
     except OSError as exc:  # its folder cannot be made (a file in the way, read-only)
         return in_memory(_reason(exc))
@@ -85,7 +88,7 @@ def updated_index(
                 notes = [DAMAGED_NOTE]
                 continue
             index.close()
-            if kind == "full":
+            if kind in ("full", "io"):
                 discard(index.path)  # ours, half written: its space back
             return in_memory(_reason(exc))
     raise AssertionError("unreachable")  # pragma: no cover
