@@ -22,7 +22,6 @@ import contextlib
 import os
 import re
 import sqlite3
-import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from piview.catalog.fts_db import (
     APPLICATION_ID,
     BUSY_TIMEOUT,
     IndexRefusedError,
+    check_damage,
     check_ours,
     error_kind,
     swap_in_new,
@@ -55,12 +55,6 @@ _POOL_MIN_BYTES = 32 * 1024 * 1024
 _CAN_DELETE = sqlite3.sqlite_version_info >= (3, 43, 0)
 _DEAD_SHARE = 0.3
 """When unreachable rows are this share of the table, the next update rebuilds it."""
-
-
-_CHECK_ALWAYS_BYTES = 16 * 1024 * 1024
-"""An index up to this size has FTS5's integrity check at every open for an update."""
-_CHECK_EVERY = 24 * 3600.0
-"""Seconds between FTS5 integrity checks of a bigger index."""
 
 
 def index_path() -> Path:
@@ -130,11 +124,18 @@ class SearchIndex:
         IndexRefusedError: ``path`` is not a piview index (nothing is changed).
         OSError: its folder cannot be made.
         sqlite3.Error: it cannot be opened (busy, read-only, a full disk); a damaged index
-            of ours is swapped for a new one instead (:attr:`rebuilt`).
+            of ours is swapped for a new one instead (:attr:`rebuilt`). ``background``: no
+            one waits for the open (the picker's builder), which may then check it longer
+            (:func:`~piview.catalog.fts_db.check_damage`).
     """
 
     def __init__(
-        self, path: Path | str | None = None, *, readonly: bool = False, memory: bool = False
+        self,
+        path: Path | str | None = None,
+        *,
+        readonly: bool = False,
+        memory: bool = False,
+        background: bool = False,
     ) -> None:
         self.path = Path(path) if path is not None else index_path()
         self.readonly = readonly
@@ -154,7 +155,7 @@ class SearchIndex:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._open()
-            self._check()
+            check_damage(self.db, self.path, background=background)
         except sqlite3.DatabaseError as exc:
             if error_kind(exc) != "damaged":
                 with contextlib.suppress(AttributeError, sqlite3.Error):
@@ -190,30 +191,6 @@ class SearchIndex:
     def _has_docs(self) -> bool:
         row = self.db.execute("SELECT 1 FROM sqlite_master WHERE name='docs'").fetchone()
         return row is not None
-
-    def _check(self) -> None:
-        """Damaged pages raise here, not halfway through an update or as a silent wrong
-        answer. ``quick_check`` reads every page (20 ms for a 15 MB index); FTS5's own check
-        also finds damage inside its blobs (quick_check misses it: the index then answers
-        ``[]`` while hits exist) but costs 13 ms a MB, so a big index has it once a day."""
-        row = self.db.execute("PRAGMA quick_check(1)").fetchone()
-        if row is None or row[0] != "ok":
-            raise sqlite3.DatabaseError(f"database disk image is malformed: {row}")
-        try:
-            size = self.path.stat().st_size
-        except OSError:
-            size = 0
-        row = self.db.execute("SELECT value FROM meta WHERE key='checked'").fetchone()
-        last = row[0] if row is not None and isinstance(row[0], int | float) else 0.0
-        now = time.time()
-        if size > _CHECK_ALWAYS_BYTES and 0 <= now - last < _CHECK_EVERY:
-            return
-        self.db.execute("INSERT INTO docs(docs) VALUES('integrity-check')")
-        with contextlib.suppress(sqlite3.OperationalError):  # busy: checked again next time
-            self.db.execute("INSERT OR REPLACE INTO meta VALUES('checked', ?)", (now,))
-            self.db.commit()
-        if self.db.in_transaction:
-            self.db.rollback()
 
     # ------------------------------------------------------------------ schema
 

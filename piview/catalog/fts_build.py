@@ -73,7 +73,7 @@ def _build_main(
     try:
         # A damaged index is built again, a busy one left to the other piview (issue #26).
         index, _notes = updated_index(
-            paths, roots=roots, path=db, progress=progress, workers=workers
+            paths, roots=roots, path=db, progress=progress, workers=workers, background=True
         )
         index.close()
     except Exception as exc:  # noqa: BLE001 - reported to the parent, which says so

@@ -45,9 +45,11 @@ def updated_index(
     path: Path | str | None = None,
     progress: Callable[[Progress], None] | None = None,
     workers: int = 2,
+    background: bool = False,
 ) -> tuple[SearchIndex, list[str]]:
     """The index at ``path`` (default: :func:`~piview.catalog.fts.index_path`) brought up to
-    date with ``paths`` (see :meth:`SearchIndex.update`), and at most one note for the user.
+    date with ``paths`` (see :meth:`SearchIndex.update`), and at most one note for the user;
+    ``background``: no one waits (see :class:`SearchIndex`).
 
     Raises:
         IndexRefusedError: ``path`` is not a piview index.
@@ -60,7 +62,7 @@ def updated_index(
         return index, [f"search index: {why}: searching without it"]
 
     try:
-        index = SearchIndex(path)
+        index = SearchIndex(path, background=background)
     except sqlite3.Error as exc:
         kind = error_kind(exc)
         if kind == "busy":
