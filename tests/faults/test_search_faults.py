@@ -400,3 +400,21 @@ def test_operators_alone_are_searched_as_words(
     assert _search(sessions, capsys, query) == lower
     if query in ("NOT", "AND"):  # the fixtures have no "or"
         assert lower[0] == 0 and lower[1]
+
+
+def test_the_pickers_reader_and_builder_leave_a_file_not_ours_alone(
+    sessions: Path, tmp_path: Path
+) -> None:
+    from piview.catalog.fts_build import update_in_process
+    from piview.catalog.fts_db import IndexRefusedError
+
+    target = tmp_path / "some.jsonl"
+    shutil.copyfile(fixture("linear.jsonl"), target)
+    before = target.read_bytes()
+    with pytest.raises(IndexRefusedError):
+        SearchIndex(target, readonly=True)
+    files = sorted((sessions / "--p--").iterdir())
+    why = update_in_process(target, files, roots=[sessions], workers=1)
+    assert why is not None and "not a piview index" in why
+    assert target.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("some")) == ["some.jsonl"]
