@@ -118,15 +118,15 @@ CREATE INDEX IF NOT EXISTS entries_file ON entries(file);
 
 
 class SearchIndex:
-    """The search index at ``path`` (default :func:`index_path`), opened or created.
+    """The search index at ``path`` (default :func:`index_path`), opened or created; with
+    ``memory``, in memory only. ``background``: no one waits for the open (the picker's
+    builder), which may then check it longer (:func:`~piview.catalog.fts_db.check_damage`).
 
     Raises:
         IndexRefusedError: ``path`` is not a piview index (nothing is changed).
         OSError: its folder cannot be made.
         sqlite3.Error: it cannot be opened (busy, read-only, a full disk); a damaged index
-            of ours is swapped for a new one instead (:attr:`rebuilt`). ``background``: no
-            one waits for the open (the picker's builder), which may then check it longer
-            (:func:`~piview.catalog.fts_db.check_damage`).
+            of ours is swapped for a new one instead (:attr:`rebuilt`).
     """
 
     def __init__(
