@@ -18,6 +18,7 @@ custom messages, names and folders) and ``tools`` (tool calls and their output).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sqlite3
@@ -29,10 +30,19 @@ from pathlib import Path
 
 from piview.catalog.discovery import cache_dir
 from piview.catalog.fts_build import exit_with_parent, real_stderr
+from piview.catalog.fts_db import (
+    APPLICATION_ID,
+    BUSY_TIMEOUT,
+    IndexRefusedError,
+    check_damage,
+    check_ours,
+    error_kind,
+    swap_in_new,
+)
 from piview.catalog.fts_extract import Extract, extract_file, line_texts, signature
 from piview.catalog.fts_query import FtsQuery, parse_fts_query, snippet
 
-__all__ = ["Hit", "Progress", "SearchIndex", "index_path"]
+__all__ = ["Hit", "IndexRefusedError", "Progress", "SearchIndex", "index_path"]
 
 _VERSION = 1
 """Of the schema; a database of another version is built again."""
@@ -108,40 +118,79 @@ CREATE INDEX IF NOT EXISTS entries_file ON entries(file);
 
 
 class SearchIndex:
-    """The search index at ``path`` (default :func:`index_path`), opened or created."""
+    """The search index at ``path`` (default :func:`index_path`), opened or created; with
+    ``memory``, in memory only. ``background``: no one waits for the open (the picker's
+    builder), which may then check it longer (:func:`~piview.catalog.fts_db.check_damage`).
 
-    def __init__(self, path: Path | str | None = None, *, readonly: bool = False) -> None:
+    Raises:
+        IndexRefusedError: ``path`` is not a piview index (nothing is changed).
+        OSError: its folder cannot be made.
+        sqlite3.Error: it cannot be opened (busy, read-only, a full disk); a damaged index
+            of ours is swapped for a new one instead (:attr:`rebuilt`).
+    """
+
+    def __init__(
+        self,
+        path: Path | str | None = None,
+        *,
+        readonly: bool = False,
+        memory: bool = False,
+        background: bool = False,
+    ) -> None:
         self.path = Path(path) if path is not None else index_path()
         self.readonly = readonly
+        self.rebuilt = False
+        """The index was damaged and is new (made again by the next update)."""
         self.bytes_read = 0
         """Bytes of session files read by this object's updates (for the benchmark)."""
+        if memory or (readonly and not self.path.exists()):
+            self.db = sqlite3.connect(":memory:", check_same_thread=False)
+            self._create()
+            return
+        check_ours(self.path)
         if readonly:
-            if not self.path.exists():
-                self.db = sqlite3.connect(":memory:")
-                self._create()
-                return
-            uri = f"file:{self.path}?mode=ro"
-            self.db = sqlite3.connect(uri, uri=True, timeout=5.0, check_same_thread=False)
+            uri = f"{self.path.resolve().as_uri()}?mode=ro"
+            self.db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, check_same_thread=False)
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._open()
-        except sqlite3.DatabaseError:
-            # Not a database (or a damaged one): it is only a cache, start it again.
+            check_damage(self.db, self.path, background=background)
+        except sqlite3.DatabaseError as exc:
+            if error_kind(exc) != "damaged":
+                with contextlib.suppress(AttributeError, sqlite3.Error):
+                    self.db.close()
+                raise
             self.db.close()
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
-            self._open()
+            self.rebuild()
+
+    def rebuild(self) -> None:
+        """Swap the (damaged) file for a new empty index, made beside it and renamed."""
+        with contextlib.suppress(sqlite3.Error):
+            self.db.close()
+        swap_in_new(self.path)
+        self.rebuilt = True
+        self._open()
 
     def _open(self) -> None:
-        self.db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, check_same_thread=False)
+        mode = self.db.execute("PRAGMA journal_mode").fetchone()[0]
+        if str(mode).lower() != "wal":  # changing it takes a lock: only when needed
+            self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA cache_size=-65536")  # 64 MB: FTS5 inserts read back pages
         version = self._version()
         if version not in (None, _VERSION):
             self._drop()
-        self._create()
+        if version != _VERSION or not self._has_docs():
+            self._create()
+        if self.db.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+            self.db.execute(f"PRAGMA application_id={APPLICATION_ID}")  # an index from before
+            self.db.commit()
+
+    def _has_docs(self) -> bool:
+        row = self.db.execute("SELECT 1 FROM sqlite_master WHERE name='docs'").fetchone()
+        return row is not None
 
     # ------------------------------------------------------------------ schema
 
@@ -312,10 +361,25 @@ class SearchIndex:
     def _write(self, path: str, st: os.stat_result, fid: int | None, found: Extract) -> None:
         db = self.db
         sig = found.sig
+        # One write transaction from the look at the file's row on: another piview building
+        # the same index at once has either written this file (then it is skipped) or not
+        # (then its rows are replaced whole): never orphaned entries, never doubled text.
+        if db.in_transaction:
+            db.commit()
+        db.execute("BEGIN IMMEDIATE")
         with db:
+            row = db.execute(
+                "SELECT id, size, mtime, indexed FROM files WHERE path=?", (path,)
+            ).fetchone()
+            if row is not None and (row[1], row[2]) == (st.st_size, st.st_mtime):
+                return  # indexed meanwhile by another piview
+            if fid is not None and (row is None or row[0] != fid or row[3] != found.start):
+                return  # changed meanwhile by another piview: the next update sees to it
+            if fid is None and row is not None:
+                self._drop_file(int(row[0]))
             if fid is None:
                 cur = db.execute(
-                    "INSERT OR REPLACE INTO files(path, size, mtime, ino, indexed, sig,"
+                    "INSERT INTO files(path, size, mtime, ino, indexed, sig,"
                     " session_id, cwd, name) VALUES(?,?,?,?,?,?,?,?,?)",
                     (
                         path,

@@ -64,17 +64,18 @@ def _build_main(
         os.nice(10)  # background work: the UI (and its pool readers, who inherit it) first
     except OSError:
         pass
-    from piview.catalog.fts import Progress, SearchIndex
+    from piview.catalog.fts import Progress
+    from piview.catalog.fts_safe import updated_index
 
     def progress(p: Progress) -> None:
         conn.send(("progress", (p.files_done, p.files_total, p.bytes_done, p.bytes_total)))
 
     try:
-        index = SearchIndex(db)
-        try:
-            index.update(paths, progress=progress, workers=workers, roots=roots)
-        finally:
-            index.close()
+        # A damaged index is built again, a busy one left to the other piview (issue #26).
+        index, _notes = updated_index(
+            paths, roots=roots, path=db, progress=progress, workers=workers, background=True
+        )
+        index.close()
     except Exception as exc:  # noqa: BLE001 - reported to the parent, which says so
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
         return

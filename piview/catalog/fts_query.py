@@ -3,8 +3,11 @@ and the words to highlight in a snippet.
 
 The syntax is FTS5's own (words, ``"phrases"``, ``prefix*``, ``AND``/``OR``/``NOT``,
 parentheses). A query FTS5 cannot parse (an unbalanced quote, a stray ``:``) is searched as its
-plain words instead, so typing never fails. By default only the ``text`` column is searched;
-with ``tools`` (or a leading ``tools:``) tool calls and tool output are searched too.
+plain words instead, so typing never fails; so is a query of operators only (``AND OR``,
+``NOT``). A query is bounded (:data:`MAX_QUERY_CHARS`, :data:`MAX_PREFIXES`): each prefix term
+expands to every indexed word it starts, and thousands of them take minutes. By default only
+the ``text`` column is searched; with ``tools`` (or a leading ``tools:``) tool calls and tool
+output are searched too.
 """
 
 from __future__ import annotations
@@ -12,7 +15,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["TOOLS_PREFIX", "FtsQuery", "parse_fts_query", "snippet"]
+__all__ = [
+    "MAX_PREFIXES",
+    "MAX_QUERY_CHARS",
+    "TOOLS_PREFIX",
+    "FtsQuery",
+    "parse_fts_query",
+    "snippet",
+]
+
+MAX_QUERY_CHARS = 1000
+"""A longer query is refused (:attr:`FtsQuery.problem`)."""
+MAX_PREFIXES = 16
+"""At most this many ``prefix*`` terms (each costs a scan of the words it starts)."""
 
 TOOLS_PREFIX = "tools:"
 """A query starting with this searches tool calls and tool output as well."""
@@ -35,6 +50,8 @@ class FtsQuery:
     terms: tuple[tuple[str, bool], ...]
     """``(word or phrase, is a prefix)`` to highlight, lower case."""
     tools: bool
+    problem: str | None = None
+    """Why the query is not searched (too long, too many prefixes); it is then blank."""
 
     @property
     def blank(self) -> bool:
@@ -65,6 +82,9 @@ def parse_fts_query(text: str, *, tools: bool = False, prefix_last: bool = False
     body = text.strip()
     if body.lower().startswith(TOOLS_PREFIX):
         body, tools = body[len(TOOLS_PREFIX) :].strip(), True
+    if len(body) > MAX_QUERY_CHARS:
+        problem = f"the query is {len(body):,} characters long (at most {MAX_QUERY_CHARS:,})"
+        return FtsQuery(text, "", "", (), tools, problem)
     terms: list[tuple[str, bool]] = []
     plain: list[str] = []
     tokens = list(_TOKEN.finditer(body))
@@ -91,6 +111,15 @@ def parse_fts_query(text: str, *, tools: bool = False, prefix_last: bool = False
         tail = tokens[-1].group(2)
         if tail not in _OPERATORS and not tail.endswith("*") and _WORD.fullmatch(tail):
             match = body[: tokens[-1].start()] + tail + "*"
+    if not terms and tokens and all(m.group(2) in _OPERATORS for m in tokens):
+        # Operators only: FTS5 cannot parse them, so they are the words searched for.
+        terms = [(m.group(2).lower(), False) for m in tokens]
+        plain = [_quote(m.group(2)) for m in tokens]
+        match = " ".join(plain)
+    prefixes = sum(1 for _, prefix in terms if prefix)
+    if prefixes > MAX_PREFIXES:
+        problem = f"the query has {prefixes:,} prefix terms (at most {MAX_PREFIXES})"
+        return FtsQuery(text, "", "", (), tools, problem)
     fallback = " ".join(plain)
     if not terms:
         return FtsQuery(text, "", "", (), tools)

@@ -275,7 +275,11 @@ def _sessions_json(path: Path) -> dict[str, tuple[str | None, float | None]]:
             None,
         )
         at = v.get("updatedAt")
-        updated = float(at) / 1000.0 if isinstance(at, int | float) and at > 1e11 else None
+        # Milliseconds since 1973 and before 33658: an infinite or huge time (``1e999``)
+        # would overflow the picker's dates.
+        updated = None
+        if isinstance(at, int | float) and not isinstance(at, bool) and 1e11 < at < 1e15:
+            updated = float(at) / 1000.0
         sid = v["sessionId"]
         prev = out.get(sid)
         # Several keys may share a session: the most recent record wins.

@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from piview.catalog.discovery import HEAD_BYTES, cache_dir, read_json_line
 from piview.catalog.hosts import Found
 from piview.model.source import parse_sqlite_ref, peek_sqlite_session
@@ -250,17 +252,21 @@ class SummaryCache:
         try:
             raw = json.loads(self.path.read_bytes())
             if isinstance(raw, dict) and raw.get("version") == _VERSION:
-                self._data = raw.get("sessions", {})
-        except (OSError, ValueError):
+                sessions = raw.get("sessions")
+                if isinstance(sessions, dict):
+                    self._data = {k: v for k, v in sessions.items() if isinstance(v, dict)}
+        except (OSError, ValueError, RecursionError):
             pass
 
     def get(self, path: str | os.PathLike[str], size: int, mtime: float) -> SessionSummary | None:
         """The cached summary when the file is unchanged."""
         hit = self._data.get(os.fspath(path))
         if hit and hit.get("size") == size and hit.get("mtime") == mtime:
+            # A typed decode: a record with a field of the wrong type (a damaged or foreign
+            # cache) is indexed again, never handed to the picker to crash on.
             try:
-                return SessionSummary(**hit)
-            except TypeError:
+                return msgspec.convert(hit, SessionSummary)
+            except msgspec.ValidationError:
                 return None
         return None
 

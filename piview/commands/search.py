@@ -38,7 +38,10 @@ def since_key(value: str) -> str:
 def run(args: argparse.Namespace) -> int:
     """Update the index, search it, print the hits; exit status 1 when nothing matches."""
     from piview.catalog.discovery import find_session_files, sessions_dir
-    from piview.catalog.fts import Progress, SearchIndex
+    from piview.catalog.fts import Progress
+    from piview.catalog.fts_db import IndexRefusedError
+    from piview.catalog.fts_query import parse_fts_query
+    from piview.catalog.fts_safe import search_updated
 
     if args.limit <= 0:
         raise CliError("--limit must be at least 1")
@@ -46,7 +49,9 @@ def run(args: argparse.Namespace) -> int:
     root = sessions_dir(args.sessions)
     if not root.is_dir():
         raise CliError(f"no Pi session folder at {root} (set --sessions DIR)")
-    index = SearchIndex()
+    query = parse_fts_query(args.query, tools=args.tools)
+    if query.problem:
+        raise CliError(f"search: {query.problem}")
     tty = sys.stderr.isatty()
 
     def progress(p: Progress) -> None:
@@ -55,12 +60,22 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.flush()
 
     try:
-        state = index.update(find_session_files(root), progress=progress, roots=[root])
-        if tty and state.files_total:
-            sys.stderr.write("\r\x1b[K")
-        hits = index.search(args.query, tools=args.tools, since=since, limit=args.limit, under=root)
+        hits, notes = search_updated(
+            find_session_files(root),
+            query,
+            roots=[root],
+            progress=progress,
+            since=since,
+            limit=args.limit,
+            under=root,
+        )
+    except IndexRefusedError as exc:
+        raise CliError(str(exc)) from None
     finally:
-        index.close()
+        if tty:
+            sys.stderr.write("\r\x1b[K")
+    for note in notes:
+        print(f"piview: {note}", file=sys.stderr)
     if args.json:
         out = [
             {

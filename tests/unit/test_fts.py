@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from piview.catalog import fts
-from piview.catalog.fts import SearchIndex
+from piview.catalog.fts import IndexRefusedError, SearchIndex
 from piview.catalog.fts_extract import _SIG as SIG
 from piview.catalog.fts_extract import extract_file
 from piview.catalog.fts_query import parse_fts_query, snippet
@@ -316,7 +316,8 @@ def test_query_parsing() -> None:
     assert q.match == "text : (foo ba*)" and q.terms == (("foo", False), ("ba", True))
     q = parse_fts_query('"a b" OR c* NOT d')
     assert q.terms == (("a b", False), ("c", True), ("d", False))
-    assert parse_fts_query("AND").blank and parse_fts_query("").blank
+    # Operators only are searched as words (the README: an unparsable query is its words).
+    assert parse_fts_query("AND").terms == (("and", False),) and parse_fts_query("").blank
     pattern = parse_fts_query('"a b" c*').pattern()
     assert pattern is not None
     line, spans = snippet("x a  b y cde", pattern)
@@ -355,9 +356,21 @@ if __name__ == "__main__":
     assert done.stdout.strip() == "3"
 
 
-def test_a_damaged_or_older_index_is_built_again(tmp_path: Path) -> None:
-    db = tmp_path / "search.db"
-    db.write_bytes(b"this is not an sqlite database at all" * 200)
+def test_a_damaged_or_older_index_is_built_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Not ours by its content: a file elsewhere is refused, unchanged (issue #26); in
+    # piview's own cache folder it is ours by its place, and built again.
+    junk = b"this is not an sqlite database at all" * 200
+    elsewhere = tmp_path / "other.db"
+    elsewhere.write_bytes(junk)
+    with pytest.raises(IndexRefusedError):
+        SearchIndex(elsewhere)
+    assert elsewhere.read_bytes() == junk
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    db = tmp_path / "cache" / "piview" / "search.db"
+    db.parent.mkdir(parents=True)
+    db.write_bytes(junk)
     a = _session(tmp_path / "s" / "a.jsonl", "pangolin")
     ix = SearchIndex(db)
     ix.update([a])
