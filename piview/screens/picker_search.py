@@ -107,6 +107,8 @@ class PickerTextSearch(_Screen):
     _fts_timer: Timer | None = None
     _researched = 0.0
     """When the text was last searched again because the index grew."""
+    _fts_repaired = False
+    """A query found the index damaged and a new one was swapped in (once per picker)."""
     _fts_status = ""
     fts_ready = False
     """True once the index has every session file."""
@@ -210,6 +212,7 @@ class PickerTextSearch(_Screen):
         if query.blank:
             return
         worker = get_current_worker()
+        index = None
         try:
             index = SearchIndex(self._db_path(), readonly=True)
             try:
@@ -224,9 +227,37 @@ class PickerTextSearch(_Screen):
                     self.app.call_from_thread(self._fts_found, needle, hits)
             finally:
                 index.close()
-        except Exception:  # noqa: BLE001 - an unreadable index: no text hits
+        except Exception as exc:  # noqa: BLE001 - an unreadable index: no text hits
             if not worker.is_cancelled:
                 self.app.call_from_thread(self._fts_found, needle, [])
+            if index is not None and self._damaged_at_query(exc):
+                self.app.call_from_thread(self._fts_repair, index.path)
+
+    def _damaged_at_query(self, exc: Exception) -> bool:
+        """The index opened (so it is ours) and a query found it damaged, the first time."""
+        import sqlite3
+
+        from piview.catalog.fts_db import error_kind
+
+        if self._fts_repaired or not isinstance(exc, sqlite3.DatabaseError):
+            return False
+        return error_kind(exc) == "damaged"
+
+    def _fts_repair(self, path: Path) -> None:
+        """A query found the index damaged: a new one is swapped in and built again (once per
+        picker; the open checks miss some damage of a big index)."""
+        from piview.catalog.fts_db import swap_in_new
+
+        if self._fts_repaired:
+            return
+        self._fts_repaired = True
+        try:
+            swap_in_new(path)
+        except OSError as exc:
+            self.notify(f"The search index is damaged and cannot be replaced: {exc}", timeout=5)
+            return
+        self.notify("The search index was damaged: building it again", timeout=4)
+        self._fts_start()
 
     def _fts_found(self, needle: str, hits: list[Hit]) -> None:
         if needle != self._needle():

@@ -418,3 +418,39 @@ def test_the_pickers_reader_and_builder_leave_a_file_not_ours_alone(
     assert why is not None and "not a piview index" in why
     assert target.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("some")) == ["some.jsonl"]
+
+
+async def test_damage_found_by_a_picker_query_swaps_in_a_new_index(
+    sessions: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from piview.app import make_app
+
+    db = _db(tmp_path)
+    app = make_app(sessions_root=sessions)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        picker = app.screen
+        assert db.is_file()
+        inode = db.stat().st_ino
+        rows = fts_module.SearchIndex._rows  # noqa: SLF001
+        calls: list[int] = []
+
+        def damaged_once(self: SearchIndex, *a: object, **k: object) -> object:
+            calls.append(1)
+            if len(calls) == 1:
+                raise sqlite3.DatabaseError("database disk image is malformed")
+            return rows(self, *a, **k)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(fts_module.SearchIndex, "_rows", damaged_once)
+        await pilot.press(*QUERY)
+        for _ in range(100):  # the debounce, the query, the new file's build, the query again
+            await asyncio.sleep(0.05)
+            await app.workers.wait_for_complete()
+            if picker.hits:  # type: ignore[attr-defined]
+                break
+        assert db.stat().st_ino != inode  # a new file renamed over the damaged one
+        assert _app_id(db) == APPLICATION_ID
+        assert picker.hits  # type: ignore[attr-defined]
