@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
-
-import msgspec
 
 from piview.catalog.discovery import HEAD_BYTES, cache_dir, read_json_line
 from piview.catalog.hosts import Found
@@ -132,6 +130,43 @@ def _head_tail(path: Path) -> tuple[int, float, bytes, bytes]:
     finally:
         os.close(fd)
     return size, st.st_mtime, head, tail
+
+
+_STR, _NUM, _INT = (str,), (int, float), (int,)
+_OPT_STR = (str, type(None))
+_RECORD_TYPES: dict[str, tuple[type, ...]] = {
+    "path": _STR,
+    "size": _INT,
+    "mtime": _NUM,
+    "entries": (int, type(None)),
+    "leaves": (int, type(None)),
+    "cost": (int, float, type(None)),
+    "complete": (bool,),
+    "host": _STR,
+    "updated": (int, float, type(None)),
+    "models": (list,),
+}
+"""The types of a cached summary's fields (every other field: a string or None). Checked by
+hand, not by msgspec: the picker's first rows come from this cache, before any decoder."""
+
+
+def summary_from_record(record: dict[str, object]) -> SessionSummary | None:
+    """The summary a cache record holds, or None when a field is missing or of the wrong type
+    (a damaged or foreign cache: the file is summarised again)."""
+    kwargs: dict[str, object] = {}
+    for f in fields(SessionSummary):
+        if f.name not in record:
+            if f.name in ("path", "size", "mtime"):
+                return None
+            continue
+        value = record[f.name]
+        want = _RECORD_TYPES.get(f.name, _OPT_STR)
+        if not isinstance(value, want) or (isinstance(value, bool) and bool not in want):
+            return None
+        if f.name == "models" and not all(isinstance(m, str) for m in value):  # type: ignore[attr-defined]
+            return None
+        kwargs[f.name] = value
+    return SessionSummary(**kwargs)  # type: ignore[arg-type]
 
 
 def quick_summary(path: Path) -> SessionSummary:
@@ -264,10 +299,7 @@ class SummaryCache:
         if hit and hit.get("size") == size and hit.get("mtime") == mtime:
             # A typed decode: a record with a field of the wrong type (a damaged or foreign
             # cache) is indexed again, never handed to the picker to crash on.
-            try:
-                return msgspec.convert(hit, SessionSummary)
-            except msgspec.ValidationError:
-                return None
+            return summary_from_record(hit)
         return None
 
     def put(self, summary: SessionSummary) -> None:

@@ -94,3 +94,16 @@ def test_openclaws_sessions_json_skips_records_of_the_wrong_type(tmp_path: Path)
     assert meta["f"] == ("F", 1778834716.344)
     path.write_text("[1, 2]")
     assert _sessions_json(path) == {}
+
+
+def test_a_cached_summary_is_decoded_by_its_fields_types() -> None:
+    from piview.catalog.summaries import summary_from_record
+
+    good = {"path": "/s.jsonl", "size": 10, "mtime": 1.5, "models": ["a/b"], "complete": True}
+    got = summary_from_record(good)
+    assert got is not None and got.models == ["a/b"] and got.complete
+    assert summary_from_record({**good, "cwd": 5}) is None
+    assert summary_from_record({**good, "size": True}) is None  # a bool is no size
+    assert summary_from_record({**good, "models": ["a", 1]}) is None
+    assert summary_from_record({"path": "/s.jsonl", "size": 10}) is None  # no mtime
+    assert summary_from_record({**good, "unknown": 1}) is not None  # a newer piview's field
