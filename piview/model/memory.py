@@ -2,7 +2,8 @@
 
 Loading a big file makes and drops millions of small objects beside the ones it keeps; the
 C allocator keeps the pages they freed between those it still uses, and the viewer then
-builds its views on top of them. glibc's ``malloc_trim`` returns them; elsewhere (no glibc) nothing is done.
+builds its views on top of them. glibc's ``malloc_trim`` returns them; elsewhere (no glibc)
+nothing is done.
 """
 
 from __future__ import annotations
