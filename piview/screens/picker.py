@@ -420,7 +420,7 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
         self._cols = self._columns(width)
         table.clear(columns=True)
         for name, w in self._cols:
-            # A Text: a str is read as markup, which loads Rich's emoji codes (~2 ms).
+            # A Text: a str is read as markup, which loads Rich's emoji codes.
             table.add_column(Text(name), width=w, key=name)
         self._shown = [p for p in self.order if self._matches(self.summaries[p], needle)]
         if self.threaded:

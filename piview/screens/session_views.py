@@ -51,7 +51,7 @@ __all__ = ["AHEAD_MAX", "HIDDEN_AHEAD", "SessionViews"]
 AHEAD_MAX = 100_000
 """Sessions (branches, for the tool calls) of this many entries and more have nothing made
 ahead: their keys already do that work in a worker, the view usable and saying so meanwhile,
-and the work (seconds, minutes for every tool call of a 1 GB session) would share the
+and the work (long on such a session: every tool call is decoded) would share the
 interpreter with every key pressed meanwhile."""
 
 HIDDEN_AHEAD = 2_000

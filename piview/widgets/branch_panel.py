@@ -39,7 +39,8 @@ __all__ = ["BranchPanel"]
 
 _TEXT_CACHE = 4096
 BIG_TREE = 100_000
-"""Sessions of this many entries and more are flattened in a worker (0.6 s and up)."""
+"""Sessions of this many entries and more are flattened in a worker (too long for a key on
+the UI thread)."""
 
 
 class BranchPanel(
@@ -333,8 +334,8 @@ class BranchPanel(
             return
         if leaf is None or not 0 <= leaf < len(self._session):
             leaf = self._session.tree.leaf
-        # An array (the tree's cached path): a list's int per entry was 14 MB at 1 GB, on
-        # top of the transcript's list when a whole session is swapped in.
+        # An array (the tree's cached path): a list's int per entry came on top of the
+        # transcript's list when a whole session is swapped in.
         path = self._session.tree.path_array(leaf) if leaf is not None else ()
         rows = self._tree_rows
         if (

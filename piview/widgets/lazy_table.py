@@ -37,8 +37,8 @@ class LazyCells(MutableMapping[ColumnKey, CellT]):
     """One row's cells by column, made by ``make`` the first time any is read or written.
 
     DataTable keeps a row as a mapping of column to cell; it reads the cells of the rows it
-    draws, of a row asked for (``get_row``) and of a cell updated. Formatting 600 rows' cells
-    at once took ~9 ms of the picker's first rows, when only ~35 are drawn.
+    draws, of a row asked for (``get_row``) and of a cell updated. Formatting every row's cells
+    at once slowed the picker's first rows, when only a screenful is drawn.
     """
 
     __slots__ = ("_cells", "_columns", "_make")
