@@ -38,7 +38,7 @@ _T = TypeVar("_T")
 
 class ResultCalls(Mapping[int, CallRef]):
     """Tool result entry index → the call it answers, in two arrays over every entry (a dict
-    of tuples costs ~200 bytes per result)."""
+    of tuples costs several objects per result)."""
 
     __slots__ = ("_entry", "_part", "_count")
 

@@ -544,7 +544,7 @@ def _children(parents: array[int], timestamps: Timestamps) -> tuple[Children, li
 
 
 class Children(Sequence[list[int]]):
-    """The children of every entry, packed in two arrays (a list per entry costs ~100 bytes):
+    """The children of every entry, packed in two arrays (not a list object per entry):
     those of ``i`` are ``items[start[i] : start[i + 1]]``. ``children[i]`` is a new list."""
 
     __slots__ = ("items", "start")

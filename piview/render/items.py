@@ -573,7 +573,7 @@ def kept_from(session: Session, items: ItemList) -> int:
     (0 without one): the items before it were replaced by the compaction's summary.
 
     Compactions are rare entries: only they are looked at, and each one's place in the branch
-    is found at C speed, so a branch of 500,000 items costs a few milliseconds.
+    is found at C speed, so even a branch of hundreds of thousands of items costs little.
     """
     best: tuple[int, int] | None = None  # (item position of the compaction, entry)
     whole = session.nodes.whole

@@ -348,8 +348,8 @@ def markdown(text: str) -> RenderableType:
     if not _MARKDOWNISH.search(text):
         out: RenderableType = Text(text)  # cheaper, and keeps hard line breaks as typed
     else:
-        # Imported here: rich.markdown pulls in markdown-it and Pygments (about a tenth of
-        # a second), which a first screen without Markdown does not need.
+        # Imported here: rich.markdown pulls in markdown-it and Pygments, which a first
+        # screen without Markdown does not need.
         out = markdown_class(is_plain())(text, code_theme=CODE_THEME, hyperlinks=False)
     return Group(out, more_line(more)) if more else out
 
