@@ -115,19 +115,7 @@ class SessionScreen(
 ):
     """One session: the transcript of a branch, with the tree and usage beside it.
 
-    | Key(s) | Description |
-    | :- | :- |
-    | b | Toggle the branch panel |
-    | u | Toggle the usage sidebar |
-    | $ | Next figure the branch panel shows: cost, tokens, turns, duration |
-    | H | Show or hide hidden entries |
-    | / | Search the transcript |
-    | i | Inspect the focused tool call |
-    | T | Tools view: every tool call of the branch |
-    | c | Context view: what the model saw at the focused entry |
-    | x | Export the branch (HTML) to the current directory |
-    | p | Pause or resume following the file |
-    | escape | Close the search, leave the panel, or go back to the picker |
+    Keys: :attr:`BINDINGS` (the help screen, ``?``, lists them from there, with a line each).
     """
 
     HELP_TITLE = "Viewer"

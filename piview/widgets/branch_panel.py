@@ -63,18 +63,8 @@ class BranchPanel(
     root. The last line reads ``(i/n) [filter]``. Segments off the active path start
     folded.
 
-    | Key | Description |
-    | :- | :- |
-    | up, k | Move the cursor up. |
-    | down, j | Move the cursor down. |
-    | pageup / pagedown | Move the cursor by a page. |
-    | home, g / end, G | First / last row. |
-    | enter | Select the entry: posts :class:`BranchPanel.EntrySelected`. |
-    | space | Fold or unfold the segment under the cursor. |
-    | left, h | Fold the segment, or jump to the start of the enclosing one. |
-    | right, l | Unfold the segment, or jump to the next branch start. |
-    | f / F | Next / previous filter: default, no-tools, user-only, labeled-only, all. |
-    | m / = | Mark a branch / compare it with the one at the cursor. |
+    Keys: :attr:`BINDINGS` (the help screen, ``?``, lists them from there, with a line each).
+    Enter posts :class:`BranchPanel.EntrySelected`.
 
     Branches oh-my-pi archived are left out by every filter but ``all``.
     """
