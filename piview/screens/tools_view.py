@@ -67,7 +67,9 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
     | s | Cycle the status filter |
     | S | Cycle the order: call order, latency, output size, name, status |
     | / | Filter by tool name |
-    | escape | Close |
+    | escape, T | Close |
+    | ? | Help |
+    | q | Quit piview |
     """
 
     AUTO_FOCUS = "DataTable"
