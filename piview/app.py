@@ -135,9 +135,9 @@ class PiviewApp(App[None]):
         and the process ends here, whatever runs.
 
         Textual's own exit closes every screen and widget, one message queue after another,
-        and waits for its input thread (up to 0.2 s); while a worker computes over a 1 GB
-        session, each of those steps waits for the interpreter lock as well (q took up to
-        1.1 s). Nothing needs that shutdown: files are only read, and the index cache is
+        and waits for its input thread; while a worker computes over a big session, each of
+        those steps waits for the interpreter lock as well (``q`` was slow to answer). Nothing
+        needs that shutdown: files are only read, and the index cache is
         written by renaming a finished copy into place.
         """
         self.quit_now(0)
@@ -287,7 +287,7 @@ def make_app(
     (on the branch of the entry ``fifo_leaf`` names, if given).
     """
     # The loaded index lives as long as the app: keep the cyclic GC from rescanning its
-    # objects on every collection (it doubled the cost of pairing a 50 MB session).
+    # objects on every collection (that was a large part of the cost of pairing).
     gc.freeze()
     return PiviewApp(
         session,
@@ -317,7 +317,7 @@ def run_app(session: Session | None = None, *, follow: bool = True, **options: A
         app.remove_temp_folders()
     # The terminal is restored; what is left is the interpreter's teardown: it would contend
     # for the interpreter lock with the workers left running (a load, a pairing) and free a
-    # whole session's index object by object (0.3 s for 1 GB) before the shell comes back.
+    # whole session's index object by object before the shell comes back.
     # Nothing needs it: files are only read, the index cache is written by renaming a
     # finished copy into place.
     sys.stdout.flush()

@@ -164,10 +164,11 @@ def error_kind(exc: sqlite3.Error) -> ErrorKind:
 
 def check_damage(db: sqlite3.Connection, path: Path, *, background: bool = False) -> None:
     """Raise on damaged pages at open, not halfway through an update or as a silent wrong
-    answer. ``quick_check`` reads every page (20 ms for a 15 MB index, at every open); FTS5's
-    own check also finds damage inside its blobs, which quick_check misses and which made the
-    index answer ``[]`` while hits exist, but it costs 13 ms a MB: every open up to 2 MB,
-    else once a day (by a command up to 64 MB, by the picker's builder at any size).
+    answer. ``quick_check`` reads every page, at every open; FTS5's own check also finds damage
+    inside its blobs, which quick_check misses and which made the index answer ``[]`` while
+    hits exist, but its cost grows with the index: at every open up to
+    ``_CHECK_ALWAYS_BYTES``, else once a day (by a command up to ``_CHECK_AT_ONCE_BYTES``, by
+    the picker's builder at any size).
 
     Raises:
         sqlite3.DatabaseError: the index is damaged.

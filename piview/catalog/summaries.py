@@ -113,7 +113,8 @@ def _user_text(obj: Any, role: str = "user") -> str | None:
 
 
 def _head_tail(path: Path) -> tuple[int, float, bytes, bytes]:
-    """Size, modification time, the first and the last 64 KB (none when the file is short).
+    """Size, modification time, the first ``HEAD_BYTES`` and the last ``_TAIL`` bytes (no tail when
+    the file is short).
 
     For a database's session: its first and last events (size and time come from discovery).
     """
@@ -170,7 +171,7 @@ def summary_from_record(record: dict[str, object]) -> SessionSummary | None:
 
 
 def quick_summary(path: Path) -> SessionSummary:
-    """Summary from the first and last 64 KB of the file (no entry count or cost)."""
+    """Summary from the head and the tail of the file (no entry count or cost)."""
     size, mtime, head, tail = _head_tail(path)
     out = SessionSummary(str(path), size, mtime)
     head_lines = _lines(head.removeprefix(b"\xef\xbb\xbf"))

@@ -22,8 +22,9 @@ __all__ = ["HL_BLOCK_CAP", "Highlighter", "css"]
 HL_BLOCK_CAP = 100_000
 """Blocks longer than this (characters) are shown plain: highlighting them costs too much."""
 HL_BUDGET = 600_000
-"""Characters highlighted in one page at most (Pygments lexes about 0.5–1 MB/s, and a 50 MB
-session must export in a few seconds); later blocks are plain, and the page says how many."""
+"""Characters highlighted in one page at most (Pygments lexes slowly beside the rest of the
+export, and a big session must still export quickly); later blocks are plain, and the page
+says how many."""
 _CACHE_MAX = 20_000
 _LIGHT, _DARK = "default", "github-dark"
 

@@ -177,7 +177,7 @@ _any_decoder = msgspec.json.Decoder()
 @cache
 def _line_decoder() -> msgspec.json.Decoder[Line]:
     # Made on the first full decode: msgspec compiles every entry, message and block type for
-    # it (2 ms of a start that reads only skeletons and the header).
+    # it (a cost a start that reads only skeletons and the header does not pay).
     return msgspec.json.Decoder(Line)
 
 

@@ -36,9 +36,9 @@ __all__ = ["BOM", "BadLine", "FileIndex"]
 
 _CHUNK = 1024 * 1024
 """Bytes read and decoded at once. The block's bytes are still in the CPU's cache when they
-are decoded, and its skeletons when the store takes them and when they are freed: at 1 GB,
-1 MB blocks cost a third less CPU than 8 MB ones (1.7 s against 2.6 s, load_session without
-the split); there are more reads, at 0.1 ms each."""
+are decoded, and its skeletons when the store takes them and when they are freed: blocks of
+this size cost less CPU than larger ones (``load_session`` without the split), for a few
+more reads."""
 _TYPE_OF = attrgetter("type")
 BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte order mark, skipped before the first line."""
@@ -163,8 +163,8 @@ class FileIndex:
         line_no = self.line_no
         # Each block is read into one buffer, from just after the last complete line (the
         # partial line at the end of a block is read again with the next): a new buffer
-        # per block, and one more to join the partial line to the next, were a second of page
-        # faults at 1 GB.
+        # per block, and one more to join the partial line to the next, cost a page fault per
+        # page of every block.
         want = _CHUNK
         buf = bytearray()
         while True:

@@ -39,7 +39,7 @@ _PROBE = 4096
 _LEN = 8
 _CRC = 4
 """Each frame is its length, the CRC-32 of its bytes, then the bytes: a cache damaged on disk
-is found before any of it is used (CRC-32 runs at GB/s: a few ms on a reopen's 100 MB)."""
+is found before any of it is used (CRC-32 is cheap beside decoding the frame)."""
 
 
 class _Header(msgspec.Struct, array_like=True):
@@ -82,7 +82,7 @@ class IndexCache:
 
     A file is a magic number, then length- and checksum-prefixed msgpack frames: the header,
     the line arrays, and each field of the node store. Frames are written and read one at a time,
-    so neither side holds a second copy of a 100 MB index.
+    so neither side holds a second copy of a big index.
     """
 
     def __init__(self, directory: Path | None = None) -> None:

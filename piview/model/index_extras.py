@@ -169,8 +169,8 @@ _ID_INDEX: Any = Tree.__dict__["id_index"]
 
 
 class _ReopenedTree(Tree):
-    """A tree adopted from the index cache, whose map of ids is made on first use: at 1 GB
-    it takes 200 ms, and ``piview info`` never reads it."""
+    """A tree adopted from the index cache, whose map of ids is made on first use: it is
+    a dict of every id, and ``piview info`` never reads it."""
 
     __slots__ = ("_ids",)
 

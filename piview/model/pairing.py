@@ -38,7 +38,7 @@ _T = TypeVar("_T")
 
 class ResultCalls(Mapping[int, CallRef]):
     """Tool result entry index → the call it answers, in two arrays over every entry (a dict
-    of tuples costs ~200 bytes per result)."""
+    of tuples costs several objects per result)."""
 
     __slots__ = ("_entry", "_part", "_count")
 
@@ -218,9 +218,9 @@ def pair_tool_calls(nodes: Sequence[SkEntry], tree: Tree) -> Pairing:
     The nearest proper ancestor holding a call with the result's id wins (the first such block
     of that entry). The work is linear in the entries and calls for any id pattern: at most
     :data:`_WALK` steps up per result, then one depth-first pass for the results still open.
-    A 1 GB session has 200,000 calls: the loops below touch only arrays, a shared block list
-    without calls is looked at once, and a result whose call id is unique in the file walks
-    up comparing each step with the one entry that holds it.
+    A big session has hundreds of thousands of calls: the loops below touch only arrays, a
+    shared block list without calls is looked at once, and a result whose call id is unique
+    in the file walks up comparing each step with the one entry that holds it.
     """
     store = as_store(nodes)
     parents = tree.parents
@@ -228,7 +228,7 @@ def pair_tool_calls(nodes: Sequence[SkEntry], tree: Tree) -> Pairing:
     call_ids: list[str] = []
     # The shared block lists known to hold no call (those are shared by many entries); the
     # others are looked through where they are, without a list of their calls kept per
-    # entry (tuples for 200,000 calls held 25 MB at the peak of a 1 GB load).
+    # entry (a tuple per call raised the peak of a big load).
     no_calls: set[int] = set()
     content_at = store.content_at
     patterns = store.patterns
@@ -268,7 +268,7 @@ def pair_tool_calls(nodes: Sequence[SkEntry], tree: Tree) -> Pairing:
     # Call id → the slot of its only call; -1 for an id that several calls have (each step
     # up then looks through the entry's calls). Ids are unique in most files: a step up is
     # then one comparison with the entry that holds the call.
-    # The tree's ints as the slots where it has them: 200,000 new ints were 6 MB at 1 GB.
+    # The tree's ints as the slots where it has them: no new int object per call.
     ints: Sequence[int] | None = tree.int_pool()
     if ints is None or len(ints) < len(call_ids):
         ints = range(len(call_ids))

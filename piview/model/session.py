@@ -393,7 +393,7 @@ class Session:
         """Write the index to the cache from a forked child process; return its pid (reaped
         by a daemon thread), or None when there is nothing to write or no fork.
 
-        Encoding a 1 GB session's index takes seconds, mostly in single msgspec calls that
+        Encoding a big session's index takes long, mostly in single msgspec calls that
         hold the interpreter lock: in a thread it froze the viewer meanwhile (keys, follow,
         even ``q``). The child has the index as it is now (copy on write), so polls may add to
         the parent's while it writes; it writes a copy and renames it into place, and ends.

@@ -1,7 +1,7 @@
 """Provides :func:`consume_split`: a big file's index read on both cores, its two halves joined.
 
-Filling the store's columns is a Python loop run once per entry (about 5 µs each: most of a
-1 GB load). For a big file, a forked child reads the second half of the file (from a line
+Filling the store's columns is a loop run once per entry (most of a big file's load). For a
+big file, a forked child reads the second half of the file (from a line
 boundary near the middle) into an index of its own while this process reads the first half;
 the child hands its index back through an anonymous in-memory file (``memfd``), pickled, and
 :func:`join` adds it after the first half, in time linear in the second half at C speed for
@@ -41,7 +41,8 @@ __all__ = [
 ]
 
 SPLIT_MIN_BYTES = 48 * 1024 * 1024
-"""Files smaller than this are read in one pass (a fork and a join cost about 50 ms)."""
+"""Files smaller than this are read in one pass (below it, a fork and a join cost more than
+they save)."""
 _HEAD = 64 * 1024
 """Bytes read before forking, so that the child knows the header (and the file's version)."""
 _STEP = 16 * 1024 * 1024
@@ -50,9 +51,8 @@ still there."""
 _PEEK = 1024 * 1024
 _SHARE = 0.60
 """The share of the bytes the first half (this process) reads: more than half, as the child
-then hands its half over (about 0.2 s at 1 GB) and the faster compiled loop left this process
-waiting for it at 0.53 (``benchmarks/bench_split_share.py``: idle 0.33 s at 0.53, 0.15 s at
-0.57, none at 0.60)."""
+then hands its half over, and with the compiled loop a share nearer a half left this process
+waiting for the child (``benchmarks/bench_split_share.py`` measures the share)."""
 _STORE_FIELDS = tuple(name for name in NodeStore.__slots__ if not name.startswith("_"))
 """The store's columns and tables a child hands back (the lookups beside them are rebuilt)."""
 
@@ -82,8 +82,8 @@ def applies(fd: int, index: FileIndex, min_bytes: int) -> bool:
 def spare_core() -> bool:
     """Whether there are two cores and they are not both busy (the load average of the last
     minute below the number of cores): on a busy machine the two halves would only take turns
-    on the same cores, and handing the second half over costs about 0.5 s of CPU at 1 GB, so
-    the file is read in one pass."""
+    on the same cores, and handing the second half over costs CPU of its own, so the file is
+    read in one pass."""
     cores = _cores()
     if cores < 2:
         return False
@@ -215,8 +215,8 @@ def _collect(pid: int, memfd: int) -> FileIndex | None:
             return None
         if not os.fstat(memfd).st_size:
             return None
-        # Read as a stream (not mapped whole): the 40 MB of a 1 GB file's second half are
-        # never all in this process at once, only what is made of them.
+        # Read as a stream (not mapped whole): the pickled second half is never all in this
+        # process at once, only what is made of it.
         with os.fdopen(memfd, "rb", buffering=1 << 20, closefd=False) as stream:
             stream.seek(0)
             state, values = pickle.load(stream)

@@ -1,11 +1,12 @@
 """Provides :class:`NodeStore`: the skeletons of a file's entries, kept in compact columns.
 
-A msgspec skeleton per entry costs about 1.2 KB in some twenty small objects; a 1 GB session
-has 450,000 entries, so a list of them took over 500 MB and most of the load time went into
-allocating and freeing them. The store keeps instead, per entry:
+A msgspec skeleton per entry is some twenty small objects; a big session has hundreds of
+thousands of entries, so a list of them took most of the memory and most of the load time
+went into allocating and freeing them. The store keeps instead, per entry:
 
-* codes in byte arrays (entry type, role, stop reason, flags), the timestamp as 24 ASCII bytes
-  (Pi's ``toISOString()`` form; any other value goes to a side table), the parent as the
+* codes in byte arrays (entry type, role, stop reason, flags), the timestamp as 8 bytes of
+  milliseconds (Pi's ``toISOString()`` form packed by :mod:`piview.model.store_ts`; any other
+  value goes to a side table), the parent as the
   index of the entry whose id it names, the model as a code into a table of distinct pairs;
 * the id, as a string (these are needed anyway for lookups);
 * sparse tables for what only some entries have: usage, tool-call blocks, tool-result ids,
@@ -202,7 +203,7 @@ class NodeStore(Sequence[SkEntry]):
     def _extend_py(self, sks: Iterable[SkEntry]) -> None:
         """:meth:`extend` in Python (the reference the compiled loop follows).
 
-        This ran once per line of a 1 GB file: attribute lookups are hoisted into locals and
+        This runs once per line of the file: attribute lookups are hoisted into locals and
         fields are read with one ``astuple`` call instead of one lookup each.
         """
         recent = self._recent_ids()
@@ -328,8 +329,8 @@ class NodeStore(Sequence[SkEntry]):
 
     def prepare(self) -> None:
         """Build now the lookups the next :meth:`extend` would build first, over every entry
-        (after a restore from the index cache: 0.4 s at 1 GB). A poll's worker calls this, so
-        that the UI thread's append is linear in what it appends."""
+        (after a restore from the index cache). A poll's worker calls this, so that the UI
+        thread's append is linear in what it appends."""
         if self._pattern_code is None:
             self._pattern_code = {
                 tuple(map(astuple, p)): k
@@ -573,7 +574,7 @@ class NodeStore(Sequence[SkEntry]):
 
 def _positions(codes: bytearray, code: int, start: int = 0) -> Iterator[int]:
     # memchr from one hit to the next: most codes are rare (a session_info, a label), and
-    # then a 1 GB session's 450,000 entries cost nothing; a common one costs what a compress
+    # then a big session's entries cost next to nothing; a common one costs what a compress
     # over map did (the header, title and status read these on every poll).
     needle = bytes((code,))
     find = codes.find

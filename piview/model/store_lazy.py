@@ -1,9 +1,9 @@
 """Provides a node store restored from the index cache whose block lists, result ids and
 names and texts are decoded on first use.
 
-At 1 GB they are a third of what reopening a session decodes (110,000 block lists of 320,000
-blocks, 200,000 tool-call ids shared with their calls' strings), and ``piview info``
-reopened with the cache's extras reads none of them. Until one is read, the
+They are a large part of what reopening a session decodes (every tool call's block list,
+and the tool-call ids shared with their calls' strings), and ``piview info`` reopened with
+the cache's extras reads none of them. Until one is read, the
 store is a :class:`DeferredStore` holding their frames as bytes; the first read decodes them
 all, under a lock, and makes the store a plain :class:`~piview.model.store.NodeStore` again
 (the same object: nothing else changes, and reads cost nothing more from then on).
@@ -24,7 +24,7 @@ DEFERRED = ("patterns", "result_ids", "result_names", "texts")
 """The columns read on first use (the index cache passes them as :class:`Frame`): none of
 them is read by ``piview info`` when the cache's extras hold the pairing and the sums. Not
 the timestamps and usage rows: they are bytes, whose frames are cheap to decode but would
-be held until then (23 MB of usage rows at 1 GB, a peak the viewer's load felt)."""
+be held until then (a peak the viewer's load felt)."""
 
 _SLOTS: dict[str, Any] = {name: NodeStore.__dict__[name] for name in DEFERRED}
 """The store's own slots for them (member descriptors)."""
@@ -115,7 +115,7 @@ def _decode(store: NodeStore) -> None:
             if len(value) != len(frame):
                 raise ValueError(f"inconsistent cached index: {name}")
             if isinstance(frame, Frame):
-                frame.data = b""  # its bytes go now, not after the last column (22 MB at 1 GB)
+                frame.data = b""  # its bytes go now, not after the last column
             if name == "result_ids":
                 # A result's toolCallId was read as a new string: share its call's, as a load
                 # does (here, so that the new strings go before the next column is decoded).
@@ -131,7 +131,7 @@ def shared_ids(
     patterns: list[tuple[SkBlock, ...]], result_ids: list[str | None]
 ) -> list[str | None]:
     """``result_ids`` with each id that some block of ``patterns`` has replaced by that
-    block's string (one string per id, as a load keeps them: 200,000 at 1 GB).
+    block's string (one string per id, as a load keeps them).
 
     Results come in the order of their calls (each call's block list is a pattern of its
     own, in file order), so one scan along both settles almost all; the rest are looked up

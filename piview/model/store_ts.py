@@ -1,7 +1,7 @@
 """Provides the form of an entry's timestamp in :attr:`NodeStore.ts
 <piview.model.store.NodeStore.ts>`: the milliseconds since the epoch of Pi's
 ``toISOString()`` form (``2026-06-05T16:01:45.555Z``) as 8 bytes, little-endian, instead of
-its 24 ASCII bytes (10 MB at 1 GB, 7 MB less).
+its 24 ASCII bytes (a third of the space).
 
 Only a timestamp in exactly that form, with a real date and time, is packed: formatting the
 number again gives the very string (:func:`unpack_ts`). Anything else (another form, a leap

@@ -283,8 +283,8 @@ def _usage_figures(usage: Usage | _Usage) -> tuple[float, float]:
 
 def _all_usages(store: NodeStore) -> list[_Usage]:
     """Every usage row of the store, decoded in one call: the rows are msgpack values end
-    to end, so an array header in front makes them one msgpack array (a decode per row
-    took 10 µs)."""
+    to end, so an array header in front makes them one msgpack array (not one decode call
+    per row)."""
     rows = len(store.usage_end)
     if not rows:
         return []

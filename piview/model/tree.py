@@ -163,8 +163,8 @@ class Tree:
 
     def path_array(self, i: int) -> array[int]:
         """:meth:`path` as an array, shared with the tree's cache of the last long path (do
-        not change it): no int object per entry (a 1 GB session's branch of 350,000 entries
-        is 14 MB as a list, 2.8 MB as an array)."""
+        not change it): no int object per entry (an array holds 8 bytes an entry, a list a
+        pointer and an int object)."""
         last = self._last_path
         if last is not None and last[0] == i:
             return last[1]
@@ -504,14 +504,14 @@ def build_tree_resolved(
 def _children(parents: array[int], timestamps: Timestamps) -> tuple[Children, list[int]]:
     """Children of every entry, packed, and the roots; siblings ordered oldest first."""
     n = len(parents)
-    # Children per entry, counted in an array (a Counter of 450,000 keys costs 50 MB).
+    # Children per entry, counted in an array (a Counter would hold a key per entry).
     counts = array("q", [0]) * (n + 1)
     for p in parents:
         counts[p + 1] += 1
     nroots = counts[0]
     # Entries grouped by parent in file order (roots first): a counting sort into an array.
-    # A stable sort of range(n) by parent made two lists of n ints (about 30 MB at 1 GB, at
-    # the very peak of the load: every column is full by then).
+    # A stable sort of range(n) by parent made two lists of n ints, at the very peak of the
+    # load (every column is full by then).
     order = array("q", bytes(8 * n))
     slot = array("q", accumulate(counts, initial=0))
     for i, p in enumerate(parents):
@@ -544,7 +544,7 @@ def _children(parents: array[int], timestamps: Timestamps) -> tuple[Children, li
 
 
 class Children(Sequence[list[int]]):
-    """The children of every entry, packed in two arrays (a list per entry costs ~100 bytes):
+    """The children of every entry, packed in two arrays (not a list object per entry):
     those of ``i`` are ``items[start[i] : start[i + 1]]``. ``children[i]`` is a new list."""
 
     __slots__ = ("items", "start")

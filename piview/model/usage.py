@@ -179,8 +179,8 @@ def info_sums(
     compaction and branch summary).
 
     Kept in ``session.derived`` (emptied when entries are added), where a session reopened
-    from the index cache finds them (:mod:`piview.model.index_extras`): at 1 GB each sum
-    decodes 200,000 usage rows.
+    from the index cache finds them (:mod:`piview.model.index_extras`): each sum decodes
+    every usage row of the branch or the file.
     """
     key = (SUMS_KEY, -1 if leaf is None else leaf)
     found: dict[str, UsageTotals] | None = session.derived.get(key)

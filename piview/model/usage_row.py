@@ -1,7 +1,7 @@
 """Provides the form a message's usage takes in :attr:`NodeStore.usage_blob
 <piview.model.store.NodeStore.usage_blob>`: a msgpack array of :class:`~piview.model.types.Usage`'s
-values, without its field names (a map carried the names in every row: at 1 GB they were
-more than half of the blob's 22 MB).
+values, without its field names (a map carried the names in every row: they were more
+than half of the blob).
 
 A row is ``[input, output, cacheRead, cacheWrite, totalTokens, cost, cacheWrite1h,
 reasoning]``, ``cost`` being ``None`` or ``[input, output, cacheRead, cacheWrite, total]``;

@@ -1,7 +1,7 @@
 """Provides :func:`user_text`: the text of a user message, read without decoding its entry
 in full (a session's header names it by its first prompt; the full decoder, every entry,
-message and block type compiled, is made on the first full decode: 2 ms of a first screen
-whose blocks a forked child draws)."""
+message and block type compiled, is made on the first full decode, which a first screen
+whose blocks a forked child draws never needs)."""
 
 from __future__ import annotations
 

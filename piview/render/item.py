@@ -70,9 +70,10 @@ _FLAG_BITS: dict[tuple[bool, ...], int] = {
 
 
 class ItemList(Sequence[Item]):
-    """The items of a branch, packed in arrays (a 1 GB session has ~500,000 of them and an
-    :class:`Item` costs ~110 bytes). ``items[k]`` builds the Item; the list is never changed
-    once built, so a worker may read it while the UI builds the next one."""
+    """The items of a branch, packed in arrays (a big session has hundreds of thousands of
+    them, and an :class:`Item` object per item would cost far more). ``items[k]`` builds the
+    Item; the list is never changed once built, so a worker may read it while the UI builds
+    the next one."""
 
     __slots__ = ("_kinds", "_entries", "_parts", "_flags")
 
@@ -151,7 +152,8 @@ class ItemList(Sequence[Item]):
 
     def common_prefix(self, other: ItemList) -> int:
         """How many first items the two lists share (kind, entry and part), compared at C
-        speed: the file grew by a few entries, and a 1 GB session has ~500,000 items."""
+        speed: the file grew by a few entries, and a big session has hundreds of thousands
+        of items."""
 
         def same(m: int) -> bool:
             return (
@@ -226,8 +228,8 @@ class ItemList(Sequence[Item]):
         collapsed one, else 2 + the size of its entry's line (``lengths``, per entry) over
         twice ``width``, at most ``cap``.
 
-        Runs over every item of a branch (500,000 in a 1 GB session), so it is built from
-        ``map`` over C functions only: no Python code runs per item.
+        Runs over every item of a branch (hundreds of thousands in a big session), so it is
+        built from ``map`` over C functions only: no Python code runs per item.
         """
         # Collapsed (collapsible, not expanded: flags & 6 == 2) items get 0 extra lines.
         open_ = map(ne, map(and_, self._flags, repeat(6)), repeat(2))

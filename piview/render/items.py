@@ -102,7 +102,7 @@ def _user_collapsible(session: Session, i: int, content: object, cache: dict[int
     except OSError:
         raw = b""
     # One scan decides a long line without images; the other tests only when that fails
-    # (the same answer: the tests are or-ed; a 1 GB session's users hold 100 MB of lines).
+    # (the same answer: the tests are or-ed; a big session's user lines are long to scan).
     flag = (length > LONG_CHARS + 200 and b'"image"' not in raw) or (
         b"<file name=" in raw
         or b"<skill name=" in raw
@@ -118,10 +118,10 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
     Uses only skeletons and the pairing (no full decode): a tool result paired with a call on
     the path is drawn inside that call's item, so it gets no item of its own.
 
-    A 1 GB session's branch has 350,000 entries and 500,000 items: the plain messages (read
-    from the columns) are written straight into the list's arrays, an assistant message's
-    blocks as one run of items made once per block list; every other entry goes through
-    :func:`_add_entry`.
+    A big session's branch has hundreds of thousands of entries and items: the plain messages
+    (read from the columns) are written straight into the list's arrays, an assistant
+    message's blocks as one run of items made once per block list; every other entry goes
+    through :func:`_add_entry`.
     """
     pairing = session.pairing
     result_call = pairing.result_call
@@ -139,7 +139,7 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
     roles, stops, flags, content_at = store.roles, store.stops, store.flags, store.content_at
     patterns, texts = store.patterns, store.texts
     # A result answering a call on the path is drawn inside the call's item: such results
-    # (40% of a big branch) are left out at C speed, before the loop.
+    # (a large share of a big branch) are left out at C speed, before the loop.
     call_of = result_call.call_entries
     if len(call_of) < len(store):
         call_of = call_of + array("i", [-1]) * (len(store) - len(call_of))
@@ -150,7 +150,7 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
             call_of[j] = -1
     inside = map(on_path, map(call_of.__getitem__, path))
     # The run of each block list (and stop), by 2 × its index + 4 + stopped badly: a list, not
-    # a dict of 100,000 int keys (8 MB more at the peak of a 1 GB view); -1 and -2 (no list,
+    # a dict of int keys (which raised the peak of a big view); -1 and -2 (no list,
     # text) come first.
     runs: list[tuple[bytes, array[int], bytes] | None] = [None] * (2 * len(patterns) + 4)
     shapes: dict[tuple[object, ...], tuple[bytes, array[int], bytes]] = {}
@@ -203,7 +203,7 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
 
 def _membership(path: Sequence[int], n: int) -> Callable[[int], object]:
     """Whether an entry (or -1, none) is on ``path``, among ``n`` entries: for a long path a
-    byte per entry, set at C speed (a set of a 1 GB session's branch held 20 MB more), else a
+    byte per entry, set at C speed (a set of a long branch holds far more), else a
     set (the search builds the items of one entry at a time)."""
     if len(path) * 16 < n:
         return set(path).__contains__
@@ -573,14 +573,14 @@ def kept_from(session: Session, items: ItemList) -> int:
     (0 without one): the items before it were replaced by the compaction's summary.
 
     Compactions are rare entries: only they are looked at, and each one's place in the branch
-    is found at C speed, so a branch of 500,000 items costs a few milliseconds.
+    is found at C speed, so even a branch of hundreds of thousands of items costs little.
     """
     best: tuple[int, int] | None = None  # (item position of the compaction, entry)
     whole = session.nodes.whole
     compactions = [i for i in session.nodes.of_type("compaction") if i in whole]
     if len(compactions) > 8:
-        # Many (a 1 GB session has ~1,000): one pass over the items for all of them (a map
-        # of every entry's first position held 25 MB at the peak of a 1 GB view).
+        # Many (a big session has hundreds): one pass over the items for all of them (a map
+        # of every entry's first position raised the peak of a big view).
         shown = items.first_positions_of(set(compactions))
         if shown:
             best = (shown[-1], items.entry(shown[-1]))

@@ -79,7 +79,8 @@ class BlockLayout:
         self.session = session
         self.expanded: dict[tuple[int, int], bool] = {}
         """Blocks the user expanded or collapsed: ``(entry, part)`` → expanded."""
-        # Arrays, not lists: a 1 GB session has ~500,000 blocks (a list of ints costs 36 B each).
+        # Arrays, not lists: a big session has hundreds of thousands of blocks (a list holds
+        # an int object per block, an array 4 bytes).
         self.heights = array("i")
         """Lines per block: rendered (see :attr:`exact`) or guessed."""
         self.offsets = array("q", [0])

@@ -1,11 +1,11 @@
 """Provides :func:`start`: the first screen's blocks, rendered in a forked child process.
 
-Starting the viewer is mostly importing Textual (about half a second on a slow machine), on
-one core. Rendering the first screen's blocks needs Rich's Markdown, Pygments lexers and their
-regular expressions: another 100-200 ms. A child forked before Textual is imported does that
-rendering on a second core meanwhile, and hands the rendered lines back through a pipe; the
-transcript uses them for its first frame when they match what it would have drawn (same
-width, same console settings) and renders everything itself otherwise.
+Starting the viewer is mostly importing Textual, on one core. Rendering the first screen's
+blocks needs Rich's Markdown, Pygments lexers and their regular expressions on top. A child
+forked before Textual is imported does that rendering on a second core meanwhile, and hands
+the rendered lines back through a pipe; the transcript uses them for its first frame when they
+match what it would have drawn (same width, same console settings) and renders everything
+itself otherwise.
 
 Only where ``os.fork`` is safe and useful: Linux with two or more cores. ``PIVIEW_NO_PRERENDER``
 turns it off. The child never touches the terminal or the session file.

@@ -3,7 +3,7 @@
 A FIFO is a stream, not a file read by offset: as the commands do, it is read whole into a
 temporary copy, and the copy is shown once the writer closes the stream. The screen says at
 once that it waits for a writer (a plain ``open`` of a FIFO blocked, silently, with ``q``
-ignored); the read runs in a worker that looks every tenth of a second whether to stop
+ignored); the read runs in a worker that looks every ``FIFO_TICK`` seconds whether to stop
 (:func:`piview.model.fsio.copy_fifo`), so ``q`` quits at once whatever the writer does.
 """
 

@@ -6,8 +6,8 @@ Textual starts an app inside one batch of updates: the first screen is composed,
 laid out, and its first whole frame rendered, while that batch holds every write back, so
 that frame is thrown away. When the batch ends only the widgets changed since are drawn
 (the key bar); the whole screen waits for the screen's update timer, whose first tick comes a
-full period (1/60 s) after it is first started. That wait was ~17 ms of the picker's first
-rows. Asking for the whole screen right after the batch draws the same frame (its widgets'
+full period (1/60 s) after it is first started, a wait the picker's first rows felt. Asking
+for the whole screen right after the batch draws the same frame (its widgets'
 lines are cached by then) without that wait.
 """
 
@@ -69,7 +69,7 @@ class AfterFrame:
 
 class FirstResumeScreen(Screen[None]):
     """A screen whose first resume, just after its mount styled every widget, does not
-    restyle the whole screen again (the same styles: ~2 ms of the session's first screen).
+    restyle the whole screen again (the same styles, for nothing).
 
     Textual calls this handler before :class:`~textual.screen.Screen`'s own, which then skips
     the restyling; every later resume (back from a view, a theme changed meanwhile) restyles

@@ -129,18 +129,10 @@ def _project_label(s: SessionSummary) -> str:
 
 
 class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
-    """Pick a session to open. Type to filter; Enter opens; Escape clears, then quits.
+    """Pick a session to open. Type to filter (name, folder, first message or any text;
+    ``host:NAME`` for one host); Enter opens; Escape clears, then quits.
 
-    | Key(s) | Description |
-    | :- | :- |
-    | (type) | Filter by name, folder, first message or any text; `host:omp`: one host |
-    | ↑ ↓ | Move |
-    | enter | Open the session |
-    | ctrl+s | Sort by last activity, start, size, cost or name |
-    | ctrl+o | Show one host only (Pi, oh-my-pi, OpenClaw), or all |
-    | ctrl+t | Threaded: forks under their parent, subagents under their session |
-    | escape | Clear the filter; on an empty filter, quit |
-    | ctrl+c, ctrl+q | Quit |
+    Keys: :attr:`BINDINGS` (the help screen, ``?``, lists them from there, with a line each).
     """
 
     HELP_TITLE = "Picker"
@@ -420,7 +412,7 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
         self._cols = self._columns(width)
         table.clear(columns=True)
         for name, w in self._cols:
-            # A Text: a str is read as markup, which loads Rich's emoji codes (~2 ms).
+            # A Text: a str is read as markup, which loads Rich's emoji codes.
             table.add_column(Text(name), width=w, key=name)
         self._shown = [p for p in self.order if self._matches(self.summaries[p], needle)]
         if self.threaded:

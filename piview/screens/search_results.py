@@ -32,6 +32,7 @@ class SearchResultsScreen(ModalScreen[AllHit | None]):
     | :- | :- |
     | enter | Show the result on its branch |
     | escape | Close (the search stops) |
+    | ? | Help |
     | q | Quit piview |
     """
 

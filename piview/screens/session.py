@@ -46,8 +46,8 @@ if TYPE_CHECKING:
 __all__ = ["SessionScreen"]
 
 _USAGE_IN_WORKER = 5_000
-"""Sessions with this many entries sum their usage in a worker thread (20,000 entries take
-~150 ms: ``u`` would hold the keys that long)."""
+"""Sessions with this many entries sum their usage in a worker thread (on the UI thread,
+``u`` would hold the keys while it sums)."""
 
 
 def session_title(session: Session) -> str:
@@ -77,7 +77,7 @@ def session_models(session: Session) -> list[str]:
     if done > n:
         done, seen, codes = 0, {}, set()
     # The model codes of the new assistant messages in order of first use, at C speed (a
-    # loop over a 1 GB session's 170,000 of them held the swap to the whole file up).
+    # Python loop over a big session's messages held the swap to the whole file up).
     assistant = map(_ASSISTANT.__eq__, store.roles[done:n])
     for code in dict.fromkeys(compress(store.models[done:n], assistant)):
         if code not in codes:
@@ -106,7 +106,8 @@ class _Build(NamedTuple):
 
 
 BIG_BRANCH = 100_000
-"""Branches of this many entries and more build their blocks in a worker (0.5 s and up)."""
+"""Branches of this many entries and more build their blocks in a worker (too long for a
+key on the UI thread)."""
 
 
 class SessionScreen(
@@ -114,19 +115,7 @@ class SessionScreen(
 ):
     """One session: the transcript of a branch, with the tree and usage beside it.
 
-    | Key(s) | Description |
-    | :- | :- |
-    | b | Toggle the branch panel |
-    | u | Toggle the usage sidebar |
-    | $ | Next figure the branch panel shows: cost, tokens, turns, duration |
-    | H | Show or hide hidden entries |
-    | / | Search the transcript |
-    | i | Inspect the focused tool call |
-    | T | Tools view: every tool call of the branch |
-    | c | Context view: what the model saw at the focused entry |
-    | x | Export the branch (HTML) to the current directory |
-    | p | Pause or resume following the file |
-    | escape | Close the search, leave the panel, or go back to the picker |
+    Keys: :attr:`BINDINGS` (the help screen, ``?``, lists them from there, with a line each).
     """
 
     HELP_TITLE = "Viewer"

@@ -6,7 +6,7 @@ swaps it in; while following, it polls the file for what Pi appends (or reloads 
 truncated or replaced), keeps the header and the status line current, and pauses or resumes on
 a key; and it caches a big file's index for the next start. Reading what was appended, and the
 tree it makes, is done in workers (:mod:`piview.model.follow`); the UI thread only adds the new
-entries, in time linear in them, so keys answer during a poll of a 1 GB file.
+entries, in time linear in them, so keys answer during a poll of a big file.
 """
 
 from __future__ import annotations
@@ -109,20 +109,20 @@ class SessionFollow(_Screen):
         try:
             full = self.full_loader()
             # The whole index lives as long as the screen: keep the cyclic GC from rescanning
-            # it while the pairing and the blocks below allocate (a third of their time at
-            # 1 GB), as make_app does for the first index.
+            # it while the pairing and the blocks below allocate (a large part of their time
+            # on a big file), as make_app does for the first index.
             gc.freeze()
             # Computed once per session; here, not on the UI thread when the screen swaps.
             full.pairing  # noqa: B018
             full.labels  # noqa: B018
             # What the pairing freed goes back to the system before the blocks are built,
-            # and what they freed before the screen is: at 1 GB the peak is the sum of what
-            # each step left in the C heap (25 MB less).
+            # and what they freed before the screen is: otherwise the peak is the sum of what
+            # each step left in the C heap.
             release_free_memory()
             leaf = full.tree.leaf
             prebuilt = None
             if leaf is not None:
-                # The path as an array: a list's int per entry was 14 MB at the peak.
+                # The path as an array: a list's int per entry raised the peak.
                 prebuilt = (leaf, build_items(full, full.tree.path_array(leaf)))
                 release_free_memory()
         except OSError as exc:
@@ -178,7 +178,7 @@ class SessionFollow(_Screen):
 
     def _save_index(self) -> None:
         """Cache a big file's index for the next start, from a forked child (encoding it in a
-        thread held the interpreter lock for seconds at 1 GB); in a worker, from a copy,
+        thread held the interpreter lock for long on a big file); in a worker, from a copy,
         where there is no fork."""
         s = self.session
         if not s.index_unsaved or s.save_index_in_child() is not None:

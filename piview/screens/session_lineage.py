@@ -31,7 +31,7 @@ __all__ = ["SessionLineage", "parent_label"]
 
 
 def parent_label(path: Path) -> str:
-    """The parent session's name (its latest ``session_info`` in the last 64 KB), else its
+    """The parent session's name (its latest ``session_info`` in the file's tail), else its
     file name: cheap enough for the header."""
     from piview.catalog.summaries import quick_summary
 

@@ -51,7 +51,7 @@ __all__ = ["AHEAD_MAX", "HIDDEN_AHEAD", "SessionViews"]
 AHEAD_MAX = 100_000
 """Sessions (branches, for the tool calls) of this many entries and more have nothing made
 ahead: their keys already do that work in a worker, the view usable and saying so meanwhile,
-and the work (seconds, minutes for every tool call of a 1 GB session) would share the
+and the work (long on such a session: every tool call is decoded) would share the
 interpreter with every key pressed meanwhile."""
 
 HIDDEN_AHEAD = 2_000
@@ -201,7 +201,7 @@ class SessionViews(_Screen):
 
     def _sum_usage_ahead(self, then: Callable[[], None]) -> None:
         """Sum the branch's usage for the hidden sidebar in a worker, for ``u`` (a big
-        session takes a tenth of a second, which ``u`` would wait for); ``then`` when done."""
+        session takes long enough for ``u`` to wait on it); ``then`` when done."""
         from piview.model import usage_report
         from piview.model.branchcost import branch_costs
         from piview.screens.session import _USAGE_IN_WORKER
@@ -258,7 +258,7 @@ class SessionViews(_Screen):
 
     def _build_other_hidden(self, then: Callable[[], None]) -> None:
         """Build the branch's blocks with hidden entries shown (or not, when shown) in a
-        worker, for ``H`` (a long branch's blocks take a tenth of a second to build; not for
+        worker, for ``H`` (a long branch's blocks take long enough to feel; not for
         a branch so long that ``H`` builds them in a worker anyway); ``then`` when done."""
         from piview.render.items import build_items
         from piview.screens.session import BIG_BRANCH

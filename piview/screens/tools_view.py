@@ -67,7 +67,9 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
     | s | Cycle the status filter |
     | S | Cycle the order: call order, latency, output size, name, status |
     | / | Filter by tool name |
-    | escape | Close |
+    | escape, T | Close |
+    | ? | Help |
+    | q | Quit piview |
     """
 
     AUTO_FOCUS = "DataTable"
@@ -96,8 +98,8 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
 
     BIG_BRANCH = 2_000
     """Branches of at least this many entries have their calls collected in a worker (every
-    call and result is decoded: a quarter of a second on a 50 MB session, minutes on a 1 GB
-    one), the view usable meanwhile, unless the session screen collected them ahead
+    call and result is decoded, which grows with the branch), the view usable meanwhile,
+    unless the session screen collected them ahead
     (:func:`piview.model.tools.branch_tool_rows`)."""
 
     def __init__(self, session: Session, path: list[int]) -> None:

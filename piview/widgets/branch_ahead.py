@@ -2,8 +2,8 @@
 the panel is hidden, as a mixin of :class:`piview.widgets.branch_panel.BranchPanel`.
 
 A hidden panel flattens nothing (its rows go stale) until it is shown: then ``b`` had to lay
-out every row of the tree and sum every subtree's usage on the UI thread (a tenth of a second
-on a 50 MB session; a tree of ``BIG_TREE`` entries and more is flattened in a worker on show,
+out every row of the tree and sum every subtree's usage on the UI thread (in time linear in
+the tree; a tree of ``BIG_TREE`` entries and more is flattened in a worker on show,
 the panel usable meanwhile, and is not flattened ahead). :meth:`BranchAhead.flatten_ahead`,
 called by the session screen once the user has been on a branch for a moment, does that work
 in a worker; the rows are kept for the panel's next show if nothing it was flattened for

@@ -93,8 +93,8 @@ class BranchGrow(_Widget):
         self._update_virtual_size()
         self.cursor = row if row is not None else 0
         self.refresh()
-        # Once the file is quiet for a moment: summing a 1 GB tree takes seconds of the
-        # interpreter's time, which the next appends' paints would have to share.
+        # Once the file is quiet for a moment: summing a big tree takes long on the
+        # interpreter, which the next appends' paints would have to share.
         if self._sums_timer is not None:
             self._sums_timer.stop()
         self._sums_timer = self.set_timer(SUMS_DELAY, self._sum_grown, name="grow-sums")
@@ -107,7 +107,7 @@ class BranchGrow(_Widget):
 
     def _sum_grown(self) -> None:
         """Sum the usage of the tree shown in a worker (a second one waits for the first:
-        appends may come faster than a 1 GB tree is summed)."""
+        appends may come faster than a big tree is summed)."""
         self._sums_timer = None
         session = self._session
         if self._summing or session is None:

@@ -39,7 +39,8 @@ __all__ = ["BranchPanel"]
 
 _TEXT_CACHE = 4096
 BIG_TREE = 100_000
-"""Sessions of this many entries and more are flattened in a worker (0.6 s and up)."""
+"""Sessions of this many entries and more are flattened in a worker (too long for a key on
+the UI thread)."""
 
 
 class BranchPanel(
@@ -62,18 +63,8 @@ class BranchPanel(
     root. The last line reads ``(i/n) [filter]``. Segments off the active path start
     folded.
 
-    | Key | Description |
-    | :- | :- |
-    | up, k | Move the cursor up. |
-    | down, j | Move the cursor down. |
-    | pageup / pagedown | Move the cursor by a page. |
-    | home, g / end, G | First / last row. |
-    | enter | Select the entry: posts :class:`BranchPanel.EntrySelected`. |
-    | space | Fold or unfold the segment under the cursor. |
-    | left, h | Fold the segment, or jump to the start of the enclosing one. |
-    | right, l | Unfold the segment, or jump to the next branch start. |
-    | f / F | Next / previous filter: default, no-tools, user-only, labeled-only, all. |
-    | m / = | Mark a branch / compare it with the one at the cursor. |
+    Keys: :attr:`BINDINGS` (the help screen, ``?``, lists them from there, with a line each).
+    Enter posts :class:`BranchPanel.EntrySelected`.
 
     Branches oh-my-pi archived are left out by every filter but ``all``.
     """
@@ -333,8 +324,8 @@ class BranchPanel(
             return
         if leaf is None or not 0 <= leaf < len(self._session):
             leaf = self._session.tree.leaf
-        # An array (the tree's cached path): a list's int per entry was 14 MB at 1 GB, on
-        # top of the transcript's list when a whole session is swapped in.
+        # An array (the tree's cached path): a list's int per entry came on top of the
+        # transcript's list when a whole session is swapped in.
         path = self._session.tree.path_array(leaf) if leaf is not None else ()
         rows = self._tree_rows
         if (

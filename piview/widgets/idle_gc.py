@@ -1,14 +1,15 @@
 """Provides :func:`collect_when_idle`: the cyclic garbage collector's full passes moved from
 the keys to the moments the app is idle.
 
-A full pass of the collector looks at every object the interpreter tracks: with a 50 MB
-session open (its transcript's blocks, the branch panel's rows) that is 20 to 100 ms, and
-CPython starts one after every ten young passes, that is in the middle of whatever allocates
-most: a key that opens a view. Measured on the 50 MB session, such a pass landed on one key in
-five and doubled its time. Here full passes are made rarer (a tenth as often: still made
-during long busy spells, so that garbage cannot pile up without bound) and made at once when
-the app is quiet: when no young pass has run for half a second (a key allocates thousands of
-objects; an idle app a few), after at least one young pass since the last full one.
+A full pass of the collector looks at every object the interpreter tracks: with a big
+session open (its transcript's blocks, the branch panel's rows) that is long enough to feel,
+and CPython starts one after every ten middle passes, that is in the middle of whatever
+allocates most: a key that opens a view, whose time it then added to. Here full passes are
+made rarer (after :data:`DEFERRED_FULL` middle passes instead of ten: still made during long
+busy spells, so that garbage cannot pile up without bound) and made at once when the app is
+quiet: when no young pass has run for :data:`QUIET` seconds (a key allocates thousands of
+objects; an idle app a few), after at least :data:`IDLE_FULL` middle passes since the last
+full one.
 """
 
 from __future__ import annotations

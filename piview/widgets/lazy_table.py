@@ -4,7 +4,7 @@ when a row is first drawn or read, and the pieces it shares with the picker's ta
 
 The tools view lists every tool call of a branch: ten thousand on a big session. Filled with
 ``add_row``, a DataTable makes every cell up front, and once the message queue is idle
-measures each of them (about a second for ten thousand rows) to size columns that here all
+measures each of them (long, for ten thousand rows) to size columns that here all
 have a fixed width already. This table takes the number of rows and a function making a
 row's cells (:meth:`LazyTable.show_rows`): the rows' keys are set in one step, no cell is
 measured, and a row's cells are made the first time it is drawn (or read with
@@ -37,8 +37,8 @@ class LazyCells(MutableMapping[ColumnKey, CellT]):
     """One row's cells by column, made by ``make`` the first time any is read or written.
 
     DataTable keeps a row as a mapping of column to cell; it reads the cells of the rows it
-    draws, of a row asked for (``get_row``) and of a cell updated. Formatting 600 rows' cells
-    at once took ~9 ms of the picker's first rows, when only ~35 are drawn.
+    draws, of a row asked for (``get_row``) and of a cell updated. Formatting every row's cells
+    at once slowed the picker's first rows, when only a screenful is drawn.
     """
 
     __slots__ = ("_cells", "_columns", "_make")

@@ -174,7 +174,7 @@ class PickerTable(DataTable[Text | str]):
         hover: bool = False,
     ) -> SegmentLines:
         """A cell's lines, as DataTable renders them; a body cell of a one-line row without
-        the ``Styled(Padding(cell))`` it renders through the console (2-3x as long)."""
+        the ``Styled(Padding(cell))`` it renders through the console (which takes longer)."""
         settings = self._settings()
         if (
             row_index < settings.fixed_rows

@@ -55,7 +55,7 @@ class SearchResults(ScrollView, can_focus=True):
     | Key(s) | Description |
     | :- | :- |
     | j, down / k, up | Next / previous result |
-    | pagedown / pageup | A page down / up |
+    | pagedown, space / pageup | A page down / up |
     | g, home / G, end | First / last result |
     | enter | Show the result on its branch |
     """

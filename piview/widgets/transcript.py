@@ -61,18 +61,7 @@ _GUTTER_STYLES = {
 class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollView, can_focus=True):
     """The transcript of one branch: root to leaf, one item per block.
 
-    | Key(s) | Description |
-    | :- | :- |
-    | j, down | Next block |
-    | k, up | Previous block |
-    | g, home | First block |
-    | G, end | Last block |
-    | [ / ] | Previous / next user message |
-    | enter | Expand or collapse the focused block |
-    | t | Expand or collapse all thinking |
-    | o | Expand or collapse all tool output |
-    | e | Next error |
-    | n / N | Next / previous search match |
+    Keys: :attr:`BINDINGS` (the help screen, ``?``, lists them from there, with a line each).
     """
 
     HELP_TITLE = "Transcript"

@@ -151,7 +151,7 @@ def header(left: Text, right: str, width: int, keep: Text | None = None) -> Text
     avail = width - (rlen + 1 if rlen else 0)
     if width < 40 or avail < 8:  # too narrow for both: drop the time, keep the identity
         right, rlen, avail = "", 0, width
-    # Measuring cells costs a lookup per character: cut a huge title (a 1 MB command) first.
+    # Measuring cells costs a lookup per character: cut a huge title (a pasted command) first.
     # A character is at most two cells wide, so this never cuts what would have shown.
     if len(left) > 2 * width + 8:
         left.right_crop(len(left) - (2 * width + 8))
@@ -215,7 +215,7 @@ def clip(
     ellipsis and counts as shown.
 
     Expanded items show whole texts; this bounds what one item costs to wrap and draw (a
-    50 MB tool output would otherwise become millions of lines).
+    huge tool output would otherwise become millions of lines).
     """
     if len(text) <= max_chars and text.count("\n") < max_lines:
         return text, 0
@@ -294,7 +294,7 @@ def bound_raw(
     *,
     tail: bool = False,
 ) -> tuple[str, int]:
-    """A raw string field cut before it is sanitised (sanitising 50 MB takes seconds): its
+    """A raw string field cut before it is sanitised (sanitising a huge field is slow): its
     first (or, with ``tail``, last) lines, a few more than ``max_lines`` and ``max_chars``
     will show, and how many lines were cut. Anything that is not a string gives ``("", 0)``.
     """
@@ -348,8 +348,8 @@ def markdown(text: str) -> RenderableType:
     if not _MARKDOWNISH.search(text):
         out: RenderableType = Text(text)  # cheaper, and keeps hard line breaks as typed
     else:
-        # Imported here: rich.markdown pulls in markdown-it and Pygments (about a tenth of
-        # a second), which a first screen without Markdown does not need.
+        # Imported here: rich.markdown pulls in markdown-it and Pygments, which a first
+        # screen without Markdown does not need.
         out = markdown_class(is_plain())(text, code_theme=CODE_THEME, hyperlinks=False)
     return Group(out, more_line(more)) if more else out
 

@@ -92,7 +92,7 @@ def render(ctx: Ctx) -> Rendered:
 def rule(words: str, time: str, width: int) -> Text:
     """``── words ─────── time`` in the divider style, exactly one line."""
     width = max(20, width)
-    # One line: a huge label (1 MB) would only cost time to measure before being cut.
+    # One line: a huge label would only cost time to measure before being cut.
     words = words[: 2 * width]
     left = f"── {words} "
     right = f" {time}" if time else ""
