@@ -19,6 +19,11 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 for var in ("NO_COLOR", "TEXTUAL_THEME", "PIVIEW_THEME", "FORCE_COLOR", "COLORTERM"):
     os.environ.pop(var, None)
 os.environ["TEXTUAL_ANIMATIONS"] = "none"
+# Textual reads it when first imported, which pytest-textual-snapshot's plugin does before this
+# file runs: without this line the tests ran with animations on (a blinking cursor in snapshots).
+import textual.constants  # noqa: E402
+
+textual.constants.TEXTUAL_ANIMATIONS = "none"  # type: ignore[misc]
 # Never touch the user's cache: index and picker caches go to a throwaway folder.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="piview-test-cache-")
 
