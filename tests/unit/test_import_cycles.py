@@ -25,9 +25,6 @@ ROOT = Path(__file__).resolve().parents[2] / "piview"
 # connected component, as a frozenset of module names. New cycles fail;
 # a broken one must be removed from here.
 ALLOWED_CYCLES: set[frozenset[str]] = {
-    frozenset({"piview.catalog.fts", "piview.catalog.fts_build", "piview.catalog.fts_safe"}),
-    frozenset({"piview.render.itemlines", "piview.render.items"}),
-    frozenset({"piview.widgets.branch_ahead", "piview.widgets.branch_panel"}),
     frozenset(
         {
             "piview.screens.compare",
@@ -40,7 +37,7 @@ ALLOWED_CYCLES: set[frozenset[str]] = {
 
 # Imports inside function bodies (not counting TYPE_CHECKING blocks). May only
 # go down: lower it when you remove one.
-MAX_FUNCTION_IMPORTS = 192
+MAX_FUNCTION_IMPORTS = 190
 
 
 def _module_name(path: Path) -> str:
