@@ -25,19 +25,15 @@ ROOT = Path(__file__).resolve().parents[2] / "piview"
 # connected component, as a frozenset of module names. New cycles fail;
 # a broken one must be removed from here.
 ALLOWED_CYCLES: set[frozenset[str]] = {
-    frozenset(
-        {
-            "piview.screens.compare",
-            "piview.screens.session",
-            "piview.screens.session_lineage",
-            "piview.screens.session_views",
-        }
-    ),
+    # The session screen opens the comparison (session_views), whose BranchScreen is a
+    # SessionScreen: breaking it needs the comparison opened from above (the app) or
+    # BranchScreen folded into SessionScreen.
+    frozenset({"piview.screens.compare", "piview.screens.session", "piview.screens.session_views"}),
 }
 
 # Imports inside function bodies (not counting TYPE_CHECKING blocks). May only
 # go down: lower it when you remove one.
-MAX_FUNCTION_IMPORTS = 190
+MAX_FUNCTION_IMPORTS = 187
 
 
 def _module_name(path: Path) -> str:
