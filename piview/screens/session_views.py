@@ -320,15 +320,6 @@ class SessionViews(_Screen):
             return
         self.app.push_screen(ContextScreen(self.session, entry))
 
-    def on_branch_panel_compare_requested(self, message: BranchPanel.CompareRequested) -> None:
-        """Open the comparison of the two branches the panel names (``m`` then ``=``)."""
-        if self.session.partial:
-            self.notify("The whole file is still loading: compare once it is loaded", timeout=4)
-            return
-        from piview.screens.compare import CompareScreen
-
-        self.app.push_screen(CompareScreen(self.session, message.leaf_a, message.leaf_b))
-
     def action_export(self) -> None:
         """Export the branch shown as one HTML file in the current directory, in a worker.
 
