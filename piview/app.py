@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from piview.model import Session
     from piview.render.prerender import Prerender
     from piview.screens.picker import PickerScreen
+    from piview.widgets.branch_compare import BranchCompare
 
 __all__ = ["DEFAULT_THEME", "PiviewApp", "make_app", "resolve_theme", "run_app"]
 
@@ -182,6 +183,18 @@ class PiviewApp(App[None]):
                 message.session, leaf=message.entry, search=message.search, from_picker=True
             )
         )
+
+    def on_branch_panel_compare_requested(self, message: BranchCompare.CompareRequested) -> None:
+        """Open the comparison of the two branches a session screen's panel names (``m`` then
+        ``=``). Opened here, not by the session screen: the comparison's BranchScreen is a
+        session screen, and the session screen does not import it back."""
+        session: Session = message.panel.screen.session  # type: ignore[attr-defined]
+        if session.partial:
+            self.notify("The whole file is still loading: compare once it is loaded", timeout=4)
+            return
+        from piview.screens.compare import CompareScreen
+
+        self.push_screen(CompareScreen(session, message.leaf_a, message.leaf_b))
 
     def action_help(self) -> None:
         """Show every key."""

@@ -29,7 +29,6 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from piview.catalog.discovery import cache_dir
-from piview.catalog.fts_build import exit_with_parent, real_stderr
 from piview.catalog.fts_db import (
     APPLICATION_ID,
     BUSY_TIMEOUT,
@@ -40,6 +39,7 @@ from piview.catalog.fts_db import (
     swap_in_new,
 )
 from piview.catalog.fts_extract import Extract, extract_file, line_texts, signature
+from piview.catalog.fts_proc import exit_with_parent, real_stderr
 from piview.catalog.fts_query import FtsQuery, parse_fts_query, snippet
 
 __all__ = ["Hit", "IndexRefusedError", "Progress", "SearchIndex", "index_path"]

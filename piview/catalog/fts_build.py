@@ -1,5 +1,5 @@
 """Provides :func:`update_in_process`: the search index brought up to date in a process of its
-own, and what the processes of a build share.
+own.
 
 The picker runs its build this way: SQLite's writer and the decoding of every line would
 otherwise take the interpreter lock from the UI thread for seconds at a time (typing lags,
@@ -10,49 +10,15 @@ quitting waits). The builder process (and its pool of readers, see
 from __future__ import annotations
 
 import os
-import sys
-import threading
-import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from multiprocessing import get_context
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
+
+from piview.catalog.fts_proc import exit_with_parent, real_stderr
 
 __all__ = ["exit_with_parent", "real_stderr", "update_in_process"]
-
-
-def exit_with_parent(parent: int) -> None:
-    """In a child process: end when ``parent`` ends. The viewer quits at once
-    (``os._exit``), and a pool worker waiting for its next file would never see its queue
-    close (each worker holds both ends)."""
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.2)
-        os._exit(0)
-
-    threading.Thread(target=watch, daemon=True, name="exit-with-parent").start()
-
-
-@contextmanager
-def real_stderr(null: IO[str]) -> Iterator[None]:
-    """``sys.stderr`` is ``null`` meanwhile, unless it has a file descriptor: Textual's has
-    none, and multiprocessing hands stderr's to its helper process ("bad value(s) in
-    fds_to_keep")."""
-    try:
-        ok = sys.stderr is not None and sys.stderr.fileno() >= 0
-    except (AttributeError, OSError, ValueError):
-        ok = False
-    if ok:
-        yield
-        return
-    saved, sys.stderr = sys.stderr, null
-    try:
-        yield
-    finally:
-        sys.stderr = saved
 
 
 def _build_main(

@@ -12,7 +12,7 @@ import msgspec
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = ["user_text"]
+__all__ = ["session_title", "user_text"]
 
 
 class _Block(msgspec.Struct, gc=False):
@@ -52,3 +52,18 @@ def user_text(session: Session, i: int) -> str:
     if isinstance(content, str):
         return content
     return " ".join(getattr(b, "text", "") for b in content)
+
+
+def session_title(session: Session) -> str:
+    """The session's name, else oh-my-pi's title, else its first user message, else its file
+    name."""
+    if session.name:
+        return session.name
+    if session.title:
+        return session.title
+    for i, node in enumerate(session.nodes):
+        if node.message is not None and node.message.role == "user":
+            text = " ".join(user_text(session, i).split())
+            if text:
+                return text[:80] + ("…" if len(text) > 80 else "")
+    return session.path.name

@@ -1,5 +1,5 @@
-"""Provides :func:`fast_item_lines`: the transcript's lines of one block, laid out by
-:mod:`piview.render.fastlayout` instead of Rich's chain of generators.
+"""Provides :func:`item_lines` and :func:`fast_item_lines`: the transcript's lines of one block,
+laid out by :mod:`piview.render.fastlayout` instead of Rich's chain of generators.
 
 :func:`piview.render.items.item_lines` drew a block as ``console.render_lines`` of
 :func:`~piview.render.items.render_item`'s renderable: Rich laid the content out once inside
@@ -27,9 +27,20 @@ if TYPE_CHECKING:
     from piview.model.session import Session
     from piview.render.item import Item
 
-__all__ = ["fast_item_lines", "rich_item_lines"]
+__all__ = ["fast_item_lines", "item_lines", "rich_item_lines"]
 
 _DIM = Style(dim=True)
+
+
+def item_lines(
+    session: Session, item: Item, *, expanded: bool, width: int, console: Console
+) -> list[list[Segment]]:
+    """The lines of one item at ``width``, as the transcript draws them (hidden ones dim),
+    laid out by :func:`fast_item_lines` (Rich's lines of :func:`render_item`, faster).
+
+    It lives here, not in :mod:`piview.render.items`, so that items does not import this
+    module back (no import cycle)."""
+    return fast_item_lines(session, item, expanded=expanded, width=width, console=console)
 
 
 def fast_item_lines(

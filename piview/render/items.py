@@ -44,7 +44,6 @@ __all__ = [
     "ItemKind",
     "ItemList",
     "build_items",
-    "item_lines",
     "item_text",
     "print_lines",
     "print_options",
@@ -503,16 +502,6 @@ def render_item(session: Session, item: Item, *, expanded: bool, width: int) -> 
     except Exception as exc:  # noqa: BLE001 - a bad entry must never break the view
         return _failure(item, exc, width)
     return _Safe(Group(head, body) if body is not None else Group(head), item, width)
-
-
-def item_lines(
-    session: Session, item: Item, *, expanded: bool, width: int, console: Console
-) -> list[list[Segment]]:
-    """The lines of one item at ``width``, as the transcript draws them (hidden ones dim),
-    laid out by :mod:`piview.render.itemlines` (Rich's lines of :func:`render_item`, faster)."""
-    from piview.render.itemlines import fast_item_lines
-
-    return fast_item_lines(session, item, expanded=expanded, width=width, console=console)
 
 
 def print_lines(

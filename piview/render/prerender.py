@@ -183,7 +183,8 @@ def start(
 def _render(
     session: Session, leaf: int, columns: int, rows: int
 ) -> tuple[tuple[object, ...], dict[Key, Lines]]:
-    from piview.render.items import build_items, item_lines
+    from piview.render.itemlines import item_lines
+    from piview.render.items import build_items
 
     console = _textual_like_console()
     width = max(20, columns - SCROLLBAR - GUTTER)

@@ -12,7 +12,7 @@ import weakref
 from collections.abc import Callable
 from functools import partial
 from itertools import compress
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rich.text import Text
 from textual import events, on, work
@@ -22,7 +22,7 @@ from textual.containers import Horizontal
 from textual.widgets import Input, Static
 
 from piview.model.store import ROLE_NAMES
-from piview.model.user_text import user_text
+from piview.model.user_text import session_title
 from piview.render.format import fmt_iso_short, header_line, plural
 from piview.render.items import ItemList, build_items
 from piview.render.sanitize import sanitize_line
@@ -43,26 +43,11 @@ if TYPE_CHECKING:
     from piview.model.query import Query
     from piview.render.prerender import Prerender
 
-__all__ = ["SessionScreen"]
+__all__ = ["SessionScreen", "session_title"]
 
 _USAGE_IN_WORKER = 5_000
 """Sessions with this many entries sum their usage in a worker thread (on the UI thread,
 ``u`` would hold the keys while it sums)."""
-
-
-def session_title(session: Session) -> str:
-    """The session's name, else oh-my-pi's title, else its first user message, else its file
-    name."""
-    if session.name:
-        return session.name
-    if session.title:
-        return session.title
-    for i, node in enumerate(session.nodes):
-        if node.message is not None and node.message.role == "user":
-            text = " ".join(user_text(session, i).split())
-            if text:
-                return text[:80] + ("…" if len(text) > 80 else "")
-    return session.path.name
 
 
 def session_models(session: Session) -> list[str]:
@@ -254,6 +239,16 @@ class SessionScreen(
         self._focus_entry = leaf
         self.leaf = session.tree.newest_leaf(leaf) if leaf is not None else session.tree.leaf
         self._after_frame = AfterFrame()
+
+    # Passed to the mixins, which do not import this module (read at each call: tests patch them).
+    def _big_branch(self) -> int:
+        return BIG_BRANCH
+
+    def _usage_in_worker(self) -> int:
+        return _USAGE_IN_WORKER
+
+    def _new_screen(self, session: Session, **kwargs: Any) -> SessionScreen:
+        return SessionScreen(session, **kwargs)
 
     def _compositor_refresh(self) -> None:
         # Inside the app's start-up batch Textual renders the whole screen and throws the

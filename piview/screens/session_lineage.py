@@ -10,7 +10,7 @@ last entry of the copied history, with its branch shown. Escape there comes back
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 
@@ -46,6 +46,12 @@ class SessionLineage(_Screen):
     """The header's "forked from" and the key that opens the parent session."""
 
     session: Session
+
+    if TYPE_CHECKING:
+
+        def _new_screen(self, session: Session, **kwargs: Any) -> Screen[None]:
+            """Provided by the screen: a session screen (this mixin does not import it)."""
+
     _lineage: tuple[Path | None, str, str | None] | None = None
     _note: tuple[str | None] | None = None
 
@@ -108,10 +114,8 @@ class SessionLineage(_Screen):
         self.app.call_from_thread(self._show_parent, parent, at)
 
     def _show_parent(self, parent: Session, at: int | None) -> None:
-        from piview.screens.session import SessionScreen
-
         # "from_picker": escape goes back (here, to the fork), and the parent is closed.
-        self.app.push_screen(SessionScreen(parent, leaf=at, follow=False, from_picker=True))
+        self.app.push_screen(self._new_screen(parent, leaf=at, follow=False, from_picker=True))
         if at is not None:
             self.notify(f"At the fork point, entry {parent.ids[at][:8]}.", timeout=4)
 

@@ -73,6 +73,12 @@ class SessionViews(_Screen):
         def transcript_width_with_sidebar(self, now: int) -> int | None:
             """Provided by the screen's layout."""
 
+        def _big_branch(self) -> int:
+            """Provided by the screen (this mixin does not import it)."""
+
+        def _usage_in_worker(self) -> int:
+            """Provided by the screen."""
+
     def _focused_call(self) -> tuple[int, int] | None:
         """``(entry, part)`` of the focused tool call (part -1 for a result without a call)."""
         item = self.query_one(Transcript).current_item
@@ -204,11 +210,10 @@ class SessionViews(_Screen):
         session takes long enough for ``u`` to wait on it); ``then`` when done."""
         from piview.model import usage_report
         from piview.model.branchcost import branch_costs
-        from piview.screens.session import _USAGE_IN_WORKER
 
         session, leaf = self.session, self.leaf
         if (
-            not _USAGE_IN_WORKER <= len(session) < AHEAD_MAX
+            not self._usage_in_worker() <= len(session) < AHEAD_MAX
             or self.query_one(UsageSidebar).has_class("-visible")  # summed for it already
             or self.usage_summed_ahead(leaf) is not None
         ):
@@ -261,11 +266,10 @@ class SessionViews(_Screen):
         worker, for ``H`` (a long branch's blocks take long enough to feel; not for
         a branch so long that ``H`` builds them in a worker anyway); ``then`` when done."""
         from piview.render.items import build_items
-        from piview.screens.session import BIG_BRANCH
 
         transcript = self.query_one(Transcript)
         path, show = transcript.path, not transcript.show_hidden
-        if not HIDDEN_AHEAD <= len(path) < BIG_BRANCH or transcript.has_other_hidden:
+        if not HIDDEN_AHEAD <= len(path) < self._big_branch() or transcript.has_other_hidden:
             then()
             return
 
@@ -315,15 +319,6 @@ class SessionViews(_Screen):
         if entry is None:
             return
         self.app.push_screen(ContextScreen(self.session, entry))
-
-    def on_branch_panel_compare_requested(self, message: BranchPanel.CompareRequested) -> None:
-        """Open the comparison of the two branches the panel names (``m`` then ``=``)."""
-        if self.session.partial:
-            self.notify("The whole file is still loading: compare once it is loaded", timeout=4)
-            return
-        from piview.screens.compare import CompareScreen
-
-        self.app.push_screen(CompareScreen(self.session, message.leaf_a, message.leaf_b))
 
     def action_export(self) -> None:
         """Export the branch shown as one HTML file in the current directory, in a worker.

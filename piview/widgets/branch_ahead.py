@@ -56,26 +56,23 @@ class BranchAhead(_Widget):
         """Flatten the rows of a hidden panel whose rows are stale in a worker, for its next
         show (nothing to do when shown, up to date, small or already flattening); ``then``
         once done (or at once, when there is nothing to do)."""
-        from piview.widgets.branch_panel import BIG_TREE
-
         session = self._session
         if (
             session is None
             or not self._stale
             or self.building
             or self._ahead_running
-            or not AHEAD_MIN <= len(session) < BIG_TREE  # a bigger one flattens in a worker
+            or not AHEAD_MIN <= len(session) < self._ahead_limit()  # bigger: in a worker anyway
             or (self._ahead is not None and self._ahead[0] == self._inputs)
         ):
             if then is not None:
                 then()
             return
-        from piview.widgets.branch_panel import _flatten_and_sum
-
+        flatten = self._ahead_flatten()
         self._ahead_running = True
         compute_off_thread(
             self,
-            partial(_flatten_and_sum, session, self._leaf, self.filter_mode, self._folds.copy()),
+            partial(flatten, session, self._leaf, self.filter_mode, self._folds.copy()),
             partial(self._flattened_ahead, self._inputs, session, then),
             group="flatten-ahead",
             description="Flattening the session tree ahead",
@@ -93,6 +90,17 @@ class BranchAhead(_Widget):
             self._ahead = (inputs, session, rows)
         if then is not None:
             then()
+
+    # The panel passes its limit and its flattening in (read at each call, so a test that
+    # patches them on piview.widgets.branch_panel is seen): this mixin does not import the
+    # panel back.
+    def _ahead_limit(self) -> int:
+        """The session size from which the panel flattens in a worker anyway."""
+        raise NotImplementedError
+
+    def _ahead_flatten(self) -> Callable[[Session, int | None, FilterMode, Folds], TreeRows]:
+        """The function that flattens and sums the rows."""
+        raise NotImplementedError
 
     def take_ahead(self) -> TreeRows | None:
         """The rows flattened ahead if they are still those the panel would flatten now

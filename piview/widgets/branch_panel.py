@@ -12,6 +12,7 @@ file without flattening it again :mod:`piview.widgets.branch_grow`.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from functools import partial
 from typing import ClassVar
 
@@ -506,6 +507,12 @@ class BranchPanel(
         """Track the width and keep the cursor in view."""
         self._update_virtual_size()
         self._reveal_cursor = True
+
+    def _ahead_limit(self) -> int:
+        return BIG_TREE
+
+    def _ahead_flatten(self) -> Callable[[Session, int | None, FilterMode, Folds], TreeRows]:
+        return _flatten_and_sum
 
 
 def _flatten_and_sum(

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 from textual.cache import LRUCache
 from textual.strip import Strip
 
-from piview.render.items import Item, item_lines
+from piview.render.itemlines import item_lines
+from piview.render.items import Item
 from piview.render.layout import text_width
 from piview.render.prerender import Key, Lines, Prerender, console_signature
 

@@ -12,7 +12,8 @@ import pytest
 from piview.app import make_app
 from piview.model import load_session
 from piview.render import prerender
-from piview.render.items import build_items, item_lines
+from piview.render.itemlines import item_lines
+from piview.render.items import build_items
 from piview.widgets.transcript import Transcript
 from tests.conftest import fixture
 

@@ -11,8 +11,8 @@ from rich.console import Console
 from textual.app import App
 
 from piview.model import load_session
-from piview.render.itemlines import fast_item_lines, rich_item_lines
-from piview.render.items import build_items, item_lines
+from piview.render.itemlines import fast_item_lines, item_lines, rich_item_lines
+from piview.render.items import build_items
 from tests.conftest import FIXTURES, corpus_files
 
 WIDTHS = (20, 58, 118)
