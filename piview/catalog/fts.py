@@ -221,6 +221,15 @@ class SearchIndex:
         """Close the database."""
         self.db.close()
 
+    def replace_if_damaged(self, exc: BaseException) -> bool:
+        """After ``exc`` from a query of this index (opened, so ours): when it says the index
+        is damaged, put a new empty one in its place, to be built again; whether it did."""
+        if not isinstance(exc, sqlite3.DatabaseError) or error_kind(exc) != "damaged":
+            return False
+        self.close()
+        swap_in_new(self.path)
+        return True
+
     # ------------------------------------------------------------------ update
 
     def files(self) -> dict[str, _File]:

@@ -230,32 +230,24 @@ class PickerTextSearch(_Screen):
         except Exception as exc:  # noqa: BLE001 - an unreadable index: no text hits
             if not worker.is_cancelled:
                 self.app.call_from_thread(self._fts_found, needle, [])
-            if index is not None and self._damaged_at_query(exc):
-                self.app.call_from_thread(self._fts_repair, index.path)
+            if index is not None and not self._fts_repaired:
+                try:
+                    replaced = index.replace_if_damaged(exc)
+                except OSError as why:
+                    self._fts_repaired = True
+                    self.app.call_from_thread(
+                        self.notify,
+                        f"The search index is damaged and cannot be replaced: {why}",
+                        timeout=5,
+                    )
+                    return
+                if replaced:
+                    self._fts_repaired = True
+                    self.app.call_from_thread(self._fts_rebuild)
 
-    def _damaged_at_query(self, exc: Exception) -> bool:
-        """The index opened (so it is ours) and a query found it damaged, the first time."""
-        import sqlite3
-
-        from piview.catalog.fts_db import error_kind
-
-        if self._fts_repaired or not isinstance(exc, sqlite3.DatabaseError):
-            return False
-        return error_kind(exc) == "damaged"
-
-    def _fts_repair(self, path: Path) -> None:
-        """A query found the index damaged: a new one is swapped in and built again (once per
-        picker; the open checks miss some damage of a big index)."""
-        from piview.catalog.fts_db import swap_in_new
-
-        if self._fts_repaired:
-            return
-        self._fts_repaired = True
-        try:
-            swap_in_new(path)
-        except OSError as exc:
-            self.notify(f"The search index is damaged and cannot be replaced: {exc}", timeout=5)
-            return
+    def _fts_rebuild(self) -> None:
+        """A query found the index damaged (the open checks miss some damage of a big index)
+        and a new one was swapped in: build it, once per picker."""
         self.notify("The search index was damaged: building it again", timeout=4)
         self._fts_start()
 
