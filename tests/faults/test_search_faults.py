@@ -25,6 +25,7 @@ from piview.catalog.fts import SearchIndex
 from piview.catalog.fts_db import APPLICATION_ID
 from piview.catalog.fts_query import MAX_PREFIXES, parse_fts_query
 from tests.conftest import ROOT, fixture
+from tests.faults.test_faults import _one_line
 
 pytestmark = pytest.mark.faults
 
@@ -72,12 +73,18 @@ def _clean_answer(
     return hits
 
 
-def _one_line(err: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("piview: "), err
-    assert "Traceback" not in err
-    return lines[0]
+def _damaged_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The index's first query raises SQLite's damage error (damage no open check found)."""
+    rows = fts_module.SearchIndex._rows  # noqa: SLF001
+    calls: list[int] = []
+
+    def damaged_once(self: SearchIndex, *a: object, **k: object) -> object:
+        calls.append(1)
+        if len(calls) == 1:
+            raise sqlite3.DatabaseError("database disk image is malformed")
+        return rows(self, *a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fts_module.SearchIndex, "_rows", damaged_once)
 
 
 def _app_id(path: Path) -> int:
@@ -204,16 +211,7 @@ def test_damage_found_by_the_query_builds_it_again(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     clean = _clean_answer(sessions, tmp_path, capsys)
-    rows = fts_module.SearchIndex._rows  # noqa: SLF001
-    calls: list[int] = []
-
-    def damaged_once(self: SearchIndex, *a: object, **k: object) -> object:
-        calls.append(1)
-        if len(calls) == 1:
-            raise sqlite3.DatabaseError("database disk image is malformed")
-        return rows(self, *a, **k)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(fts_module.SearchIndex, "_rows", damaged_once)
+    _damaged_once(monkeypatch)
     status, hits, err = _search(sessions, capsys)
     assert status == 0 and hits == clean
     assert _one_line(err) == "piview: the search index was damaged: built again"
@@ -435,16 +433,7 @@ async def test_damage_found_by_a_picker_query_swaps_in_a_new_index(
         picker = app.screen
         assert db.is_file()
         inode = db.stat().st_ino
-        rows = fts_module.SearchIndex._rows  # noqa: SLF001
-        calls: list[int] = []
-
-        def damaged_once(self: SearchIndex, *a: object, **k: object) -> object:
-            calls.append(1)
-            if len(calls) == 1:
-                raise sqlite3.DatabaseError("database disk image is malformed")
-            return rows(self, *a, **k)  # type: ignore[arg-type]
-
-        monkeypatch.setattr(fts_module.SearchIndex, "_rows", damaged_once)
+        _damaged_once(monkeypatch)
         await pilot.press(*QUERY)
         for _ in range(100):  # the debounce, the query, the new file's build, the query again
             await asyncio.sleep(0.05)
