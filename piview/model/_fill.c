@@ -29,8 +29,8 @@
 #define N_ENTRY 24
 #define N_HEAD 5
 #define N_REST (N_ENTRY - N_HEAD)
-#define N_MSG 13
-#define N_ODD 4 /* SkMessage's fields after ``model`` */
+#define N_MSG 14
+#define N_ODD 5 /* SkMessage's fields after ``model`` */
 #define N_BLOCK 4
 #define N_USAGE 8 /* Usage: input output cacheRead cacheWrite cacheWrite1h reasoning totalTokens cost */
 #define N_COST 5  /* Cost: input output cacheRead cacheWrite total */

@@ -130,6 +130,7 @@ class SkMessage(msgspec.Struct, rename="camel", gc=False):
     display: bool | None = None
     exclude_from_context: bool | None = None
     exit_code: int | float | None = None
+    response_model: str | None = None
 
 
 class SkEntry(msgspec.Struct, rename="camel", gc=False):
@@ -302,6 +303,7 @@ def skeleton_of(entry: Any) -> SkEntry:
             "display",
             "exclude_from_context",
             "exit_code",
+            "response_model",
         ):
             if hasattr(m, name):
                 setattr(sm, name, getattr(m, name))

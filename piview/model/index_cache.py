@@ -33,8 +33,8 @@ from piview.model.types import SessionHeader
 __all__ = ["CACHE_MIN_BYTES", "IndexCache"]
 
 
-_FORMAT = 9
-_MAGIC = b"PVIDX\x00\x00\x09"
+_FORMAT = 10
+_MAGIC = b"PVIDX\x00\x00\x0a"
 _PROBE = 4096
 _LEN = 8
 _CRC = 4

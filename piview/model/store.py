@@ -67,9 +67,10 @@ _LAST_PLAIN_ROLE = ROLE_NAMES.index("toolResult")
 """Role codes 1-3 (user, assistant, toolResult) are plain; others are kept whole."""
 _ENTRY_DEFAULTS = list(astuple(SkEntry()))[5:]
 """SkEntry's fields after ``message``, all at their defaults: only other entry types set them."""
-_NO_ODD = [None] * 4
-"""SkMessage's customType, display, excludeFromContext and exitCode, all absent."""
-_NO_MESSAGE = (None,) * 13
+_NO_ODD = [None] * 5
+"""SkMessage's customType, display, excludeFromContext, exitCode and responseModel, all
+absent."""
+_NO_MESSAGE = (None,) * 14
 """SkMessage's fields for an entry without a message: its codes are 0 and it is kept whole."""
 _fill = load_fill()
 if _fill is not None:

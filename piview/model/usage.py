@@ -228,6 +228,9 @@ class UsageReport:
     """The usage of the compaction and branch-summary entries on the branch."""
     summaries_all: UsageTotals = field(default_factory=UsageTotals)
     """The same in the whole file."""
+    answered_all: dict[str, UsageTotals] = field(default_factory=dict)
+    """Assistant usage in the whole file per ``provider/model`` of the model that answered
+    (``responseModel`` where the provider named one), as Pi's ``/session`` groups it."""
 
     @property
     def total_all(self) -> UsageTotals:
@@ -245,9 +248,9 @@ def pi_breakdown(report: UsageReport) -> list[tuple[str, UsageTotals]]:
     """The lines of Pi's ``/session`` cost breakdown for the whole file: assistant usage per
     ``provider/model``, tool-result and summary usage in one :data:`TOOLS_SUMMARIES` line;
     lines without tokens or cost left out, the most expensive first (Pi's
-    ``getUsageCostBreakdown``). Pi names an assistant message by its ``responseModel`` when
-    the provider reported one; piview by the model asked for."""
-    lines = list(report.per_model_all.items())
+    ``getUsageCostBreakdown``), each model named by its ``responseModel`` when the provider
+    reported one."""
+    lines = list(report.answered_all.items())
     lines.append((TOOLS_SUMMARIES, pi_total(report.tools_all, report.summaries_all)))
     kept = [(k, t) for k, t in lines if t.cost > 0 or t.tokens > 0]
     return sorted(kept, key=lambda kt: -kt[1].cost)  # stable, as Pi's sort
@@ -263,6 +266,8 @@ def usage_report(nodes: Sequence[SkEntry], path: Sequence[int]) -> UsageReport:
     tools_path = UsageTotals()
     per_all: dict[str, UsageTotals] = {}
     per_path: dict[str, UsageTotals] = {}
+    answered: dict[str, UsageTotals] = {}
+    whole = store.whole
     roles = store.roles
     assistant, tool_result = ROLE_NAMES.index("assistant"), ROLE_NAMES.index("toolResult")
     for i in _with_usage(store):
@@ -276,6 +281,11 @@ def usage_report(nodes: Sequence[SkEntry], path: Sequence[int]) -> UsageReport:
             key = model_label(*store.model(i))
             total.add(usage)
             per_all.setdefault(key, UsageTotals()).add(usage)
+            # responseModel is rare: a message with one is kept whole (its skeleton has it).
+            sk = whole.get(i)
+            answer = sk.message.response_model if sk is not None and sk.message else None
+            named = model_label(store.model(i)[0], answer) if answer else key
+            answered.setdefault(named, UsageTotals()).add(usage)
             if i in on_path:
                 branch.add(usage)
                 per_path.setdefault(key, UsageTotals()).add(usage)
@@ -314,6 +324,7 @@ def usage_report(nodes: Sequence[SkEntry], path: Sequence[int]) -> UsageReport:
         side_all=side_all,
         summaries_path=summaries_path,
         summaries_all=summaries_all,
+        answered_all=answered,
     )
 
 

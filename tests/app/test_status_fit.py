@@ -13,7 +13,7 @@ import piview.screens.session_follow as session_follow
 from piview.app import make_app
 from piview.model import load_session
 
-FORKED = next((Path(__file__).parents[1] / "fixtures" / "pi-0.85").glob("*064Z_*.jsonl"))
+FORKED = next((Path(__file__).parents[1] / "fixtures" / "pi-0.85").glob("*604Z_*.jsonl"))
 """Pi 0.85.1's session file with a branch summary: two leaves."""
 
 

@@ -12,7 +12,8 @@
 // two providers and models), which estimates tokens from the prompt and reports no cost;
 // a pricing step, pi-ai's own `calculateCost` with the model's rates, gives each usage its
 // cost. What the faux provider cannot report (reasoning tokens, the one-hour part of cache
-// writes, a provider's raw stop reason, endTurn, the provider's thinking level) is set on
+// writes, a provider's raw stop reason, endTurn, the provider's thinking level, the model
+// that answered) is set on
 // the message before pricing, as a provider that reports them would. The tool result's usage
 // is the tool's own model call; the compaction's and the branch summary's usage are those of
 // the call that wrote the summary.
@@ -111,8 +112,9 @@ const summary = await call(beta, fauxB, ai.fauxAssistantMessage("The user asked 
 const tokensBefore = sm.buildSessionContext().messages.length * 40;
 sm.appendCompaction(summary.content[0].text, keep, tokensBefore, { readFiles: ["config.toml"], modifiedFiles: [] }, false, summary.usage);
 user("Thanks. Is 128MB too much?");
+// The provider answered with a dated model of its own: Pi's /session names this call by it.
 const mainLeaf = sm.appendMessage(await call(beta, fauxB, ai.fauxAssistantMessage("128MB is fine for a desktop."), [], {
-  message: { providerThinkingLevel: "xhigh", endTurn: true },
+  message: { providerThinkingLevel: "xhigh", endTurn: true, responseModel: "beta-2026-11-20" },
 }));
 
 // Back to the answer before "max": a branch summary written by a model call on alpha.
