@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from piview.model import Session
     from piview.render.prerender import Prerender
     from piview.screens.picker import PickerScreen
-    from piview.widgets.branch_compare import BranchCompare
+    from piview.widgets.branch_panel import BranchPanel
 
 __all__ = ["DEFAULT_THEME", "PiviewApp", "make_app", "resolve_theme", "run_app"]
 
@@ -184,7 +184,7 @@ class PiviewApp(App[None]):
             )
         )
 
-    def on_branch_panel_compare_requested(self, message: BranchCompare.CompareRequested) -> None:
+    def on_branch_panel_compare_requested(self, message: BranchPanel.CompareRequested) -> None:
         """Open the comparison of the two branches a session screen's panel names (``m`` then
         ``=``). Opened here, not by the session screen: the comparison's BranchScreen is a
         session screen, and the session screen does not import it back."""

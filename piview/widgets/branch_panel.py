@@ -3,19 +3,33 @@
 A Line-API list over :func:`piview.model.treeview.flatten`: only the rows on screen are drawn
 and only their texts are read from the file (and cached), so a 20,000-entry session opens as
 fast as a short one. See ``docs`` in ``textual-stack.md`` section 5 for why this is not a
-``Tree`` widget. The lines are drawn by :mod:`piview.widgets.branch_rows`; the search is
-:mod:`piview.widgets.branch_search`; marking and comparing branches
-:mod:`piview.widgets.branch_compare`; its keys :mod:`piview.widgets.branch_keys`; following the
-file without flattening it again :mod:`piview.widgets.branch_grow`.
+``Tree`` widget. A row is drawn by :func:`piview.widgets.branch_rows.row_strip`; the rows of a
+hidden panel are flattened ahead by :class:`piview.widgets.branch_ahead.RowsAhead`.
+
+The panel's keys move the cursor, fold, filter, step through labels and the matches of its
+search, and mark (``m``) and compare (``=``) branches. Following the file, it lays out only
+the fork's segment again when the file grew by a chain of entries under an entry of the active
+path (:func:`piview.model.treeview_grow.grow_rows`), and sums the grown tree's usage in a
+worker once the file is quiet for a moment (until then new rows show no figure).
+
+Branch points, folded rows and OpenClaw's side notes show their subtree's figure (the entry
+and everything under it), leaves their branch's figure from the root (a row with nothing shown
+under it counts what the filter hides under it too); one of cost, tokens, assistant turns or
+wall time, cycled with ``$`` (a key of the session screen, so that it works from the
+transcript too). The sums come from :func:`piview.model.subtree.subtree_sums`, computed once
+per tree (in the flatten worker for a big tree), so a row costs a lookup.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable
 from functools import partial
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
+from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
@@ -25,36 +39,30 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from piview.model.session import Session
-from piview.model.treefilter import FilterMode
-from piview.model.treeview import Folds, Row, TreeRows, flatten
-from piview.widgets.branch_ahead import BranchAhead
-from piview.widgets.branch_compare import BranchCompare
-from piview.widgets.branch_figures import BranchFigures
-from piview.widgets.branch_grow import BranchGrow
-from piview.widgets.branch_keys import BranchKeys
-from piview.widgets.branch_rows import BranchRows
-from piview.widgets.branch_search import TreeSearch
+from piview.model.treefilter import FilterMode, next_filter
+from piview.model.treeview import Folds, Row, TreeRows, flatten, refold
+from piview.render.figures import fmt_figure
+from piview.render.sanitize import sanitize_line
+from piview.widgets.branch_ahead import RowsAhead
+from piview.widgets.branch_rows import row_strip
 from piview.widgets.offthread import compute_off_thread
 
-__all__ = ["BranchPanel"]
+if TYPE_CHECKING:
+    from textual.timer import Timer
+
+    from piview.model.subtree import Figure, SubtreeSums
+
+__all__ = ["BIG_TREE", "SUMS_DELAY", "BranchPanel"]
 
 _TEXT_CACHE = 4096
 BIG_TREE = 100_000
 """Sessions of this many entries and more are flattened in a worker (too long for a key on
 the UI thread)."""
+SUMS_DELAY = 1.0
+"""Seconds after the last growth before the usage of the grown tree is summed (in a worker)."""
 
 
-class BranchPanel(
-    BranchAhead,
-    BranchKeys,
-    BranchGrow,
-    BranchRows,
-    BranchFigures,
-    TreeSearch,
-    BranchCompare,
-    ScrollView,
-    can_focus=True,
-):
+class BranchPanel(ScrollView, can_focus=True):
     """The branches of a session: a cursor list of Pi's ``/tree`` rows.
 
     Each row shows the tree art (``├─ └─ │``), a fold marker on segment starts (``⊟`` open,
@@ -65,7 +73,7 @@ class BranchPanel(
     folded.
 
     Keys: :attr:`BINDINGS` (the help screen, ``?``, lists them from there, with a line each).
-    Enter posts :class:`BranchPanel.EntrySelected`.
+    Enter posts :class:`BranchPanel.EntrySelected`, ``=`` :class:`BranchPanel.CompareRequested`.
 
     Branches oh-my-pi archived are left out by every filter but ``all``.
     """
@@ -240,6 +248,23 @@ class BranchPanel(
             """The panel (for ``@on(BranchPanel.EntrySelected, "#id")``)."""
             return self.panel
 
+    class CompareRequested(Message):
+        """Compare the branch to ``leaf_a`` (the marked one) with the one to ``leaf_b``."""
+
+        def __init__(self, panel: BranchPanel, leaf_a: int, leaf_b: int) -> None:
+            self.panel = panel
+            """The panel the comparison was asked in."""
+            self.leaf_a = leaf_a
+            """The newest leaf under the marked entry."""
+            self.leaf_b = leaf_b
+            """The newest leaf under the entry at the cursor."""
+            super().__init__()
+
+        @property
+        def control(self) -> BranchPanel:
+            """The panel."""
+            return self.panel
+
     filter_mode: reactive[FilterMode] = reactive[FilterMode]("default")
     """Which entries are shown."""
     cursor: reactive[int] = reactive(0, always_update=True)
@@ -264,11 +289,38 @@ class BranchPanel(
             filter_mode: the initial filter.
         """
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        # The rows and what they are flattened from.
         self._session: Session | None = None
         self._leaf: int | None = None
         self._folds = Folds()
         self._tree_rows: TreeRows | None = None
         self._texts: OrderedDict[int, str] = OrderedDict()
+        self._stale = False
+        """The rows are out of date (changed while hidden): flattened when shown."""
+        self._stale_keep: int | None = None
+        self._generation = 0
+        """Counts the flattenings: a worker's rows for an older one are moot."""
+        self.building = False
+        """True while a big tree is being flattened in a worker (the rows shown are older)."""
+        self._reveal_cursor = False
+        self._rows_ahead = RowsAhead(self)
+        # The usage figures of the rows.
+        self.figure: Figure = "cost"
+        """The figure shown: ``cost``, ``tokens``, ``turns`` or ``duration``."""
+        self._sums: SubtreeSums | None = None
+        self._figure_chosen = False
+        self._sums_timer: Timer | None = None
+        self._summing = False
+        """True while a worker sums the usage of a grown tree (one at a time)."""
+        # The search and the mark.
+        self._search_generation = 0
+        self._matches: list[int] = []
+        self._match_at = -1
+        self._query = ""
+        self.searching = False
+        """True while a search runs in its worker."""
+        self.marked: int | None = None
+        """The entry marked with ``m``: its branch is compared by ``=``."""
         self.set_reactive(BranchPanel.filter_mode, filter_mode)
         if session is not None:
             self.set_session(session, leaf)
@@ -302,6 +354,23 @@ class BranchPanel(
         """The entry under the cursor."""
         rows = self.rows
         return rows[self.cursor].entry if 0 <= self.cursor < len(rows) else None
+
+    @property
+    def sums(self) -> SubtreeSums | None:
+        """The sums the figures come from (``None`` until they are computed)."""
+        return self._sums
+
+    @property
+    def search_state(self) -> tuple[str, int, int] | None:
+        """``(query, current match (1-based), matches)`` after a search, else None."""
+        if not self._query:
+            return None
+        return self._query, self._match_at + 1, len(self._matches)
+
+    @property
+    def _ahead(self) -> tuple[int, Session, TreeRows] | None:
+        """The rows flattened ahead, kept for the next show (None: none)."""
+        return self._rows_ahead.kept
 
     def set_session(self, session: Session, leaf: int | None = None) -> None:
         """Show ``session`` with ``leaf`` active; the cursor goes to the leaf."""
@@ -342,6 +411,66 @@ class BranchPanel(
         self._folds.open_path(path)
         self._rebuild(keep=keep)
 
+    def grow(self, session: Session, leaf: int) -> bool:
+        """Show ``session``, which grew since the rows were laid out (its tree extended, the
+        entries before left as they were), with ``leaf`` active, as :meth:`set_session` would,
+        laying out only what changed. True when done (or nothing grew); False when it cannot
+        (a panel hidden or building, folds the user chose, a shape
+        :func:`~piview.model.treeview_grow.grow_rows` leaves to a full flatten): then call
+        ``set_session``."""
+        old = self._tree_rows
+        if (
+            session is not self._session
+            or old is None
+            or old.walk is None
+            or self.building
+            or self._stale
+            or not (self.is_mounted and self.display)
+        ):
+            return False
+        first_new = len(old.walk.pre)  # the entries the rows were laid out for
+        if first_new == len(session) and old.leaf == leaf:
+            return True
+        fresh = Folds.for_tree(len(session), self.filter_mode)
+        folds = self._folds
+        if folds.opened or folds.closed or folds.fold_side != fresh.fold_side:
+            return False  # set_session forgets the user's folds: the old rows had them
+        from piview.model.treeview_grow import grow_rows  # only once the file grows
+
+        rows = grow_rows(old, session, leaf, first_new, self.filter_mode, fresh)
+        if rows is None:
+            return False
+        self.marked = None
+        self._leaf = leaf
+        self._folds = fresh
+        # The row texts stay: an entry's text is its own (set_session forgets them because
+        # its session may be another).
+        self._generation += 1
+        self._tree_rows = rows
+        row = rows.nearest_row(leaf)
+        self._update_virtual_size()
+        self.cursor = row if row is not None else 0
+        self.refresh()
+        # Once the file is quiet for a moment: summing a big tree takes long on the
+        # interpreter, which the next appends' paints would have to share.
+        if self._sums_timer is not None:
+            self._sums_timer.stop()
+        self._sums_timer = self.set_timer(SUMS_DELAY, self._sum_grown, name="grow-sums")
+        return True
+
+    def flatten_ahead(self, then: Callable[[], None] | None = None) -> None:
+        """Flatten the rows of a hidden panel whose rows are stale in a worker, for its next
+        show (nothing to do when shown, up to date, small, big or already flattening: a big
+        tree is flattened in a worker on show anyway); ``then`` once done (or at once, when
+        there is nothing to do). Called by the session screen once the user has been on a
+        branch for a moment."""
+        s = self._session
+        if s is not None and self._stale and not self.building and len(s) < BIG_TREE:
+            work = partial(_flatten_and_sum, s, self._leaf, self.filter_mode, self._folds.copy())
+            self._rows_ahead.start(s, work, then)
+        elif then is not None:
+            then()
+
     def move_to_entry(self, entry: int) -> None:
         """Put the cursor on ``entry``, unfolding what hides it."""
         self._ensure_rows()
@@ -373,13 +502,209 @@ class BranchPanel(
             self._texts.popitem(last=False)
         return text
 
+    def set_sums(self, sums: SubtreeSums | None) -> None:
+        """Show the figures of ``sums``. Until the user picks a figure, a file that records
+        no cost shows tokens (a column of nothing helps no one)."""
+        self._sums = sums
+        if sums is not None and not self._figure_chosen:
+            self.figure = "cost" if sums.total().cost else "tokens"
+        self.refresh()
+
+    def figure_text(self, row: Row) -> str:
+        """The short figure of ``row`` (``""`` for a row that shows none, or a zero)."""
+        sums = self._sums
+        if sums is None or row.entry >= len(sums.tree):
+            return ""
+        if row.is_branch_point or row.folded or row.side:
+            # An OpenClaw side note is no branch: its own figure (and what hangs under it).
+            return fmt_figure(self.figure, sums.subtree(row.entry))
+        walk = self._tree_rows.walk if self._tree_rows is not None else None
+        if walk is not None and walk.vchildren.get(row.entry):
+            return ""
+        return fmt_figure(self.figure, sums.through(row.entry))
+
+    def search(self, query: str) -> None:
+        """Find the entries matching ``query`` in their row text and label (every word, or a
+        ``re:`` regular expression; smart case), folded ones too, in a worker; then put the
+        cursor on the first one at or after it.
+
+        ``n`` / ``N`` step through the matches; a blank query clears them.
+        """
+        self._search_generation += 1
+        if self._session is None or not query.split():
+            self.clear_search()
+            return
+        # Imported on first use: the first screen searches nothing.
+        from piview.model.query import parse_query
+        from piview.model.treesearch import search_entries
+
+        error = parse_query(query).error
+        if error is not None:
+            self.notify(f"Bad regular expression: {error}", severity="error", markup=False)
+        self.searching = True
+        self.refresh()
+        compute_off_thread(
+            self,
+            partial(search_entries, self._session, query, self.filter_mode),
+            partial(self._searched, self._search_generation, query),
+            group="tree-search",
+            description="Searching the session tree",
+        )
+
+    def clear_search(self) -> None:
+        """Forget the matches."""
+        self._search_generation += 1
+        self.searching = False
+        self._matches = []
+        self._match_at = -1
+        self._query = ""
+        self.refresh()
+
+    # ----------------------------------------------------------------- keys and clicks
+
+    def action_move(self, delta: int) -> None:
+        """Move the cursor by ``delta`` rows."""
+        self.cursor += delta
+
+    def action_page(self, direction: int) -> None:
+        """Move the cursor by a page."""
+        self.cursor += direction * self._body_height()
+
+    def action_jump_to(self, row: int) -> None:
+        """Move the cursor to ``row`` (negative counts from the end)."""
+        self.cursor = row if row >= 0 else len(self.rows) + row
+
+    def action_select(self) -> None:
+        """Post :class:`EntrySelected` for the row under the cursor."""
+        entry = self.cursor_entry
+        if entry is None or self._session is None:
+            return
+        # As Pi's HTML export: the path through the entry down to its newest leaf.
+        leaf = self._session.tree.newest_leaf(entry)
+        self.post_message(self.EntrySelected(self, entry, leaf))
+
+    def action_toggle_fold(self) -> None:
+        """Fold or unfold the segment under the cursor."""
+        rows = self.rows
+        if not rows:
+            return
+        assert self._tree_rows is not None
+        row = (
+            self.cursor
+            if rows[self.cursor].foldable
+            else self._tree_rows.segment_start(self.cursor)
+        )
+        if row is not None:
+            self._set_fold(row, not rows[row].folded)
+
+    def action_fold(self) -> None:
+        """Fold the cursor's segment, or go to the start of the enclosing segment."""
+        rows = self.rows
+        if not rows:
+            return
+        if rows[self.cursor].expanded:
+            self._set_fold(self.cursor, True)
+            return
+        assert self._tree_rows is not None
+        start = self._tree_rows.segment_start(self.cursor)
+        if start is not None:
+            self.cursor = start
+
+    def action_unfold(self) -> None:
+        """Unfold the cursor's segment, or go to the next branch start below."""
+        rows = self.rows
+        if not rows:
+            return
+        if rows[self.cursor].folded:
+            self._set_fold(self.cursor, False)
+            return
+        for k in range(self.cursor + 1, len(rows)):
+            if rows[k].connector:
+                self.cursor = k
+                return
+
+    def action_label(self, step: int) -> None:
+        """Move to the next (or previous) labelled entry in tree order, wrapping around and
+        unfolding what hides it."""
+        rows = self.rows
+        walk = self._tree_rows.walk if self._tree_rows is not None else None
+        if walk is None or not rows:
+            return
+        target = walk.next_labelled(walk.pre[rows[self.cursor].entry], step)
+        if target is None:
+            self.notify("No labelled entry in this filter", timeout=3)
+            return
+        self.move_to_entry(target)
+
+    def action_cycle_filter(self, step: int) -> None:
+        """Switch to the next (or previous) filter mode."""
+        self.filter_mode = next_filter(self.filter_mode, step)
+
+    def action_cycle_figure(self, step: int = 1) -> None:
+        """Show the next figure: cost, tokens, turns, duration."""
+        from piview.model.subtree import next_figure  # the sums: when the panel first shows
+
+        self._figure_chosen = True
+        self.figure = next_figure(self.figure, step)
+        self.refresh()
+
+    def action_search_step(self, step: int) -> None:
+        """Go to the next (or previous) match of the last search."""
+        if self._matches:
+            self._go_to_match((self._match_at + step) % len(self._matches))
+
+    def action_mark(self) -> None:
+        """Mark the entry under the cursor for a comparison (again: unmark it)."""
+        entry = self.cursor_entry
+        if entry is None or self._session is None:
+            return
+        if self.marked == entry:
+            self.marked = None
+            self.refresh()
+            self.notify("Mark cleared", timeout=2)
+            return
+        self.marked = entry
+        self.refresh()  # the row shows ◆ once the cursor leaves it
+        self.notify(
+            f"Marked {sanitize_line(self._session.ids[entry][:8])}: "
+            "= compares its branch with the one at the cursor",
+            timeout=4,
+            markup=False,
+        )
+
+    def action_compare(self) -> None:
+        """Post :class:`CompareRequested` for the marked branch and the cursor's."""
+        entry = self.cursor_entry
+        if entry is None or self._session is None:
+            return
+        if self.marked is None:
+            self.notify("Mark a branch with m first, then = compares it with this one", timeout=4)
+            return
+        tree = self._session.tree
+        # As enter: an entry's branch runs through it down to its newest leaf.
+        a, b = tree.newest_leaf(self.marked), tree.newest_leaf(entry)
+        if a == b:
+            self.notify("Both entries are on the same branch: mark another one", timeout=4)
+            return
+        self.post_message(self.CompareRequested(self, a, b))
+
+    def on_click(self, event: events.Click) -> None:
+        """A click moves the cursor to the row and selects it."""
+        y = event.y
+        if y >= self.scrollable_content_region.height - 1:
+            return
+        row = round(self.scroll_y) + y
+        if 0 <= row < len(self.rows):
+            self.cursor = row
+            self.action_select()
+
     # ----------------------------------------------------------------- state
 
     def _rebuild(self, keep: int | None, *, force: bool = False) -> None:
         if self._session is None:
             return
         if not force:
-            self._inputs += 1  # rows flattened ahead are for the inputs before this
+            self._rows_ahead.inputs += 1  # rows flattened ahead are for the inputs before this
         if not force and not (self.is_mounted and self.display):
             # A hidden panel costs nothing: flatten when it is shown (or asked for rows).
             self._stale = True
@@ -387,7 +712,7 @@ class BranchPanel(
             return
         self._stale = False
         self._generation += 1
-        ahead = self.take_ahead()
+        ahead = self._rows_ahead.take(self._session)
         if ahead is not None:
             self._apply(ahead, keep)
             return
@@ -413,15 +738,14 @@ class BranchPanel(
     def _flatten_in_worker(self, keep: int | None) -> None:
         """Flatten a big tree off the UI thread; the panel keeps its rows (or says it is
         building) until the new ones arrive. A newer rebuild makes this one's result moot."""
-        generation = self._generation
-        session, leaf, mode = self._session, self._leaf, self.filter_mode
-        folds = self._folds.copy()
-        assert session is not None
+        assert self._session is not None
         self.building = True
         compute_off_thread(
             self,
-            partial(_flatten_and_sum, session, leaf, mode, folds),
-            partial(self._flattened, generation, keep=keep),
+            partial(
+                _flatten_and_sum, self._session, self._leaf, self.filter_mode, self._folds.copy()
+            ),
+            partial(self._flattened, self._generation, keep=keep),
             group="flatten",
             description="Flattening the session tree",
         )
@@ -435,17 +759,68 @@ class BranchPanel(
             return
         self._apply(tree_rows, keep)
 
-    _stale = False
-    _stale_keep: int | None = None
-    _generation = 0
-    building = False
-    """True while a big tree is being flattened in a worker (the rows shown are older)."""
-
     def _ensure_rows(self) -> None:
         if self.building:
             return  # the rows shown stay until the worker's arrive
         if self._stale or (self._tree_rows is None and self._session is not None):
             self._rebuild(self._stale_keep if self._stale else self._leaf, force=True)
+
+    def _set_fold(self, row: int, folded: bool) -> None:
+        entry = self.rows[row].entry
+        self._folds.set(entry, folded)
+        tree_rows = self._tree_rows
+        if tree_rows is None or tree_rows.walk is None or self.building or self._stale:
+            self._rebuild(keep=entry)
+            return
+        # Only this row's subtree changes: cut its rows out, or lay them out again.
+        self._generation += 1
+        self._apply(refold(tree_rows, row, self._folds), entry)
+
+    def _sum_grown(self) -> None:
+        """Sum the usage of the tree shown in a worker (a second one waits for the first:
+        appends may come faster than a big tree is summed)."""
+        self._sums_timer = None
+        session = self._session
+        if self._summing or session is None:
+            return
+        self._summing = True
+        compute_off_thread(
+            self,
+            partial(_subtree_sums, session),
+            partial(self._grown_sums, session),
+            group="grow",
+            description="Summing the usage of the grown tree",
+        )
+
+    def _grown_sums(self, session: Session, sums: SubtreeSums | None) -> None:
+        self._summing = False
+        if session is not self._session or sums is None:
+            return
+        if sums.tree is session.tree:
+            self.set_sums(sums)
+            self.refresh()
+        else:
+            self._sum_grown()  # the tree grew again meanwhile
+
+    def _searched(self, generation: int, query: str, found: list[int] | None) -> None:
+        if generation != self._search_generation:
+            return
+        self.searching = False
+        self._query = query
+        self._matches = found or []
+        self._match_at = -1
+        if self._matches:
+            here = self.cursor_entry
+            k = bisect_left(self._matches, here) if here is not None else 0
+            self._go_to_match(k % len(self._matches))
+        self.refresh()
+
+    def _go_to_match(self, k: int) -> None:
+        self._match_at = k
+        self.move_to_entry(self._matches[k])
+        self.refresh()
+
+    # ----------------------------------------------------------------- drawing
 
     def on_show(self) -> None:
         """Flatten the tree now if it changed while the panel was hidden."""
@@ -453,8 +828,6 @@ class BranchPanel(
             self._rebuild(self._stale_keep, force=True)
         self._reveal_cursor = True
         self.refresh()
-
-    _reveal_cursor = False
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """Bring the cursor into view on the first paint after a show or resize.
@@ -470,6 +843,59 @@ class BranchPanel(
             elif self.cursor >= top + body:
                 self.set_scroll(None, self.cursor - body + 1)
         return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        """Draw one line of the viewport: a row, or the footer on the last line."""
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if y == self.scrollable_content_region.height - 1:
+            return self._footer(width, base)
+        rows = self.rows
+        index = round(self.scroll_y) + y
+        if not rows and y == 0:
+            style = self.get_component_rich_style("branch-panel--footer", partial=True)
+            note = "  Building the tree…" if self.building else "  No entries"
+            return Strip([Segment(note, style)]).crop_extend(0, width, base)
+        if not 0 <= index < len(rows):
+            return Strip.blank(width, base)
+        return self._row_strip(rows[index], index == self.cursor, width, base)
+
+    def _footer(self, width: int, base: Style) -> Strip:
+        """``(i/n) [filter]`` and the state of the flattening and of the search."""
+        n = len(self.rows)
+        text = f"  ({self.cursor + 1 if n else 0}/{n}) [{self.filter_mode}]"
+        if self.building:
+            text += "  building the tree…"
+        if self.searching:
+            text += "  searching…"
+        elif self._query:
+            found = len(self._matches)
+            text += f"  /{self._query}: " + (
+                f"{self._match_at + 1}/{found}" if found else "no match"
+            )
+        style = self.get_component_rich_style("branch-panel--footer", partial=True)
+        return Strip([Segment(text, style)]).crop_extend(0, width, base)
+
+    def _row_strip(self, row: Row, is_cursor: bool, width: int, base: Style) -> Strip:
+        assert self._session is not None
+        from piview.model.treetext import row_kind  # the first row drawn (hidden at first)
+
+        cstyle = self.get_component_rich_style
+        strip = row_strip(
+            row,
+            self.row_text(row.entry),
+            row_kind(self._session.nodes[row.entry]),
+            width=width,
+            base=base,
+            style_of=lambda name: cstyle(name, partial=True),
+            cursor=cstyle("branch-panel--cursor") if is_cursor else None,
+            figure=self.figure_text(row),
+        )
+        if row.entry == self.marked and not is_cursor and width > 1:
+            # The entry m marked for a comparison (=), in the cursor's column.
+            mark = Segment("◆", base + cstyle("branch-panel--label", partial=True))
+            strip = Strip.join([Strip([mark], 1), strip.crop(1, width)])
+        return strip
 
     def _update_virtual_size(self) -> None:
         width = self.scrollable_content_region.width
@@ -508,19 +934,18 @@ class BranchPanel(
         self._update_virtual_size()
         self._reveal_cursor = True
 
-    def _ahead_limit(self) -> int:
-        return BIG_TREE
 
-    def _ahead_flatten(self) -> Callable[[Session, int | None, FilterMode, Folds], TreeRows]:
-        return _flatten_and_sum
+def _subtree_sums(session: Session) -> SubtreeSums:
+    """The usage sums of every subtree of ``session``'s tree (made once per tree)."""
+    # Imported here: the panel is hidden on the first screen, which needs no sums.
+    from piview.model.subtree import subtree_sums
+
+    return subtree_sums(session)
 
 
 def _flatten_and_sum(
     session: Session, leaf: int | None, mode: FilterMode, folds: Folds
 ) -> TreeRows:
     """The rows, with the tree's usage sums made ready for them (once per tree)."""
-    # Imported here: the panel is hidden on the first screen, which needs no sums.
-    from piview.model.subtree import subtree_sums
-
-    subtree_sums(session)
+    _subtree_sums(session)
     return flatten(session, leaf, mode, folds)

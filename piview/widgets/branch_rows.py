@@ -1,35 +1,23 @@
-"""Provides the drawing of the branch panel's lines: :class:`BranchRows`, a mixin of
-:class:`piview.widgets.branch_panel.BranchPanel`, and :func:`row_strip`, one row of the tree.
+"""Provides :func:`row_strip`: one row of the branch panel's tree, drawn.
 
 A row shows the cursor mark, the tree art with its fold markers, the active path's ``•``, the
 ``[label]``, the entry's one-line text (cut to fit, its role coloured) and, at the end, the
-folded count and the leaf marker, and right-aligned the row's usage figure (see
-:mod:`piview.widgets.branch_figures`); each styled by one of the panel's component classes.
-The last line of the panel is a footer: ``(i/n) [filter]`` and the state of the search.
+folded count and the leaf marker, and right-aligned the row's usage figure; each styled by one
+of the panel's component classes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from piview.model.treefilter import FilterMode
 from piview.model.treeview import Row
 
-if TYPE_CHECKING:
-    from textual.scroll_view import ScrollView as _Widget
-
-    from piview.model.session import Session
-    from piview.model.subtree import Figure
-else:
-    _Widget = object  # a plain mixin: Textual sees only the widget class itself
-
-__all__ = ["BranchRows", "StyleOf", "row_strip"]
+__all__ = ["StyleOf", "row_strip"]
 
 StyleOf = Callable[[str], Style]
 """The style of a component class (``"branch-panel--guide"``, …), as the panel resolves it."""
@@ -37,81 +25,6 @@ StyleOf = Callable[[str], Style]
 _ROLE_PREFIXES = ("user: ", "assistant: ")
 _TEXT_KEPT = 6
 """Cells of row text a figure never takes (it is left out instead)."""
-
-
-class BranchRows(_Widget):
-    """The panel's ``render_line``; the panel provides what is declared here."""
-
-    _session: Session | None
-    cursor: int
-    building: bool
-    searching: bool
-    _query: str
-    _matches: list[int]
-    _match_at: int
-    marked: int | None
-    figure: Figure
-
-    if TYPE_CHECKING:
-
-        @property
-        def rows(self) -> list[Row]: ...
-        @property
-        def filter_mode(self) -> FilterMode: ...
-        def row_text(self, entry: int) -> str: ...
-        def figure_text(self, row: Row) -> str: ...
-
-    def render_line(self, y: int) -> Strip:
-        """Draw one line of the viewport: a row, or the footer on the last line."""
-        width = self.scrollable_content_region.width
-        base = self.rich_style
-        if y == self.scrollable_content_region.height - 1:
-            return self._footer(width, base)
-        rows = self.rows
-        index = round(self.scroll_y) + y
-        if not rows and y == 0:
-            style = self.get_component_rich_style("branch-panel--footer", partial=True)
-            note = "  Building the tree…" if self.building else "  No entries"
-            return Strip([Segment(note, style)]).crop_extend(0, width, base)
-        if not 0 <= index < len(rows):
-            return Strip.blank(width, base)
-        return self._row_strip(rows[index], index == self.cursor, width, base)
-
-    def _footer(self, width: int, base: Style) -> Strip:
-        n = len(self.rows)
-        text = f"  ({self.cursor + 1 if n else 0}/{n}) [{self.filter_mode}]"
-        if self.building:
-            text += "  building the tree…"
-        if self.searching:
-            text += "  searching…"
-        elif self._query:
-            found = len(self._matches)
-            text += f"  /{self._query}: " + (
-                f"{self._match_at + 1}/{found}" if found else "no match"
-            )
-        style = self.get_component_rich_style("branch-panel--footer", partial=True)
-        return Strip([Segment(text, style)]).crop_extend(0, width, base)
-
-    def _row_strip(self, row: Row, is_cursor: bool, width: int, base: Style) -> Strip:
-        assert self._session is not None
-        from piview.model.treetext import row_kind  # the first row drawn (hidden at first)
-
-        cstyle = self.get_component_rich_style
-        strip = row_strip(
-            row,
-            self.row_text(row.entry),
-            row_kind(self._session.nodes[row.entry]),
-            width=width,
-            base=base,
-            style_of=lambda name: cstyle(name, partial=True),
-            cursor=cstyle("branch-panel--cursor") if is_cursor else None,
-            figure=self.figure_text(row),
-        )
-        if row.entry == self.marked and not is_cursor and width > 1:
-            # The entry m marked for a comparison (=), in the cursor's column.
-            mark = Segment("◆", base + cstyle("branch-panel--label", partial=True))
-            strip = Strip.join([Strip([mark], 1), strip.crop(1, width)])
-        return strip
 
 
 def row_strip(
