@@ -8,15 +8,30 @@ Rows appear at once from quick summaries (header and tail of each file); a threa
 indexes each file for its entry count, exact name and cost, taking unchanged files from the
 on-disk cache so that a second start is instant. The session chosen is loaded here and posted
 as :class:`PickerScreen.SessionChosen`, for the app to open.
+
+A thread worker brings the full-text search index (:mod:`piview.catalog.fts`) up to date in
+the background, its progress in the top line; what is typed in the filter is searched there
+too (debounced, in a worker; FTS5 syntax, the last word a prefix; ``tools:`` first searches
+tool calls and output as well). The best hit of each session comes after the sessions whose
+name or folder matches, ranked by bm25, its snippet in the session column with the words
+highlighted (:mod:`piview.screens.picker_search`). Enter on one opens the session on the
+branch of that entry, with the entry in view and the match highlighted.
+
+The threaded view (``ctrl+t``) lists forks under the session they were forked from (their
+header's ``parentSession``, or ``branchedFrom``), subagents' files under their session; the
+headers and the sessions' own folders are read in a thread worker the first time it is asked
+for.
 """
 
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from collections.abc import Callable
 from datetime import datetime
 from functools import partial
 from pathlib import Path
+from time import monotonic
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -26,6 +41,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import DataTable, Input, Static
 from textual.worker import get_current_worker
 
@@ -38,7 +54,7 @@ from piview.catalog.hosts import (
     host_roots,
     root_for_folder,
 )
-from piview.catalog.lineage import Link
+from piview.catalog.lineage import Link, link_files, subagent_files, thread_order
 from piview.catalog.summaries import (
     SessionSummary,
     SummaryCache,
@@ -49,18 +65,26 @@ from piview.catalog.summaries import (
 from piview.render.format import fmt_bytes, fmt_cost, fmt_cost_short
 from piview.render.sanitize import sanitize_line
 from piview.screens.first_frame import paint_after_startup
-from piview.screens.picker_lineage import PickerLineage
-from piview.screens.picker_search import PickerTextSearch, hit_query
+from piview.screens.picker_search import hit_query, hit_text
 from piview.widgets.keybar import KeyBar
 from piview.widgets.picker_table import Cells, PickerTable
 from piview.widgets.text_input import TextInput
 
 if TYPE_CHECKING:
-    from piview.catalog.fts import Hit
+    from piview.catalog.fts import Hit, Progress
     from piview.model import Session
     from piview.model.query import Query
 
 __all__ = ["PickerScreen"]
+
+HIT_LIMIT = 50
+"""Sessions listed for a full-text search (the best hit of each)."""
+
+FIRST_CANDIDATES = 2000
+"""The first results rank only the newest this many matching entries (then all of them)."""
+
+_DEBOUNCE = 0.2
+"""Seconds of no typing before the text is searched."""
 
 
 def _age(mtime: float, now: float) -> str:
@@ -128,7 +152,7 @@ def _project_label(s: SessionSummary) -> str:
     return sanitize_line(folder_name(s.cwd)) if s.cwd else ""
 
 
-class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
+class PickerScreen(Screen[None]):
     """Pick a session to open. Type to filter (name, folder, first message or any text;
     ``host:NAME`` for one host); Enter opens; Escape clears, then quits.
 
@@ -199,6 +223,7 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
     ) -> None:
         super().__init__()
         self.search_db = search_db
+        """Where the search index is (None: :func:`piview.catalog.fts.index_path`)."""
         self.root = root
         """The ``--sessions`` folder; None: every host's folders (:attr:`roots`)."""
         if roots is None:
@@ -220,6 +245,19 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
         self._depth: dict[str, int] = {}
         self._nested: set[str] = set()
         """Subagents' files (in a session's own folder): listed in the threaded view only."""
+        self.hits: list[Hit] = []
+        """The full-text hits listed, after the sessions matched by name or folder."""
+        self._hits_for = ""
+        self._hit_rows = 0
+        """How many hit rows the table has (after the rows matched by name)."""
+        self._fts_timer: Timer | None = None
+        self._researched = 0.0
+        """When the text was last searched again because the index grew."""
+        self._fts_repaired = False
+        """A query found the index damaged and a new one was swapped in (once per picker)."""
+        self._fts_status = ""
+        self.fts_ready = False
+        """True once the index has every session file."""
 
     def compose(self) -> ComposeResult:
         """Where we looked, the filter, the list."""
@@ -402,7 +440,7 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
 
     def _refill(self) -> None:
         table = self.query_one(PickerTable)
-        needle = self.query_one("#filter", Input).value.strip()
+        needle = self._needle()
         self._layout_width = self.size.width
         preview = self.query_one("#preview", Static)
         preview.display = self.size.width >= self.PREVIEW_MIN_WIDTH
@@ -585,3 +623,277 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
         entry = self._hit_entry(session, hit)
         search = hit_query(self._hits_for) if entry is not None else None
         self.post_message(self.SessionChosen(session, entry=entry, search=search))
+
+    # ------------------------------------------------------------------ threaded view
+
+    def _title_cell(self, s: SessionSummary, sub: bool) -> Text:
+        out = Text(overflow="ellipsis", no_wrap=True)
+        depth = self._depth.get(s.path, 0) if self.threaded else 0
+        if depth:
+            link = self._links.get(s.path) if self._links else None
+            mark = "⤷ " if link is not None and link.kind == "subagent" else "└ "
+            out.append("  " * (depth - 1) + mark, style="dim")
+        elif sub:
+            out.append("↳ ")
+        out.append(sanitize_line(s.title)[:500], style="bold" if s.name else "")
+        return out
+
+    def _thread(self, shown: list[str]) -> list[str]:
+        """``shown`` as a tree: each file under the one it was forked from (or is a subagent
+        of), siblings in the order of the sort; the depth of each row in ``_depth``."""
+        links = self._links or {}
+        order = thread_order(shown, {p: link.parent for p, link in links.items()})
+        self._depth = dict(order)
+        return [p for p, _d in order]
+
+    def action_toggle_threads(self) -> None:
+        """Threaded rows (forks under their parent) or the plain list."""
+        self.threaded = not self.threaded
+        if self.threaded and self._links is None:
+            self._find_lineage()  # the rows are threaded when it is done
+        else:
+            self._refill()
+        self.notify(
+            "Threaded: forks under their parent" if self.threaded else "Not threaded", timeout=2
+        )
+
+    @work(thread=True, exclusive=True, group="lineage", description="Finding forks")
+    def _find_lineage(self) -> None:
+        """Every file's header line and each session's own folder (subagents), off the UI
+        thread: a few thousand sessions take a moment."""
+        worker = get_current_worker()
+        known = [p for p in self.order if "#" not in p]  # database sessions have no header file
+        subs: list[tuple[Found, SessionSummary]] = []
+        for p in known:
+            if worker.is_cancelled:
+                return
+            for sub in subagent_files(p):
+                if str(sub) in self.summaries:
+                    continue
+                try:
+                    st = sub.stat()
+                    found = Found(
+                        str(sub), self.found[p].host, st.st_size, st.st_mtime, parent=None
+                    )
+                    summary = self.cache.get(sub, st.st_size, st.st_mtime) or summarize(found)
+                except OSError:
+                    continue
+                subs.append((found, apply_found(summary, found)))
+        links = link_files([*known, *(f.path for f, _s in subs)])
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._lineage_found, subs, links)
+
+    def _lineage_found(
+        self, subs: list[tuple[Found, SessionSummary]], links: dict[str, Link]
+    ) -> None:
+        for found, summary in subs:
+            key = found.path
+            if key not in self.summaries:
+                self.found[key] = found
+                self.summaries[key] = summary
+                self.order.append(key)
+                self._nested.add(key)
+        self._links = links
+        self._sort()
+        self._refill()
+        if any(not s.complete for _f, s in subs):
+            self._index_all()
+
+    # ------------------------------------------------------------------ full-text search
+
+    def _db_path(self) -> Path:
+        # The index's modules (SQLite, the process pool) are imported on first use: the
+        # picker's first rows never wait for them.
+        from piview.catalog.fts import index_path
+
+        return self.search_db or index_path()
+
+    def _fts_start(self) -> None:
+        """Bring the index up to date in the background, once the first rows are drawn (its
+        process would take the second core from the first frame)."""
+        self._fts_status = "indexing text…"
+        self._show_where()
+        # An OpenClaw database's sessions (DB#ID) are not files: not in the text index.
+        self.call_after_refresh(self._fts_build, [p for p in self.order if "#" not in p])
+
+    @work(thread=True, exclusive=True, group="fts-build", description="Indexing session text")
+    def _fts_build(self, paths: list[str]) -> None:
+        from piview.catalog.fts import Progress
+        from piview.catalog.fts_build import update_in_process
+
+        worker = get_current_worker()
+        last = [0.0]
+
+        def progress(value: tuple[int, int, int, int]) -> None:
+            p = Progress(*value)
+            now = monotonic()
+            if p.files_total and (now - last[0] > 0.25 or p.files_done == p.files_total):
+                last[0] = now
+                self.app.call_from_thread(self._fts_progress, p)
+
+        # In a process of its own: the writer would take the interpreter lock from the UI.
+        try:
+            why = update_in_process(
+                self._db_path(),
+                paths,
+                roots=[r.path for r in self.roots],
+                progress=progress,
+                cancelled=lambda: worker.is_cancelled,
+            )
+        except Exception as exc:  # noqa: BLE001 - the index is optional: say so, go on
+            why = str(exc)
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._fts_done, f"no text search ({why})" if why else "")
+
+    def _fts_progress(self, p: Progress) -> None:
+        pct = 100 * p.bytes_done // p.bytes_total if p.bytes_total else 100
+        self._fts_status = f"indexing text {p.files_done}/{p.files_total} ({pct}%)"
+        if not self._show_where():
+            return
+        now = monotonic()
+        if self._needle() and p.files_done and (not self.hits or now - self._researched > 3):
+            self._researched = now
+            self._fts_search(self._needle())  # what is indexed so far
+
+    def _fts_done(self, status: str) -> None:
+        self.fts_ready = not status
+        self._fts_status = status
+        if self._show_where() and self._needle():
+            self._fts_search(self._needle())  # again, over the whole index
+
+    def _show_where(self) -> bool:
+        """Show where the sessions come from and the text index's state; False when the
+        screen's widgets are gone (the app is closing: a worker's last word can come after)."""
+        where = self.query("#where").results(Static)
+        shown = False
+        for line in where:
+            out = self._where()
+            if self._fts_status:
+                out.append(f"  ·  {self._fts_status}", style="dim")
+            line.update(out)
+            shown = True
+        return shown
+
+    def _needle(self) -> str:
+        return self.query_one("#filter", Input).value.strip()
+
+    def _fts_schedule(self) -> None:
+        """The filter changed: search the text once typing pauses."""
+        if self._fts_timer is not None:
+            self._fts_timer.stop()
+        needle = self._needle()
+        if not needle:
+            self.hits, self._hits_for = [], ""
+            return
+        self._fts_timer = self.set_timer(_DEBOUNCE, lambda: self._fts_search(needle))
+
+    @work(thread=True, exclusive=True, group="fts-search", description="Searching text")
+    def _fts_search(self, needle: str) -> None:
+        from piview.catalog.fts import SearchIndex
+        from piview.catalog.fts_query import parse_fts_query
+
+        query = parse_fts_query(needle, prefix_last=True)
+        if query.blank:
+            return
+        worker = get_current_worker()
+        index = None
+        try:
+            index = SearchIndex(self._db_path(), readonly=True)
+            try:
+                # First the best of the newest matches (quick for a common word), then the
+                # whole ranking, which replaces them.
+                for candidates in (FIRST_CANDIDATES, None):
+                    hits = index.search(
+                        query, limit=HIT_LIMIT, per_session=1, candidates=candidates
+                    )
+                    if worker.is_cancelled:
+                        return
+                    self.app.call_from_thread(self._fts_found, needle, hits)
+            finally:
+                index.close()
+        except Exception as exc:  # noqa: BLE001 - an unreadable index: no text hits
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._fts_found, needle, [])
+            if index is not None and not self._fts_repaired:
+                try:
+                    replaced = index.replace_if_damaged(exc)
+                except OSError as why:
+                    self._fts_repaired = True
+                    self.app.call_from_thread(
+                        self.notify,
+                        f"The search index is damaged and cannot be replaced: {why}",
+                        timeout=5,
+                    )
+                    return
+                if replaced:
+                    self._fts_repaired = True
+                    self.app.call_from_thread(self._fts_rebuild)
+
+    def _fts_rebuild(self) -> None:
+        """A query found the index damaged (the open checks miss some damage of a big index)
+        and a new one was swapped in: build it, once per picker."""
+        self.notify("The search index was damaged: building it again", timeout=4)
+        self._fts_start()
+
+    def _fts_found(self, needle: str, hits: list[Hit]) -> None:
+        if needle != self._needle():
+            return  # typed on meanwhile: a newer search comes
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        was = self.hit_at(row)
+        new = [h for h in hits if h.session_path in self.summaries]
+        if new == self.hits and needle == self._hits_for:
+            return
+        # Only the hit rows change: the rows matched by name stay (rebuilding a table of
+        # hundreds of rows on every result would make typing lag).
+        for k in range(self._hit_rows):
+            table.remove_row(f"hit:{k}")
+        self._hit_rows = 0
+        self.hits, self._hits_for = new, needle
+        self._add_hit_rows(table, time.time())
+        empty = self.query_one("#empty", Static)
+        if not self._shown and self.order and not self.hits:
+            empty.update(Text(self._no_match_text(needle)))
+        empty.display = not self._shown and not self.hits
+        # The row under the cursor stays under it (the hits come again as the index grows).
+        if was is not None:
+            same = [(h.session_path, h.offset) for h in self.hits]
+            key = (was.session_path, was.offset)
+            row = len(self._shown) + same.index(key) if key in same else 0
+        if 0 < row < table.row_count:
+            table.move_cursor(row=row)
+        self._update_preview()
+
+    def _add_hit_rows(self, table: DataTable[Text | str], now: float) -> None:
+        """The hits of the current filter, after the rows matched by name or folder (the
+        table has none: it was cleared, or they were removed)."""
+        if self._hits_for != self._needle():
+            self.hits, self._hits_for = [], ""
+        self._hit_rows = len(self.hits)
+        for k, hit in enumerate(self.hits):
+            cells = self._cells(self.summaries[hit.session_path], self._cols, True, now)
+            names = [n for n, _w in self._cols]
+            if "session" in names:
+                k_col = names.index("session")
+                cells[k_col] = hit_text(hit, self._cols[k_col][1])
+            table.add_row(*cells, key=f"hit:{k}")
+
+    def _no_match_text(self, needle: str) -> str:
+        """What the picker says when neither a name nor (yet) the text matches."""
+        text = f"No session matches {needle!r} (of {len(self.order)}). Escape clears it."
+        if not self.fts_ready and not self._fts_status.startswith("no text"):
+            text += " The text is still being indexed: matches appear as it is."
+        return text
+
+    def hit_at(self, row: int) -> Hit | None:
+        """The hit in table row ``row``, None for a row matched by name."""
+        k = row - len(self._shown)
+        return self.hits[k] if 0 <= k < len(self.hits) else None
+
+    def _hit_entry(self, session: Session, hit: Hit) -> int | None:
+        """The entry of ``hit`` in the loaded ``session``: by byte offset, else by id."""
+        offsets = session.index.offsets
+        k = bisect_left(offsets, hit.offset)
+        if k < len(offsets) and offsets[k] == hit.offset:
+            return k
+        return session.find(hit.entry_id) if hit.entry_id else None

@@ -6,26 +6,32 @@ viewport are rendered (with Rich, at the current width) and cached as strips. Wh
 height differs from its estimate, the prefix sums are fixed and the scroll offset is shifted so
 that what the user is looking at stays put.
 
-The parts: the heights and prefix sums are :class:`piview.render.layout.BlockLayout`; keeping
-the view still is :mod:`piview.widgets.transcript_viewport`; the cached strips are
-:mod:`piview.widgets.transcript_strips`; the search is :mod:`piview.widgets.transcript_search`;
-the jumps to the next block of a sort are :mod:`piview.widgets.transcript_jumps`.
+Its parts are objects it holds: the heights and prefix sums are
+:class:`piview.render.layout.BlockLayout`; the cached strips are
+:class:`piview.widgets.transcript_strips.BlockStrips`; a search's matches are
+:class:`piview.widgets.transcript_search.Search`. The widget keeps the view still (before each
+paint the blocks in the viewport are rendered, their heights fixed and the scroll offset
+shifted so that what the user looks at stays put, or the end stays in view while the view
+follows it; on the first screen the blocks at the top are measured only after the end has been
+painted), and has the keys, among them the jumps to the next block of a sort.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Offset, Region
+from textual.geometry import Offset, Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
+from textual.worker import Worker
 
 from piview.render.items import Item, ItemKind, ItemList, build_items, kept_from
 from piview.render.items_follow import calls_answered, grew_without_compaction
@@ -33,17 +39,18 @@ from piview.render.layout import (
     GUTTER,
     BlockLayout,
     Guesses,
+    find_item,
     first_guesses,
     index_of_entry,
     nearest_index,
+    step_cyclic,
 )
-from piview.widgets.transcript_jumps import TranscriptJumps
-from piview.widgets.transcript_search import TranscriptSearch, highlight
+from piview.widgets.transcript_search import Search, find_matches, highlight
 from piview.widgets.transcript_strips import BlockStrips
-from piview.widgets.transcript_viewport import TranscriptViewport
 
 if TYPE_CHECKING:
     from piview.model import Session
+    from piview.model.query import Query
     from piview.render.prerender import Prerender
 
 __all__ = ["Transcript"]
@@ -58,7 +65,7 @@ _GUTTER_STYLES = {
 """The cursor mark's style by (the block is an error, the transcript has the focus)."""
 
 
-class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollView, can_focus=True):
+class Transcript(ScrollView, can_focus=True):
     """The transcript of one branch: root to leaf, one item per block.
 
     Keys: :attr:`BINDINGS` (the help screen, ``?``, lists them from there, with a line each).
@@ -188,14 +195,30 @@ class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollVi
         self.session = session
         self._blocks = BlockStrips(session, prerender, lambda: self.app.console)
         """The drawn lines of the blocks (some from the first frame's child process)."""
-        self.items: Sequence[Item] = ItemList()
+        self.items = ItemList()
         self.path: list[int] = []
         self.show_hidden = False
         self.cursor = 0
         self._layout = BlockLayout(session)
         """Heights and first lines of the blocks (and which the user expanded)."""
         self._width = 0
+        """The width the heights were guessed for and the strips drawn at."""
         self._follow_end = True
+        self._deferred_window: tuple[ItemList, int, int] | None = None
+        """Blocks :meth:`_defer_measure` left to measure: ``(items, first, last)``."""
+        self._other_hidden: tuple[list[int], int, bool, ItemList] | None = None
+        """The path, its length, the setting and the items before the last
+        :meth:`set_show_hidden` (the items of the other setting, while the path stays the
+        same list)."""
+        self._kept_for: object = None
+        self._kept = 0
+        """Where :meth:`_kept_from` was found, for which item list."""
+        self._frame_style: Style | None = None
+        """The widget's style while :meth:`render_lines` draws a frame."""
+        self._search: Search | None = None
+        self._search_gen = 0
+        self._search_worker: Worker[None] | None = None
+        self._next_path_search: tuple[Query, tuple[int, int]] | None = None
 
     # ------------------------------------------------------------------ model
 
@@ -250,14 +273,7 @@ class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollVi
             if items is not None
             else build_items(self.session, path, show_hidden=self.show_hidden)
         )
-        if isinstance(old, ItemList):
-            same = old.common_prefix(new)
-        else:
-            same = 0
-            for a, b in zip(old, new, strict=False):
-                if (a.kind, a.entry, a.part) != (b.kind, b.entry, b.part):
-                    break
-                same += 1
+        same = old.common_prefix(new)
         fresh_from = max(0, same - 8)
         if self._kept_for is old and grew_without_compaction(old, new, same):
             self._kept_for = new  # the same blocks are compacted away
@@ -287,15 +303,13 @@ class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollVi
 
         ``items``: the path's items for that setting, already built (by a worker).
         """
-        entry = self.current_entry
-        shown = (self.path, len(self.path), self.show_hidden, self.items)
+        entry, other = self.current_entry, self._other_items(show)
+        self._other_hidden = (self.path, len(self.path), self.show_hidden, self.items)
         self.show_hidden = show
-        other = self._other_hidden
-        self._other_hidden = shown
         if items is not None:
             self.items = items
-        elif other is not None and other[0] is self.path and other[1:3] == (len(self.path), show):
-            self.items = other[3]  # H pressed again on the same branch: no build
+        elif other is not None:
+            self.items = other  # H pressed again on the same branch: no build
         else:
             self.items = build_items(self.session, self.path, show_hidden=show)
         # The drawn blocks are kept: an entry's block is the same with either setting.
@@ -347,16 +361,14 @@ class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollVi
     @property
     def has_other_hidden(self) -> bool:
         """Whether the blocks of the path shown with the other hidden setting are kept."""
-        other = self._other_hidden
-        return (
-            other is not None
-            and other[0] is self.path
-            and other[1:3] == (len(self.path), not self.show_hidden)
-        )
+        return self._other_items(not self.show_hidden) is not None
 
-    _other_hidden: tuple[list[int], int, bool, Sequence[Item]] | None = None
-    """The path, its length, the setting and the items before the last :meth:`set_show_hidden`
-    (the items of the other setting, while the path stays the same list)."""
+    def _other_items(self, show_hidden: bool) -> ItemList | None:
+        """The items of the path shown with hidden entries shown or not, if kept."""
+        o = self._other_hidden
+        if o is not None and o[0] is self.path and o[1:3] == (len(self.path), show_hidden):
+            return o[3]
+        return None
 
     def index_of_entry(self, entry: int) -> int | None:
         """Index of the first item of ``entry`` (or of the item that draws it, for results)."""
@@ -380,6 +392,212 @@ class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollVi
     def _strips(self, index: int) -> list[Strip]:
         item = self.items[index]
         return self._blocks.get(item, self.is_expanded(item), self._width)
+
+    # ------------------------------------------------------------------ measuring, scrolling
+
+    @property
+    def following_end(self) -> bool:
+        """True while the view sticks to the end (new blocks scroll into view)."""
+        return self._follow_end
+
+    def _reset_heights(self) -> None:
+        # Before the first layout, guess the full screen less the scrollbar (the default
+        # layout): a right guess saves a second pass over every item on the first render.
+        guess = self.app.size.width - self.styles.scrollbar_size_vertical
+        self._width = self.scrollable_content_region.width or self.size.width or guess or 80
+        self._layout.reset(self.items, self._width)
+        self._update_virtual_size()
+
+    def _screen_anchor(self) -> tuple[int, int] | None:
+        """``(item, screen line of its first line)`` to keep still across a relayout: the
+        cursor's block when it is on screen, else the block at the top; None at the end
+        (the view sticks to the end) or before the first layout."""
+        lay = self._layout
+        if not self.items or self._follow_end or not self._width or not lay.offsets:
+            return None
+        top = round(self.scroll_y)
+        height = self.scrollable_content_region.height or self.size.height
+        cursor = min(self.cursor, len(self.items) - 1)
+        start = lay.offsets[cursor]
+        if top <= start < top + height:
+            return cursor, start - top
+        anchor = self._item_at_line(top)
+        return anchor, lay.offsets[anchor] - top
+
+    def _restore_anchor(self, anchor: tuple[int, int] | None) -> None:
+        """Scroll so that the anchor's block starts on the same screen line as before.
+
+        The blocks above it on screen are measured first, so the settling that follows (which
+        keeps the top block still) keeps this one still too.
+        """
+        if anchor is None:
+            return
+        index, row = anchor
+        lay = self._layout
+        self._measure(index)
+        above, k = 0, index - 1
+        while k >= 0 and above < row:
+            self._measure(k)
+            above += lay.heights[k]
+            k -= 1
+        self._recompute_offsets()
+        height = self.scrollable_content_region.height or self.size.height
+        top = lay.offsets[index] - row
+        self.set_scroll(None, max(0, min(top, lay.total - height)))
+
+    def _recompute_offsets(self) -> None:
+        self._layout.recompute()
+        self._update_virtual_size()
+
+    def _update_virtual_size(self) -> None:
+        self.virtual_size = Size(self._width, self._layout.total)
+
+    def _item_at_line(self, y: int) -> int:
+        return self._layout.block_at(y)
+
+    def _shown_blocks(self) -> range:
+        """The blocks on screen (at their current heights)."""
+        top = round(self.scroll_y)
+        height = self.scrollable_content_region.height or self.size.height
+        return range(self._item_at_line(top), self._item_at_line(top + height) + 1)
+
+    def _measure(self, index: int) -> bool:
+        """Render item ``index``; fix its height. True when the height changed."""
+        return self._layout.measured(index, len(self._strips(index)))
+
+    def _settle(self) -> None:
+        """Render every item in the viewport, correcting heights while keeping the view still."""
+        if not self.items:
+            return
+        lay = self._layout
+        if not self._follow_end:
+            # At the end, the blocks left for later are off screen: the first frame goes out
+            # without them (only the scrollbar is rough until they are measured).
+            self._measure_deferred()
+        height = self.scrollable_content_region.height or self.size.height
+        deferred = False
+        for attempt in range(8):
+            top = round(self.scroll_y)
+            if attempt == 0 and self._follow_end and top != max(0, lay.total - height):
+                # The view is about to stick to the end (the first screen: scroll_y is still
+                # 0): draw the end first, and the blocks at scroll_y only after this paint.
+                deferred = self._defer_measure(top, height)
+            if deferred:
+                top = max(0, lay.total - height)
+            if not self._measure_still(lay.block_at(top), lay.block_at(top + height), top, height):
+                if deferred and round(self.scroll_y) != top:
+                    self.set_scroll(None, top)
+                return
+
+    def _measure_still(self, first: int, last: int, top: int, height: int) -> bool:
+        """Measure the blocks ``first``..``last`` not measured yet, and scroll so that line
+        ``top`` stays where it is on screen (the end, while the view follows it); False when
+        no height changed."""
+        lay = self._layout
+        anchor = lay.block_at(top)
+        into = top - lay.offsets[anchor]
+        changed = False
+        for k in range(first, last + 1):
+            if not lay.exact[k]:
+                changed |= self._measure(k)
+        if not changed:
+            return False
+        self._recompute_offsets()
+        if self._follow_end:
+            new_top = max(0, lay.total - height)
+        else:  # the user may have moved since the first screen: what they see stays still
+            new_top = lay.offsets[anchor] + min(into, lay.heights[anchor] - 1)
+        self.set_scroll(None, max(0, min(new_top, lay.total - height)))
+        return True
+
+    def _defer_measure(self, top: int, height: int) -> bool:
+        """Measure the blocks at lines ``top``..``top + height`` after the next paint; False
+        when there is nothing to measure there.
+
+        They are not shown (the view goes to the end), but measuring them fixes their heights,
+        hence the scrollbar, exactly as before the first screen was made to skip them.
+        """
+        first, last = self._item_at_line(top), self._item_at_line(top + height)
+        if all(self._layout.exact[first : last + 1]):
+            return False
+        self._deferred_window = (self.items, first, last)
+        # Two hops: at startup this runs while Textual batches updates, and a callback
+        # scheduled now would run before the first frame is actually written.
+        self.call_after_refresh(self.call_after_refresh, self._measure_deferred)
+        return True
+
+    def _measure_deferred(self) -> None:
+        """Measure the blocks :meth:`_defer_measure` left, if any.
+
+        Runs after the first paint, and before anything that reads or changes heights and
+        scroll offsets (a render, a scroll, a key, a click), so these see the heights they
+        always saw.
+        """
+        if self._deferred_window is None:
+            return
+        window, self._deferred_window = self._deferred_window, None
+        if window[0] is not self.items:
+            return  # another path or filter since: its own settling measures what shows
+        _items, first, last = window
+        height = self.scrollable_content_region.height or self.size.height
+        if self._measure_still(first, last, round(self.scroll_y), height):
+            self.refresh()
+
+    def _deferred_end(self) -> None:
+        # Set before the first layout; skip it if the user has moved since. The blocks left
+        # for after the first frame stay left: measuring them re-scrolls to the end anyway.
+        if self._follow_end:
+            self._scroll_to_end(measure_deferred=False)
+
+    def _scroll_to_end(self, *, measure_deferred: bool = True) -> None:
+        if measure_deferred:
+            self._measure_deferred()
+        if not self.items:
+            return
+        lay = self._layout
+        height = self.scrollable_content_region.height or self.size.height
+        # Measure from the end until a screen is filled, so the end is exact.
+        filled = 0
+        k = len(self.items) - 1
+        changed = False
+        while k >= 0 and filled < height:
+            changed |= self._measure(k)
+            filled += lay.heights[k]
+            k -= 1
+        if changed:
+            self._recompute_offsets()
+        self._follow_end = True
+        self.set_scroll(None, max(0, lay.total - height))
+        self.refresh()
+
+    def scroll_to_item(self, index: int) -> None:
+        """Bring item ``index`` into view: its top at the top, or whole when it fits."""
+        self._measure_deferred()
+        if not self.items:
+            return
+        index = max(0, min(index, len(self.items) - 1))
+        if self._measure(index):
+            self._recompute_offsets()
+        height = self.scrollable_content_region.height or self.size.height
+        lay = self._layout
+        top, bottom = lay.offsets[index], lay.offsets[index + 1]
+        y = round(self.scroll_y)
+        if top < y or bottom - top > height:
+            y = top
+        elif bottom > y + height:
+            y = bottom - height
+        self._follow_end = index == len(self.items) - 1 and bottom - top <= height
+        self.set_scroll(None, max(0, min(y, lay.total - height)))
+        self.refresh()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Stop following the end once the user scrolls up."""
+        super().watch_scroll_y(old_value, new_value)
+        # Textual clamps the offset to the new end when the blocks' total shrinks (the file
+        # grew and the last blocks' heights are guessed again): the view is still at the end,
+        # and no user scrolled. Only a move up that leaves the end stops following it.
+        if round(new_value) < round(old_value) and round(new_value) < self.max_scroll_y:
+            self._follow_end = False
 
     # ------------------------------------------------------------------ rendering
 
@@ -407,8 +625,6 @@ class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollVi
             self._restore_anchor(anchor)
         self._settle()
 
-    _frame_style: Style | None = None
-
     def render_line(self, y: int) -> Strip:
         """One screen line: a gutter (cursor mark) and the item's rendered line."""
         line = round(self.scroll_y) + y
@@ -417,7 +633,7 @@ class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollVi
         rich_style = self._frame_style or self.rich_style
         if not self.items or line >= lay.total:
             return Strip.blank(width, rich_style)
-        index = self._item_at_line(line)
+        index = lay.block_at(line)
         strips = self._strips(index)
         row = line - lay.offsets[index]
         strip = strips[row] if row < len(strips) else Strip.blank(width - GUTTER)
@@ -479,11 +695,8 @@ class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollVi
         items = self.items
         if self._kept_for is not items:
             self._kept_for = items
-            self._kept = kept_from(self.session, items) if isinstance(items, ItemList) else 0
+            self._kept = kept_from(self.session, items)
         return self._kept
-
-    _kept_for: object = None
-    _kept = 0
 
     def _gutter_style(self, index: int) -> Style:
         item = self.items[index]
@@ -504,9 +717,6 @@ class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollVi
 
     def _post_cursor(self) -> None:
         self.post_message(self.CursorMoved(self, self.cursor, self.current_entry))
-
-    def _post_search_updated(self) -> None:
-        self.post_message(self.SearchUpdated(self))
 
     # ------------------------------------------------------------------ actions
 
@@ -579,3 +789,189 @@ class Transcript(TranscriptViewport, TranscriptSearch, TranscriptJumps, ScrollVi
             self.refresh()
         if self.items[index].collapsible:
             self.action_toggle()
+
+    # ------------------------------------------------------------------ search
+
+    def search(self, query: str | Query, *, target: tuple[int, int] | None = None) -> None:
+        """Search the blocks of this branch for ``query`` (see :mod:`piview.model.query`),
+        in a worker.
+
+        Matches appear as they are found (the first one after the cursor is focused, or
+        the block ``target`` = ``(entry, part)`` if it matches, the first matching block of
+        the entry for a part of -1); ``SearchUpdated`` reports
+        progress. A new search, or :meth:`clear_search`, cancels the one running.
+        """
+        self._cancel_search()
+        if isinstance(query, str):
+            # Imported on first use, as the search's own: the first screen searches nothing.
+            from piview.model.query import parse_query
+
+            q = parse_query(query)
+        else:
+            q = query
+        if q.blank and q.error is None:  # nothing to look for: no search
+            self._search = None
+            self.refresh()
+            self.post_message(self.SearchUpdated(self))
+            return
+        self._search_gen += 1
+        if self._search is not None:
+            self.refresh()  # the last search's marks go (the new one's come as found)
+        self._search = Search(q, target, running=not q.blank)
+        self.post_message(self.SearchUpdated(self))
+        if q.blank:
+            if q.error:
+                self.notify(f"Bad regular expression: {q.error}", severity="error", markup=False)
+            return
+        gen, call = self._search_gen, self.app.call_from_thread
+        self._search_worker = self.run_worker(
+            partial(find_matches, self.session, self.items, q,
+                    lambda found, done: call(self._add_matches, gen, found, done)),
+            thread=True,
+            group="search",
+            description=f"Searching for {q.text!r}",
+            exit_on_error=False,
+        )  # fmt: skip
+
+    def search_next_path(self, query: Query, target: tuple[int, int]) -> None:
+        """Run ``query`` on the next path shown (see :meth:`search`), focusing ``target``:
+        used to show a result of the search over all branches on its branch."""
+        self._next_path_search = (query, target)
+
+    def _search_new_path(self) -> None:
+        """Another path is shown: forget the search, or start the one asked for it."""
+        pending, self._next_path_search = self._next_path_search, None
+        if pending is not None:
+            self.search(pending[0], target=pending[1])
+        elif self._search is not None:
+            self._cancel_search()
+            self._search = None
+
+    def _cancel_search(self) -> None:
+        worker = self._search_worker
+        if worker is not None and not worker.is_finished:
+            worker.cancel()
+        self._search_worker = None
+
+    def _add_matches(self, gen: int, found: list[int], done: bool) -> None:
+        s = self._search
+        if s is None or gen != self._search_gen:
+            return
+        focus = s.add(found, done, self.items, self.cursor)
+        if focus is not None:
+            self._focus_match(focus)
+        if done and not s.matches:
+            self.notify(f"No match for {s.query.text!r} on this branch", timeout=3, markup=False)
+        shown = self._shown_blocks()
+        if any(k in shown for k in found):  # else nothing on screen is marked anew
+            self.refresh()
+        self.post_message(self.SearchUpdated(self))
+
+    def clear_search(self) -> None:
+        """Forget the current search (cancelling it if it runs)."""
+        self._cancel_search()
+        self._search = None
+        self.refresh()
+        self.post_message(self.SearchUpdated(self))
+
+    @property
+    def searching(self) -> bool:
+        """True while a search is still running."""
+        return self._search is not None and self._search.running
+
+    @property
+    def search_state(self) -> tuple[str, int, int] | None:
+        """(query, current match number from 1, number of matches) of the active search."""
+        s = self._search
+        return None if s is None else (s.query.text, s.current + 1, len(s.matches))
+
+    @property
+    def search_query(self) -> Query | None:
+        """The active search's query."""
+        return self._search.query if self._search is not None else None
+
+    def action_search_step(self, step: int) -> None:
+        """Focus the next (or previous) search match, wrapping around."""
+        s = self._search
+        if s is None:
+            return
+        k = s.step(self.cursor, step)
+        if k is None:
+            self.notify(f"No match for {s.query.text!r}", timeout=3, markup=False)
+        else:
+            self._focus_match(k)
+
+    def _focus_match(self, k: int) -> None:
+        item = self.items[k]
+        if item.collapsible and not self.is_expanded(item):
+            self._set_expanded([k], True)
+        self._set_cursor(k)
+
+    # ------------------------------------------------------------------ jumps
+
+    def action_user(self, step: int) -> None:
+        """Focus the next (or previous) user message."""
+        found = find_item(self.items, self.cursor, step, lambda it: it.user)
+        if found is not None:
+            self._set_cursor(found)
+        else:
+            self.app.bell()
+
+    def action_label(self, step: int) -> None:
+        """Focus the next (or previous) labelled entry of the branch, wrapping around."""
+        session = self.session
+        if session is None or not self.items:
+            return
+        spots = self.items.first_positions_of(session.labels)  # one pass, at C speed
+        if not spots:
+            elsewhere = len(session.labels)
+            self.notify(
+                "No labelled entry on this branch"
+                + (f" ({elsewhere} on other branches: b shows them)" if elsewhere else ""),
+                timeout=3,
+            )
+            return
+        self._set_cursor(step_cyclic(spots, self.cursor, step)[0])
+
+    _JUMPS: dict[str, str] = {
+        "compaction": "compaction",
+        "model": "model change",
+        "bash": "! shell command",
+    }
+
+    def _jump_targets(self, kind: str) -> list[int]:
+        """Positions of the items ``action_jump`` goes to, in order (found at C speed)."""
+        items = self.items
+        item_kind = "divider" if kind == "model" else kind
+        spots = items.positions(item_kind)  # type: ignore[arg-type]
+        if kind == "model":
+            nodes = self.session.nodes
+            spots = [k for k in spots if nodes[items[k].entry].type == "model_change"]
+        return spots
+
+    def action_jump(self, kind: str, step: int) -> None:
+        """Focus the next (or previous) compaction, model change or ``!`` command, wrapping
+        around and saying so."""
+        what = self._JUMPS.get(kind, kind)
+        spots = self._jump_targets(kind)
+        if not spots:
+            self.notify(f"No {what} on this branch", timeout=3)
+            return
+        target, wrapped = step_cyclic(spots, self.cursor, step)
+        if wrapped:
+            where = "below: back to the first one" if step > 0 else "above: back to the last one"
+            self.notify(f"No more {what}s {where}", timeout=3)
+        self._set_cursor(target)
+
+    def action_next_error(self) -> None:
+        """Focus the next error (wrapping around)."""
+        found = find_item(self.items, self.cursor, 1, lambda it: it.error)
+        wrapped = found is None
+        if found is None:
+            found = find_item(self.items, -1, 1, lambda it: it.error)
+        if found is None:
+            self.notify("No errors on this branch", timeout=3)
+            return
+        if wrapped:
+            self.notify("No more errors below: back to the first one", timeout=3)
+        self._set_cursor(found)
