@@ -247,6 +247,7 @@ def _view_parser() -> argparse.ArgumentParser:
         "NO_COLOR=1 turns colour off",
     )
     p.add_argument("--version", action="version", version=f"piview {__version__}")
+    p.add_argument("--plugins", action="store_true", help="list the renderer plugins and exit")
     return p
 
 
@@ -279,6 +280,7 @@ def _plain_view_args(args: list[str]) -> argparse.Namespace | None:
         "no_follow": False,
         "sessions": None,
         "theme": None,
+        "plugins": False,
     }
     for arg in args:
         if arg in _VIEW_FLAGS:

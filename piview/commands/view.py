@@ -37,6 +37,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _view(args: argparse.Namespace) -> int:
+    if args.plugins:
+        from piview.render.plugins import REGISTRY
+
+        print(REGISTRY.report())
+        return 0
     from piview.catalog.discovery import resolve_session_id, sessions_dir
 
     root = sessions_dir(args.sessions)

@@ -25,6 +25,7 @@ from piview.export.doc import (
     decode_image,
     lang_of,
     lines_label,
+    plugin_parts,
     split_wrappers,
     to_json,
     tool_title,
@@ -63,6 +64,7 @@ from piview.model.types import (
 )
 from piview.model.usage import model_key, usage_report
 from piview.render.format import fmt_cost, fmt_duration_ms, fmt_iso_short, fmt_tokens, plural
+from piview.render.plugins import EntryView, MessageView, ToolCallView
 from piview.render.roles._common import OMP_BLOCKS, omp_block_line
 from piview.render.roles._fields import (
     assistant_extras,
@@ -163,6 +165,9 @@ class DocBuilder:
                 return None
             sec.kind, sec.title = "custom", f"[{sanitize_line(c.custom_type) or 'custom'}]"
             sec.parts = self.content(blocks(c.content), sec.entry_id)
+            text = "\n".join(b.text for b in blocks(c.content) if isinstance(b, TextContent))
+            msg_view = lambda: MessageView(c.custom_type, clean(text), c.details, c.display)  # noqa: E731
+            sec.parts = plugin_parts("message", c.custom_type, msg_view, sec.parts)
         elif isinstance(msg, BranchSummaryMessage | CompactionSummaryMessage):
             self.summary(msg, sec)
         elif isinstance(e, BranchSummaryEntry | CompactionEntry):
@@ -182,6 +187,12 @@ class DocBuilder:
         elif isinstance(e, LabelEntry):
             return None  # shown next to the entry it labels
         elif isinstance(e, CustomEntry):
+            sec.parts = plugin_parts(
+                "entry", e.custom_type, lambda: EntryView(e.custom_type, e.data), []
+            )
+            if sec.parts:  # drawn by a plugin
+                sec.kind, sec.title = "custom", f"[custom: {sanitize_line(e.custom_type)}]"
+                return sec
             self.state_entries += 1
             return None
         elif isinstance(msg, UnknownMessage):
@@ -301,6 +312,8 @@ class DocBuilder:
         for r, m in msgs:
             kids += self.result(r, m, tail=call.name == "bash", lang=lang)
         kids += [Part("note", text=loaded, status="dim")] if loaded else []
+        view = lambda: ToolCallView(call, [m for _r, m in msgs])  # noqa: E731
+        part.children = plugin_parts("tool", call.name, view, kids)  # a plugin's, if any
         return part
 
     def result(

@@ -23,6 +23,7 @@ from pygments.lexers import find_lexer_class_for_filename
 from piview.model.blobs import BLOB_PREFIX
 from piview.model.toolargs import count_lines, read_range
 from piview.model.types import ImageContent, TextContent
+from piview.render.plugins import REGISTRY
 from piview.render.sanitize import sanitize, sanitize_line
 
 __all__ = [
@@ -81,7 +82,7 @@ class Image:
 
 PartKind = Literal[
     "markdown", "code", "diff", "wrapper", "thinking", "redacted", "image", "tool", "note",
-    "details",
+    "details", "rich",
 ]  # fmt: skip
 
 
@@ -97,6 +98,7 @@ class Part:
     (ok, error, no_result, orphan_result), ``info`` (latency), ``label`` (of its result) and
     ``anchors`` (the ids of its results, for links). ``note``: ``text`` and
     ``status`` (dim, warn, error). ``markdown``/``thinking``/``redacted``: ``text``.
+    ``rich``: a plugin's renderable as plain ``text`` and an ``html`` fragment.
     """
 
     kind: PartKind
@@ -112,6 +114,7 @@ class Part:
     capped: int = 0
     label: str = ""
     anchors: list[str] = field(default_factory=list)
+    html: str = ""
 
 
 @dataclass(slots=True)
@@ -284,6 +287,18 @@ def to_json(value: Any, indent: int | None = 2) -> str:
         return clean(json.dumps(value, indent=indent, ensure_ascii=False, default=str))
     except (TypeError, ValueError, RecursionError):
         return clean(repr(value)[:2000])
+
+
+def plugin_parts(kind: str, name: str, view: Callable[[], Any], parts: list[Part]) -> list[Part]:
+    """``parts``, or what a plugin's renderer of ``name`` draws instead (a ``rich`` part); the
+    built-in ``parts`` with a warning note when it failed."""
+    fn = REGISTRY.plugin(kind, name)
+    if fn is None:
+        return parts
+    got = REGISTRY.record(fn, view())
+    if isinstance(got, str):
+        return [*parts, Part("note", text=got, status="warn")]
+    return [Part("rich", text=got[0].rstrip("\n"), html=got[1])]
 
 
 def tool_title(name: str, args: object, namespace: str | None = None) -> str:

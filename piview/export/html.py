@@ -237,6 +237,8 @@ class _Writer:
             return self.tool(p)
         if k == "note":
             return f'<p class="note {escape(p.status)}">{escape(p.text)}</p>'
+        if k == "rich":  # a plugin's drawing: Rich's HTML export, which escaped the text
+            return p.html
         return ""
 
     def badge(self, s: Section, text: str, kind: str) -> str:

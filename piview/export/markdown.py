@@ -184,6 +184,8 @@ class _Writer:
             return f"**⚠ {esc(p.text)}**" if p.status == "error" else f"*{esc(p.text)}*"
         if k == "details":
             return "\n\n".join([f"**{esc(p.title)}**", *(self.part(c) for c in p.children)])
+        if k == "rich":  # a plugin's drawing, as its plain text
+            return fence(p.text)
         return ""
 
     def section(self, s: Section) -> str:

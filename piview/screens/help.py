@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from piview.render.plugins import REGISTRY
 from piview.widgets.keymap import KeyGroup
 
 __all__ = ["HelpScreen"]
@@ -55,6 +56,8 @@ class HelpScreen(ModalScreen[None]):
                 for k in group.keys:
                     table.add_row(" ".join(k.keys), k.what)
                 yield Static(table)
+            if plugins := REGISTRY.load():  # with the packages they came from
+                yield Static(Text("renderer plugins: " + "; ".join(plugins), style="dim"))
             yield Static(Text("escape closes this help", style="dim"))
 
     def on_mount(self) -> None:

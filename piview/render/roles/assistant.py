@@ -8,6 +8,8 @@ their own (see :mod:`piview.render.roles.tool` and :mod:`piview.render.roles.thi
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from rich.console import RenderableType
 from rich.text import Text
 
@@ -88,8 +90,6 @@ def _deferred_line(d: DeferredHandle | None) -> str:
 
 
 def _ms_clock(ms: float) -> str:
-    from datetime import UTC, datetime
-
     try:
         iso = datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat()
     except (OverflowError, OSError, ValueError):

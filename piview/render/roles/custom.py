@@ -8,12 +8,12 @@ their JSON data.
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import RenderableType
+from rich.styled import Styled
 from rich.text import Text
 
 from piview.model.types import CustomEntry, CustomMessage, CustomMessageEntry, HookMessage
+from piview.render.plugins import REGISTRY, EntryView, MessageView
 from piview.render.roles._common import (
     Ctx,
     Rendered,
@@ -24,6 +24,7 @@ from piview.render.roles._common import (
     header,
     indent,
     marker,
+    text_of,
 )
 from piview.render.roles._json import json_renderable, safe_json
 from piview.render.sanitize import sanitize, sanitize_line
@@ -73,14 +74,15 @@ def render(ctx: Ctx) -> Rendered:
     head = header(left, ctx.time, ctx.width)
     if hidden:
         head.stylize(style("piview.hidden"))
-    if not body:
+    text = sanitize(text_of(blocks))
+    view = MessageView(m.custom_type, text, m.details, bool(m.display), ctx.expanded)
+    lines = None if ctx.expanded else COLLAPSED_LINES
+    out = REGISTRY.render(
+        "message", m.custom_type, view, lambda _v: indent(*body) if body else None, lines
+    )
+    if out is None:
         return head, None
-    out = indent(*body)
-    if hidden:
-        from rich.styled import Styled
-
-        return head, Styled(out, style("piview.hidden"))
-    return head, out
+    return head, Styled(out, style("piview.hidden")) if hidden else out
 
 
 def plain(ctx: Ctx) -> str:
@@ -96,10 +98,6 @@ def _state(ctx: Ctx) -> CustomEntry | None:
     return e if isinstance(e, CustomEntry) else None
 
 
-def _data(e: CustomEntry | None) -> Any:
-    return e.data if e is not None else None
-
-
 def render_state(ctx: Ctx) -> Rendered:
     """``[custom: type]`` (extension state); its data as JSON when expanded."""
     e = _state(ctx)
@@ -108,13 +106,15 @@ def render_state(ctx: Ctx) -> Rendered:
     left.append("  extension state, not in the context", style("piview.hidden"))
     head = header(left, ctx.time, ctx.width)
     head.stylize(style("piview.hidden"))
-    data = _data(e)
-    if not ctx.expanded or data is None:
+    if e is None:
         return head, None
-    return head, indent(json_renderable(data))
+    json = indent(json_renderable(e.data)) if ctx.expanded and e.data is not None else None
+    view = EntryView(e.custom_type, e.data, ctx.expanded)
+    lines = None if ctx.expanded else COLLAPSED_LINES
+    return head, REGISTRY.render("entry", e.custom_type, view, lambda _v: json, lines)
 
 
 def plain_state(ctx: Ctx) -> str:
     """Custom type and data as JSON."""
     e = _state(ctx)
-    return f"custom {sanitize_line(e.custom_type) if e else ''}\n{safe_json(_data(e))}"
+    return f"custom {sanitize_line(e.custom_type) if e else ''}\n{safe_json(e.data if e else None)}"

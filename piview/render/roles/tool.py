@@ -27,6 +27,7 @@ from piview.model.types import (
     number,
 )
 from piview.render.format import fmt_duration_ms
+from piview.render.plugins import REGISTRY, ToolCallView
 from piview.render.roles._common import (
     MAX_TEXT_LINES,
     PREVIEW_LINE_CHARS,
@@ -473,11 +474,20 @@ def render(ctx: Ctx) -> Rendered:
     if ctx.head_only:
         return head, None
 
-    expanded = ctx.expanded
+    drawn = ToolCallView(call, [r for _i, r in results], ctx.expanded)
+    drawn.own = (ctx, msg, view, results, diff, loaded_line)
+    lines = None if ctx.expanded else view.lines
+    return head, REGISTRY.render("tool", call.name, drawn, _builtin, lines)
+
+
+def _builtin(c: ToolCallView) -> RenderableType | None:
+    """piview's own body of a call: its content (an edit's diff, a write's content, a long
+    command, another tool's arguments), then its results."""
+    ctx, msg, view, results, diff, loaded_line = c.own
+    expanded, args, a = c.expanded, c.args, c.args
     body: list[RenderableType] = []
-    a: dict[str, Any] = args if isinstance(args, dict) else {}
     show_result_text = True
-    if call.name == "edit":
+    if c.name == "edit":
         limit = MAX_TEXT_LINES if expanded else 16
         lines = diff_lines(diff, limit) if diff is not None else args_diff_lines(a, limit)
         if lines:
@@ -489,7 +499,7 @@ def render(ctx: Ctx) -> Rendered:
                 body.append(more_line(max(1, total - len(shown))))
             # The text result is just "Successfully replaced…": show it only when it failed.
             show_result_text = any(r.is_error for _i, r in results) or expanded
-    elif call.name == "write":
+    elif c.name == "write":
         content = a.get("content")
         if isinstance(content, str) and content:
             text, more = prepare(content, None if expanded else view.lines)
@@ -510,7 +520,11 @@ def render(ctx: Ctx) -> Rendered:
         body.extend(_result_body(ctx, r_i, r, view, expanded=expanded, show_text=show_result_text))
     if loaded_line:
         body.append(Text(loaded_line, style=style("piview.dim")))
-    return head, indent(*body) if body else None
+    return indent(*body) if body else None
+
+
+for _name in ("read", "bash", "edit", "write", "grep", "find", "ls"):
+    REGISTRY.tool(_name)(_builtin)  # as a plugin's are: one of these may replace them
 
 
 def _no_result_line(msg: AssistantMessage | None) -> Text:
