@@ -21,11 +21,10 @@ from __future__ import annotations
 import re
 import sys
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, cast
 
-from rich._wrap import divide_line
-from rich.cells import chop_cells
+from rich.cells import cell_len, chop_cells
 from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.containers import Renderables
 from rich.padding import Padding
@@ -67,18 +66,18 @@ _cells = cells  # cells ``s`` takes (printable ASCII: one a character)
 _re_word = re.compile(r"\s*\S+\s*")  # Rich's _wrap.words
 
 
-def _divide_ascii(text: str, width: int, fold: bool) -> list[int]:
-    """Rich's ``divide_line`` for printable ASCII, where a character is a cell: the same
-    breaks, without measuring every word's cells."""
+def _divide(text: str, width: int, fold: bool, measure: Callable[[str], int]) -> list[int]:
+    """Where Rich's ``Text.wrap`` breaks a line of ``text`` (its ``divide_line``), words
+    measured by ``measure`` (``len`` for printable ASCII, where a character is a cell)."""
     breaks: list[int] = []
     append = breaks.append
     offset = 0
     for m in _re_word.finditer(text):
         start = m.start()
         word = m.group()
-        length = len(word.rstrip())
+        length = measure(word.rstrip())
         if width - offset >= length:
-            offset += len(word)
+            offset += measure(word)
         elif length > width:
             if fold:
                 folded = chop_cells(word, width=width)
@@ -86,16 +85,16 @@ def _divide_ascii(text: str, width: int, fold: bool) -> list[int]:
                     if start:
                         append(start)
                     if n == len(folded) - 1:
-                        offset = len(piece)
+                        offset = measure(piece)
                     else:
                         start += len(piece)
             else:
                 if start:
                     append(start)
-                offset = len(word)
+                offset = measure(word)
         elif offset and start:
             append(start)
-            offset = len(word)
+            offset = measure(word)
     return breaks
 
 
@@ -298,9 +297,9 @@ def text_lines(
                 if len(line) <= width:
                     offsets: list[int] = []
                 else:
-                    offsets = _divide_ascii(line, width, overflow == "fold")
+                    offsets = _divide(line, width, overflow == "fold", len)
             else:
-                offsets = divide_line(line, width, fold=overflow == "fold")
+                offsets = _divide(line, width, overflow == "fold", cell_len)
             if not offsets:
                 parts = [(line, line_spans)]
             else:
@@ -435,7 +434,11 @@ def _layout(
     elif kind is Group or kind is Renderables:  # Renderables: a Markdown list item's
         lines: Lines = []
         open_end = False
-        children = renderable.renderables if kind is Group else renderable._renderables  # type: ignore[union-attr]
+        children = (
+            cast(Group, renderable).renderables
+            if kind is Group
+            else cast("Iterable[RenderableType]", renderable)  # Renderables iterates its own
+        )
         for child in children:
             if open_end:
                 break  # a child left its line open: the next one goes on it (Rich's way)

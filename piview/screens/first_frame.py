@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from textual import events
+from textual import events, on
 from textual.screen import Screen
 
 __all__ = ["AfterFrame", "FirstResumeScreen", "paint_after_startup"]
@@ -78,7 +78,8 @@ class FirstResumeScreen(Screen[None]):
 
     _resumed = False
 
-    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+    @on(events.ScreenResume)
+    def _first_resume(self, event: events.ScreenResume) -> None:
         if not self._resumed:
             self._resumed = True
             event.refresh_styles = False

@@ -24,12 +24,11 @@ from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual._types import SegmentLines
 from textual.css.styles import RenderStyles
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widgets import DataTable
-from textual.widgets._data_table import ColumnKey, DuplicateKey, Row, RowKey
+from textual.widgets.data_table import ColumnKey, DuplicateKey, Row, RowKey
 
 from piview.widgets.lazy_table import LazyCells, fixed_virtual_size, rows_added
 
@@ -37,6 +36,9 @@ __all__ = ["Cells", "PickerTable"]
 
 Cells = Sequence[Text | str]
 """A row's cells, in the order of the columns."""
+
+SegmentLines = list[list[Segment]]
+"""A cell's lines, as DataTable renders them."""
 
 
 _JOIN = Text("\n")
