@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import sys
+import textwrap
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, cast
@@ -352,10 +353,12 @@ def text_lines(
     return lines, open_end
 
 
-def _syntax_lines(console: Console, syntax: Syntax, options: ConsoleOptions) -> Lines | None:
-    """The lines of ``Syntax._get_syntax`` for a word-wrapped Syntax without line numbers,
-    range or guides (``None`` for any other): the highlighted text laid out at once rather
-    than split into a Text per line, each laid out through the console."""
+def _syntax_lines(
+    console: Console, syntax: Syntax, options: ConsoleOptions
+) -> tuple[Lines, Style] | None:
+    """The lines Rich draws of a word-wrapped Syntax without line numbers, range or guides,
+    and its base style (``None`` for any other): the highlighted text laid out at once
+    rather than split into a Text per line, each laid out through the console."""
     if (
         not syntax.word_wrap
         or syntax.line_numbers
@@ -369,9 +372,15 @@ def _syntax_lines(console: Console, syntax: Syntax, options: ConsoleOptions) -> 
     code_width = max(0, options.max_width - left - right)
     if code_width < 1:
         return None  # no room for the code (a block deep in nested lists): Rich's own rules
-    ends_on_nl, processed = syntax._process_code(syntax.code)
-    text = syntax.highlight(processed, None)
-    background, _number, _highlight = syntax._get_number_styles(console)
+    # The code as Syntax prepares it: ended by a new line, dedented if asked, tabs expanded.
+    code = syntax.code
+    ends_on_nl = code.endswith("\n")
+    processed = code if ends_on_nl else code + "\n"
+    if syntax.dedent:
+        processed = textwrap.dedent(processed)
+    text = syntax.highlight(processed.expandtabs(syntax.tab_size), None)
+    base = console.get_style(text.style)  # the theme's background and the Syntax's own style
+    background = None if base.transparent_background else base
     line_options = options.update(width=code_width, height=None, justify="left")
     got = text_lines(console, text, line_options, allow_blank=ends_on_nl, by_row=True)
     if got is None or got[1]:
@@ -380,9 +389,8 @@ def _syntax_lines(console: Console, syntax: Syntax, options: ConsoleOptions) -> 
     if background:
         add = background.__add__
         lines = [[Segment(t, None if c else add(s), c) for t, s, c in line] for line in lines]
-    if not syntax._get_base_style().transparent_background:
         lines = [Segment.adjust_line_length(line, code_width, background) for line in lines]
-    return lines
+    return lines, base
 
 
 def _padding_lines(console: Console, padding: Padding, options: ConsoleOptions) -> Lines | None:
@@ -449,7 +457,7 @@ def _layout(
     elif kind is _syntax_type() and not any(renderable.padding):  # type: ignore[union-attr]
         syntax_lines = _syntax_lines(console, renderable, options)  # type: ignore[arg-type]
         if syntax_lines is not None:
-            return syntax_lines, False
+            return syntax_lines[0], False
     elif kind is Padding:
         padded = _padding_lines(console, renderable, options)  # type: ignore[arg-type]
         if padded is not None:
@@ -497,12 +505,13 @@ class FastConsole(PipeConsole):
         elif type(renderable) is _syntax_type():
             syntax = cast("Syntax", renderable)
             opts = options or self.options
-            lines = _syntax_lines(self, syntax, opts) if opts.max_width >= 1 else None
-            if lines is not None:
+            drawn = _syntax_lines(self, syntax, opts) if opts.max_width >= 1 else None
+            if drawn is not None:
+                lines, base = drawn
                 segments = Segments(_segments(lines, False))
                 if any(syntax.padding):
                     # Syntax's own padding around its lines, drawn by Rich.
-                    padding = Padding(segments, style=syntax._get_base_style(), pad=syntax.padding)
+                    padding = Padding(segments, style=base, pad=syntax.padding)
                     return super().render(padding, opts)
                 return segments.segments
         return super().render(renderable, options)
