@@ -48,7 +48,6 @@ from piview.catalog.summaries import (
 )
 from piview.render.format import fmt_bytes, fmt_cost, fmt_cost_short
 from piview.render.sanitize import sanitize_line
-from piview.screens.first_frame import paint_after_startup
 from piview.screens.picker_lineage import PickerLineage
 from piview.screens.picker_search import PickerTextSearch, hit_query
 from piview.widgets.keybar import KeyBar
@@ -273,7 +272,6 @@ class PickerScreen(PickerTextSearch, PickerLineage, Screen[None]):
         # The indexer takes the interpreter lock from the UI: it starts after the first rows.
         self.call_after_refresh(self._index_all)
         self._fts_start()
-        paint_after_startup(self)
 
     def _sort(self) -> None:
         summaries = self.summaries

@@ -178,38 +178,6 @@ async def test_fill_is_adding_the_rows_one_by_one() -> None:
             fill.fill([("k99", ["again"])])
 
 
-async def test_first_frame_is_written_when_the_start_up_ends(
-    root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Textual renders the first frame inside its start-up batch and throws it away; the
-    # whole screen is painted again right after the batch, not a screen-timer tick later.
-    from textual._compositor import LayoutUpdate
-    from textual.app import App
-    from textual.timer import Timer
-
-    events: list[str] = []
-    display, tick = App._display, Timer._tick  # noqa: SLF001
-
-    def recorded(self: App[object], screen: Screen[object], renderable: object) -> None:
-        if isinstance(screen, PickerScreen) and isinstance(renderable, LayoutUpdate):
-            events.append("held" if self._batch_count else "whole frame")  # noqa: SLF001
-        display(self, screen, renderable)
-
-    async def ticked(self: Timer, **kw: object) -> None:
-        if self.name == "screen_update":
-            events.append("timer")
-        await tick(self, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(App, "_display", recorded)
-    monkeypatch.setattr(Timer, "_tick", ticked)
-    app = make_app(sessions_root=root)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.1)
-    assert "held" in events and "whole frame" in events, events
-    first = events.index("whole frame")
-    assert "timer" not in events[:first], events
-
-
 async def test_the_text_index_finishing_while_the_picker_closes_is_no_error(root: Path) -> None:
     """The text index's worker says it is done from its thread; when that lands as the app
     closes, the picker's widgets are gone. It raised ``NoMatches('#where')`` (seen in CI,
