@@ -372,57 +372,6 @@ async def test_picker_table_cells_are_drawn_as_data_table_draws_them() -> None:
         assert list(a) == list(b), k  # type: ignore[call-overload]
 
 
-async def test_picker_table_body_cells_skip_the_padding_layers(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import rich.padding
-
-    calls: list[object] = []
-    render = rich.padding.Padding.__rich_console__
-
-    def counted(self: rich.padding.Padding, *args: object) -> object:
-        calls.append(self.renderable)
-        return render(self, *args)  # type: ignore[arg-type]
-
-    app = _Drawn(True)
-    async with app.run_test(size=(160, 20)) as pilot:
-        await pilot.pause()
-        table = app.query_one(DataTable)
-        monkeypatch.setattr(rich.padding.Padding, "__rich_console__", counted)
-        table.move_cursor(row=3)  # every line drawn again
-        await pilot.pause()
-        lines = [table.render_line(y) for y in range(14)]
-    assert all(line.cell_length == 160 for line in lines)
-    # Header cells and the 2 cells too narrow for their padding (1 cell wide) only.
-    assert len(calls) <= len(table.columns) + 14, len(calls)
-
-
-async def test_picker_table_works_out_its_styles_once_per_drawing(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from textual.dom import DOMNode
-
-    calls: list[object] = []
-    rich_style = DOMNode.rich_style
-
-    def counted(self: DOMNode) -> object:
-        calls.append(self)
-        return rich_style.fget(self)  # type: ignore[attr-defined]
-
-    app = _Drawn(True)
-    async with app.run_test(size=(160, 20)) as pilot:
-        await pilot.pause()
-        table = app.query_one(PickerTable)
-        table._clear_caches()  # noqa: SLF001 - every line drawn again
-        table._styles_cache.clear()  # noqa: SLF001
-        monkeypatch.setattr(DOMNode, "rich_style", property(counted))
-        lines = table.render_lines(table.region.reset_offset)
-        monkeypatch.undo()
-        assert len(lines) == 14
-        # The table's own, the header's and the two stripes': not three for each line.
-        assert len(calls) <= 6, len(calls)
-
-
 async def test_picker_rows_read_no_markup(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Markup would load Rich's table of emoji codes (~2 ms) before the first rows.
     app = make_app(sessions_root=root)
