@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable
 from typing import IO
 
+from piview.model import forking
+
 __all__ = ["ForkedPart", "busy_cpus", "can_fork"]
 
 _HEAD = struct.Struct("<QQ")  # bytes of text, items completed so far
@@ -48,9 +50,10 @@ def busy_cpus() -> float:
 
 
 def can_fork() -> bool:
-    """True where a second process can draw: fork exists, more than one CPU is usable and
-    one is idle (on a busy machine two processes only compete for one core)."""
-    if not hasattr(os, "fork"):
+    """True where a second process can draw: a fork is safe (:func:`forking.can_fork`), more
+    than one CPU is usable and one is idle (on a busy machine two processes only compete for
+    one core)."""
+    if not forking.can_fork():
         return False
     try:
         cpus = len(os.sched_getaffinity(0))
@@ -73,7 +76,10 @@ class ForkedPart:
         self.done = 0
         """Items whose text has been read back."""
         self.status: int | None = None
-        pid = os.fork()
+        pid = forking.fork()
+        if pid is None:  # no fork (another thread runs): as a child that did nothing
+            self.status, self._pid = 1, 0
+            return
         if pid == 0:  # the child: draw, then leave without running the parent's exit code
             code = 1
             try:

@@ -8,7 +8,6 @@ small LRU cache. The file is opened read-only and never written, renamed, locked
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import threading
@@ -389,39 +388,6 @@ class Session:
         self._index_dirty = False
         return True
 
-    def save_index_in_child(self) -> int | None:
-        """Write the index to the cache from a forked child process; return its pid (reaped
-        by a daemon thread), or None when there is nothing to write or no fork.
-
-        Encoding a big session's index takes long, mostly in single msgspec calls that
-        hold the interpreter lock: in a thread it froze the viewer meanwhile (keys, follow,
-        even ``q``). The child has the index as it is now (copy on write), so polls may add to
-        the parent's while it writes; it writes a copy and renames it into place, and ends.
-        """
-        if not self.index_unsaved or not hasattr(os, "fork"):
-            return None
-        fd = self._ensure_fd()  # here: a lock held by another thread would stay held there
-        cache, index, path = self.index_cache, self.index, self.path
-        assert cache is not None
-        import hashlib  # noqa: F401 - what the cache imports, imported before the fork
-
-        from piview.model.index_extras import capture
-
-        try:
-            pid = os.fork()
-        except OSError:
-            return None
-        if pid == 0:  # the child: write, and end without running anything of the parent's
-            status = 1
-            try:
-                cache.store(index, path, fd, capture(self, index, complete=True))
-                status = 0
-            finally:
-                os._exit(status)
-        self._index_dirty = False
-        threading.Thread(target=_reap, args=(pid,), name="piview-index-cache", daemon=True).start()
-        return pid
-
     @property
     def index_unsaved(self) -> bool:
         """Whether :meth:`save_index` would write the index (it changed since it was read)."""
@@ -563,11 +529,6 @@ class Session:
             self.tree.active = active_leaf(
                 len(self), self.nodes.etype, self.read_line, tree_ids(self.tree)
             )
-
-
-def _reap(pid: int) -> None:
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pid, 0)
 
 
 def _open_readonly(path: Path) -> int:

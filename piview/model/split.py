@@ -11,9 +11,10 @@ usage and result rows and bad lines are all renumbered as a single pass would ha
 
 The child never writes the session file and leaves when this process is gone (``q`` while
 loading ends the viewer at once: the child sees its parent change and stops within a step).
-Where there is no fork or ``memfd``, on one core or a busy machine (:func:`spare_core`), for
-small files, or with ``PIVIEW_NO_SPLIT`` set, nothing is done and the caller reads the file in
-one pass.
+Where there is no fork (or another thread runs, as in the viewer's load worker: see
+:mod:`piview.model.forking`) or ``memfd``, on one core or a busy machine (:func:`spare_core`),
+for small files, or with ``PIVIEW_NO_SPLIT`` set, nothing is done and the caller reads the
+file in one pass.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import fields, replace
 from typing import Any
 
+from piview.model import forking
 from piview.model.fileindex import FileIndex
 from piview.model.store import NodeStore
 
@@ -71,7 +73,7 @@ def applies(fd: int, index: FileIndex, min_bytes: int) -> bool:
         and index.line_no == 0
         and not len(index.nodes)
         and type(index.nodes) is NodeStore
-        and hasattr(os, "fork")
+        and forking.can_fork()  # not in the viewer's load worker: one pass there
         and hasattr(os, "memfd_create")
         and not os.environ.get("PIVIEW_NO_SPLIT")
         and (min_bytes == 0 or spare_core())
@@ -151,9 +153,8 @@ def consume_split(index: FileIndex, fd: int, *, min_bytes: int | None = None) ->
 def _fork(read: Callable[[], FileIndex]) -> tuple[int, int] | None:
     """Fork a child that hands back the index ``read`` returns; ``(pid, memfd)`` or None."""
     memfd = os.memfd_create("piview-split", os.MFD_CLOEXEC)
-    try:
-        pid = os.fork()
-    except OSError:
+    pid = forking.fork()
+    if pid is None:
         os.close(memfd)
         return None
     if pid == 0:  # the child: read, hand it back, leave without any cleanup

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import re
 import sys
+import textwrap
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, cast
 
-from rich._wrap import divide_line
-from rich.cells import chop_cells
+from rich.cells import cell_len, chop_cells
 from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.containers import Renderables
 from rich.padding import Padding
@@ -67,18 +67,18 @@ _cells = cells  # cells ``s`` takes (printable ASCII: one a character)
 _re_word = re.compile(r"\s*\S+\s*")  # Rich's _wrap.words
 
 
-def _divide_ascii(text: str, width: int, fold: bool) -> list[int]:
-    """Rich's ``divide_line`` for printable ASCII, where a character is a cell: the same
-    breaks, without measuring every word's cells."""
+def _divide(text: str, width: int, fold: bool, measure: Callable[[str], int]) -> list[int]:
+    """Where Rich's ``Text.wrap`` breaks a line of ``text`` (its ``divide_line``), words
+    measured by ``measure`` (``len`` for printable ASCII, where a character is a cell)."""
     breaks: list[int] = []
     append = breaks.append
     offset = 0
     for m in _re_word.finditer(text):
         start = m.start()
         word = m.group()
-        length = len(word.rstrip())
+        length = measure(word.rstrip())
         if width - offset >= length:
-            offset += len(word)
+            offset += measure(word)
         elif length > width:
             if fold:
                 folded = chop_cells(word, width=width)
@@ -86,16 +86,16 @@ def _divide_ascii(text: str, width: int, fold: bool) -> list[int]:
                     if start:
                         append(start)
                     if n == len(folded) - 1:
-                        offset = len(piece)
+                        offset = measure(piece)
                     else:
                         start += len(piece)
             else:
                 if start:
                     append(start)
-                offset = len(word)
+                offset = measure(word)
         elif offset and start:
             append(start)
-            offset = len(word)
+            offset = measure(word)
     return breaks
 
 
@@ -298,9 +298,9 @@ def text_lines(
                 if len(line) <= width:
                     offsets: list[int] = []
                 else:
-                    offsets = _divide_ascii(line, width, overflow == "fold")
+                    offsets = _divide(line, width, overflow == "fold", len)
             else:
-                offsets = divide_line(line, width, fold=overflow == "fold")
+                offsets = _divide(line, width, overflow == "fold", cell_len)
             if not offsets:
                 parts = [(line, line_spans)]
             else:
@@ -353,10 +353,12 @@ def text_lines(
     return lines, open_end
 
 
-def _syntax_lines(console: Console, syntax: Syntax, options: ConsoleOptions) -> Lines | None:
-    """The lines of ``Syntax._get_syntax`` for a word-wrapped Syntax without line numbers,
-    range or guides (``None`` for any other): the highlighted text laid out at once rather
-    than split into a Text per line, each laid out through the console."""
+def _syntax_lines(
+    console: Console, syntax: Syntax, options: ConsoleOptions
+) -> tuple[Lines, Style] | None:
+    """The lines Rich draws of a word-wrapped Syntax without line numbers, range or guides,
+    and its base style (``None`` for any other): the highlighted text laid out at once
+    rather than split into a Text per line, each laid out through the console."""
     if (
         not syntax.word_wrap
         or syntax.line_numbers
@@ -370,9 +372,15 @@ def _syntax_lines(console: Console, syntax: Syntax, options: ConsoleOptions) -> 
     code_width = max(0, options.max_width - left - right)
     if code_width < 1:
         return None  # no room for the code (a block deep in nested lists): Rich's own rules
-    ends_on_nl, processed = syntax._process_code(syntax.code)
-    text = syntax.highlight(processed, None)
-    background, _number, _highlight = syntax._get_number_styles(console)
+    # The code as Syntax prepares it: ended by a new line, dedented if asked, tabs expanded.
+    code = syntax.code
+    ends_on_nl = code.endswith("\n")
+    processed = code if ends_on_nl else code + "\n"
+    if syntax.dedent:
+        processed = textwrap.dedent(processed)
+    text = syntax.highlight(processed.expandtabs(syntax.tab_size), None)
+    base = console.get_style(text.style)  # the theme's background and the Syntax's own style
+    background = None if base.transparent_background else base
     line_options = options.update(width=code_width, height=None, justify="left")
     got = text_lines(console, text, line_options, allow_blank=ends_on_nl, by_row=True)
     if got is None or got[1]:
@@ -381,9 +389,8 @@ def _syntax_lines(console: Console, syntax: Syntax, options: ConsoleOptions) -> 
     if background:
         add = background.__add__
         lines = [[Segment(t, None if c else add(s), c) for t, s, c in line] for line in lines]
-    if not syntax._get_base_style().transparent_background:
         lines = [Segment.adjust_line_length(line, code_width, background) for line in lines]
-    return lines
+    return lines, base
 
 
 def _padding_lines(console: Console, padding: Padding, options: ConsoleOptions) -> Lines | None:
@@ -435,7 +442,11 @@ def _layout(
     elif kind is Group or kind is Renderables:  # Renderables: a Markdown list item's
         lines: Lines = []
         open_end = False
-        children = renderable.renderables if kind is Group else renderable._renderables  # type: ignore[union-attr]
+        children = (
+            cast(Group, renderable).renderables
+            if kind is Group
+            else cast("Iterable[RenderableType]", renderable)  # Renderables iterates its own
+        )
         for child in children:
             if open_end:
                 break  # a child left its line open: the next one goes on it (Rich's way)
@@ -446,7 +457,7 @@ def _layout(
     elif kind is _syntax_type() and not any(renderable.padding):  # type: ignore[union-attr]
         syntax_lines = _syntax_lines(console, renderable, options)  # type: ignore[arg-type]
         if syntax_lines is not None:
-            return syntax_lines, False
+            return syntax_lines[0], False
     elif kind is Padding:
         padded = _padding_lines(console, renderable, options)  # type: ignore[arg-type]
         if padded is not None:
@@ -494,12 +505,13 @@ class FastConsole(PipeConsole):
         elif type(renderable) is _syntax_type():
             syntax = cast("Syntax", renderable)
             opts = options or self.options
-            lines = _syntax_lines(self, syntax, opts) if opts.max_width >= 1 else None
-            if lines is not None:
+            drawn = _syntax_lines(self, syntax, opts) if opts.max_width >= 1 else None
+            if drawn is not None:
+                lines, base = drawn
                 segments = Segments(_segments(lines, False))
                 if any(syntax.padding):
                     # Syntax's own padding around its lines, drawn by Rich.
-                    padding = Padding(segments, style=syntax._get_base_style(), pad=syntax.padding)
+                    padding = Padding(segments, style=base, pad=syntax.padding)
                     return super().render(padding, opts)
                 return segments.segments
         return super().render(renderable, options)

@@ -2,11 +2,11 @@
 
 ``console.print`` of every item goes through Rich's buffer, its render hooks and a render
 pass; ``piview print`` already holds its lines cut to the page. The writer turns each segment
-into text as Rich's ``Console._render_buffer`` does (a styled segment through
+into text as Rich's console does when it prints (a styled segment through
 ``Style.render`` with the console's colour system, a control code only on a terminal) and
 writes the text in chunks, the first item at once so that the output starts streaming
-straight away. A console that records, renders for Jupyter or Windows, strips colours or has
-render hooks still gets ``console.print``.
+straight away. A console that records, renders for Jupyter or Windows, or strips colours
+still gets ``console.print``.
 """
 
 from __future__ import annotations
@@ -46,7 +46,6 @@ class LineWriter:
             or console.is_jupyter
             or console.legacy_windows
             or (console.no_color and console.color_system)
-            or getattr(console, "_render_hooks", None)
         )
         self._system = COLOR_SYSTEMS.get(console.color_system or "")
         self._terminal = console.is_terminal

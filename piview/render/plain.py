@@ -76,6 +76,7 @@ def markdown_class(plain: bool) -> type[Markdown]:
 
     # The parser Rich's Markdown.__init__ builds, built once (parsing keeps no state in it).
     parser = MarkdownIt().enable("strikethrough").enable("table")
+    made: dict[tuple[str, bool], Markdown] = {}
 
     class SharedParserMarkdown(Markdown):
         """Rich's Markdown, parsed with a parser made once rather than once per text."""
@@ -86,15 +87,15 @@ def markdown_class(plain: bool) -> type[Markdown]:
             code_theme: str = "monokai",
             hyperlinks: bool = True,
         ) -> None:
-            # What Rich's __init__ sets, for the arguments piview passes.
+            # The attributes Rich's __init__ sets for these arguments, taken from one empty
+            # Markdown made by it; then the text, parsed by the shared parser.
+            key = (code_theme, hyperlinks)
+            model = made.get(key)
+            if model is None:
+                model = made[key] = Markdown("", code_theme, hyperlinks=hyperlinks)
+            vars(self).update(vars(model))
             self.markup = markup
             self.parsed = parser.parse(markup)
-            self.code_theme = code_theme
-            self.justify = None
-            self.style = "none"
-            self.hyperlinks = hyperlinks
-            self.inline_code_lexer = None
-            self.inline_code_theme = code_theme
 
     if not plain:
 

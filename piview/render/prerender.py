@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.segment import Segment
 
+from piview.model.forking import fork
+
 if TYPE_CHECKING:
     from piview.model import Session
 
@@ -143,7 +145,8 @@ def start(
     terminal of ``size`` (default: the one on standard output).
 
     Call it before importing Textual (the child must not inherit threads). None where it does
-    not apply: no fork, one core, no terminal, an empty branch, or ``PIVIEW_NO_PRERENDER``.
+    not apply: no fork (or a thread already runs), one core, no terminal, an empty branch, or
+    ``PIVIEW_NO_PRERENDER``.
     """
     if (
         leaf is None
@@ -158,9 +161,8 @@ def start(
         except (AttributeError, OSError, ValueError):
             return None
     r, w = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
+    pid = fork()
+    if pid is None:
         os.close(r)
         os.close(w)
         return None

@@ -1,14 +1,9 @@
-"""Provides :func:`paint_after_startup`: a first screen's frame written as soon as the app's
-start-up is over, not one screen-timer tick later; :class:`AfterFrame`, what waits for that
-frame; and :class:`FirstResumeScreen`, a screen not restyled whole again when first shown.
+"""Provides :class:`AfterFrame`, what waits for a screen's first frame written, and
+:class:`FirstResumeScreen`, a screen not restyled whole again when first shown.
 
 Textual starts an app inside one batch of updates: the first screen is composed, mounted and
 laid out, and its first whole frame rendered, while that batch holds every write back, so
-that frame is thrown away. When the batch ends only the widgets changed since are drawn
-(the key bar); the whole screen waits for the screen's update timer, whose first tick comes a
-full period (1/60 s) after it is first started, a wait the picker's first rows felt. Asking
-for the whole screen right after the batch draws the same frame (its widgets'
-lines are cached by then) without that wait.
+that frame is thrown away.
 """
 
 from __future__ import annotations
@@ -16,29 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from textual import events
+from textual import events, on
 from textual.screen import Screen
 
-__all__ = ["AfterFrame", "FirstResumeScreen", "paint_after_startup"]
-
-
-def paint_after_startup(screen: Screen[Any]) -> None:
-    """Have ``screen`` painted whole once the app's start-up batch ends (call it from the
-    screen's ``on_mount``); nothing happens when no batch holds the writes back."""
-    app = screen.app
-    if not app._batch_count:  # noqa: SLF001 - Textual's own count of held-back updates
-        return
-
-    def paint() -> None:
-        # The app's queue runs this once the batch is over (its loop starts after it).
-        if app._batch_count or not screen.is_current:  # noqa: SLF001
-            return
-        # What the screen's update timer does on its tick, now: layout if needed, then the
-        # whole screen rendered and written.
-        screen._repaint_required = True  # noqa: SLF001
-        screen._on_timer_update()  # noqa: SLF001
-
-    app.call_later(paint)
+__all__ = ["AfterFrame", "FirstResumeScreen"]
 
 
 class AfterFrame:
@@ -78,7 +54,8 @@ class FirstResumeScreen(Screen[None]):
 
     _resumed = False
 
-    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+    @on(events.ScreenResume)
+    def _first_resume(self, event: events.ScreenResume) -> None:
         if not self._resumed:
             self._resumed = True
             event.refresh_styles = False

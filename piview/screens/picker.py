@@ -64,7 +64,6 @@ from piview.catalog.summaries import (
 )
 from piview.render.format import fmt_bytes, fmt_cost, fmt_cost_short
 from piview.render.sanitize import sanitize_line
-from piview.screens.first_frame import paint_after_startup
 from piview.screens.picker_search import hit_query, hit_text
 from piview.widgets.keybar import KeyBar
 from piview.widgets.picker_table import Cells, PickerTable
@@ -311,7 +310,6 @@ class PickerScreen(Screen[None]):
         # The indexer takes the interpreter lock from the UI: it starts after the first rows.
         self.call_after_refresh(self._index_all)
         self._fts_start()
-        paint_after_startup(self)
 
     def _sort(self) -> None:
         summaries = self.summaries

@@ -177,11 +177,9 @@ class SessionFollow(_Screen):
         )
 
     def _save_index(self) -> None:
-        """Cache a big file's index for the next start, from a forked child (encoding it in a
-        thread held the interpreter lock for long on a big file); in a worker, from a copy,
-        where there is no fork."""
+        """Cache a big file's index for the next start, in a worker, from a copy."""
         s = self.session
-        if not s.index_unsaved or s.save_index_in_child() is not None:
+        if not s.index_unsaved:
             return
         snapshot = s.index_snapshot()  # the poll adds to the index meanwhile
         self.run_worker(

@@ -20,10 +20,9 @@ from itertools import zip_longest
 from typing import Any, Self, TypeVar
 
 from rich.text import Text
-from textual._two_way_dict import TwoWayDict
 from textual.geometry import Size
 from textual.widgets import DataTable
-from textual.widgets._data_table import ColumnKey, Row, RowKey
+from textual.widgets.data_table import ColumnKey, Row, RowKey
 
 __all__ = ["LazyCells", "LazyTable", "fixed_virtual_size", "rows_added"]
 
@@ -84,9 +83,7 @@ class _Rows(dict[RowKey, MutableMapping[ColumnKey, Text]]):
 
     __slots__ = ("_columns", "_count", "_make", "_places")
 
-    def __init__(
-        self, count: int, make: CellMaker, columns: list[ColumnKey], places: TwoWayDict[RowKey, int]
-    ) -> None:
+    def __init__(self, count: int, make: CellMaker, columns: list[ColumnKey], places: Any) -> None:
         super().__init__()
         self._count, self._make, self._columns, self._places = count, make, columns, places
 
@@ -154,7 +151,9 @@ class LazyTable(DataTable[Text]):
             return
         columns = [column.key for column in self.ordered_columns]
         keys = [RowKey(str(n)) for n in range(count)]
-        self._row_locations = TwoWayDict(dict(zip(keys, range(count), strict=True)))
+        # A map of the kind DataTable keeps (key to place and back), not imported from it.
+        places = type(self._row_locations)(dict(zip(keys, range(count), strict=True)))
+        self._row_locations = places
         self._data = _Rows(count, make, columns, self._row_locations)  # type: ignore[assignment]
         rows = [Row(key, 1, None, False) for key in keys]
         self.rows = dict(zip(keys, rows, strict=True))

@@ -178,38 +178,6 @@ async def test_fill_is_adding_the_rows_one_by_one() -> None:
             fill.fill([("k99", ["again"])])
 
 
-async def test_first_frame_is_written_when_the_start_up_ends(
-    root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Textual renders the first frame inside its start-up batch and throws it away; the
-    # whole screen is painted again right after the batch, not a screen-timer tick later.
-    from textual._compositor import LayoutUpdate
-    from textual.app import App
-    from textual.timer import Timer
-
-    events: list[str] = []
-    display, tick = App._display, Timer._tick  # noqa: SLF001
-
-    def recorded(self: App[object], screen: Screen[object], renderable: object) -> None:
-        if isinstance(screen, PickerScreen) and isinstance(renderable, LayoutUpdate):
-            events.append("held" if self._batch_count else "whole frame")  # noqa: SLF001
-        display(self, screen, renderable)
-
-    async def ticked(self: Timer, **kw: object) -> None:
-        if self.name == "screen_update":
-            events.append("timer")
-        await tick(self, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(App, "_display", recorded)
-    monkeypatch.setattr(Timer, "_tick", ticked)
-    app = make_app(sessions_root=root)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.1)
-    assert "held" in events and "whole frame" in events, events
-    first = events.index("whole frame")
-    assert "timer" not in events[:first], events
-
-
 async def test_the_text_index_finishing_while_the_picker_closes_is_no_error(root: Path) -> None:
     """The text index's worker says it is done from its thread; when that lands as the app
     closes, the picker's widgets are gone. It raised ``NoMatches('#where')`` (seen in CI,
@@ -402,57 +370,6 @@ async def test_picker_table_cells_are_drawn_as_data_table_draws_them() -> None:
     assert len(ours) == len(theirs) == 112
     for k, (a, b) in enumerate(zip(ours, theirs, strict=True)):
         assert list(a) == list(b), k  # type: ignore[call-overload]
-
-
-async def test_picker_table_body_cells_skip_the_padding_layers(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import rich.padding
-
-    calls: list[object] = []
-    render = rich.padding.Padding.__rich_console__
-
-    def counted(self: rich.padding.Padding, *args: object) -> object:
-        calls.append(self.renderable)
-        return render(self, *args)  # type: ignore[arg-type]
-
-    app = _Drawn(True)
-    async with app.run_test(size=(160, 20)) as pilot:
-        await pilot.pause()
-        table = app.query_one(DataTable)
-        monkeypatch.setattr(rich.padding.Padding, "__rich_console__", counted)
-        table.move_cursor(row=3)  # every line drawn again
-        await pilot.pause()
-        lines = [table.render_line(y) for y in range(14)]
-    assert all(line.cell_length == 160 for line in lines)
-    # Header cells and the 2 cells too narrow for their padding (1 cell wide) only.
-    assert len(calls) <= len(table.columns) + 14, len(calls)
-
-
-async def test_picker_table_works_out_its_styles_once_per_drawing(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from textual.dom import DOMNode
-
-    calls: list[object] = []
-    rich_style = DOMNode.rich_style
-
-    def counted(self: DOMNode) -> object:
-        calls.append(self)
-        return rich_style.fget(self)  # type: ignore[attr-defined]
-
-    app = _Drawn(True)
-    async with app.run_test(size=(160, 20)) as pilot:
-        await pilot.pause()
-        table = app.query_one(PickerTable)
-        table._clear_caches()  # noqa: SLF001 - every line drawn again
-        table._styles_cache.clear()  # noqa: SLF001
-        monkeypatch.setattr(DOMNode, "rich_style", property(counted))
-        lines = table.render_lines(table.region.reset_offset)
-        monkeypatch.undo()
-        assert len(lines) == 14
-        # The table's own, the header's and the two stripes': not three for each line.
-        assert len(calls) <= 6, len(calls)
 
 
 async def test_picker_rows_read_no_markup(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,31 @@
+"""Provides :func:`fork`, the one place piview forks a child process, and :func:`can_fork`.
+
+A child forked while another thread runs inherits the locks that thread held, held for ever:
+it may hang on the first of them it takes (the allocator's, an import's, a logger's). So
+piview forks only while the process has one thread, that is before the app starts (the first
+frame's blocks, a big file's second half, ``piview print``'s second half). Once Textual or a
+worker runs, :func:`fork` refuses and the caller does the work itself.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+__all__ = ["can_fork", "fork"]
+
+
+def can_fork() -> bool:
+    """Whether :func:`fork` would fork: ``os.fork`` exists and no other thread runs."""
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
+def fork() -> int | None:
+    """``os.fork()``: 0 in the child, the child's pid in the parent; None, and nothing
+    forked, when another thread runs or the fork fails."""
+    if not can_fork():
+        return None
+    try:
+        return os.fork()
+    except OSError:
+        return None
