@@ -150,7 +150,7 @@ class BranchScreen(SessionScreen):
 
     def action_escape(self) -> None:
         """Close the search or leave the panel as the session screen does; else go back."""
-        box = self._search_box()
+        box = self.search_keys.box()
         panel = self.query_one(BranchPanel)
         busy = (
             (box is not None and box.has_class("-visible"))
