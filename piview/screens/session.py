@@ -16,7 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
 from rich.text import Text
-from textual import events, on
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -31,7 +31,7 @@ from piview.screens.session_follow import Follower
 from piview.screens.session_layout import PanelWidths
 from piview.screens.session_lineage import Lineage, session_models
 from piview.screens.session_search import SearchKeys
-from piview.screens.session_views import Views
+from piview.screens.session_views import Views, sum_usage
 from piview.widgets.branch_panel import BranchPanel
 from piview.widgets.keybar import KeyBar
 from piview.widgets.offthread import compute_off_thread
@@ -64,11 +64,6 @@ class _Build(NamedTuple):
 BIG_BRANCH = 100_000
 """Branches of this many entries and more build their blocks in a worker (too long for a
 key on the UI thread)."""
-
-
-def _limits() -> tuple[int, int]:
-    # Read at each use: tests set them.
-    return BIG_BRANCH, _USAGE_IN_WORKER
 
 
 class SessionScreen(FirstResumeScreen):
@@ -224,17 +219,16 @@ class SessionScreen(FirstResumeScreen):
         self._titled_width = 0
         self.composed = False
         """True once the screen's Mount found its children. Textual mounts no child of a screen
-        closed before it composed (the app quitting, the screen switched away at once), yet
-        sends that screen its Mount and the Resize already queued: they have nothing to lay
-        out."""
+        closed before it composed, yet sends it its Mount and the Resize already queued."""
         self.building_branch = False
         """True while a long branch's blocks are being built in a worker."""
         self._branch_generation = 0
         self._pending: _Build | None = None
+        self._usage_stale = True
         self.widths = PanelWidths(self)
-        self.follower = Follower(self)
+        self.follower = Follower(self, SessionScreen)
         self.search_keys = SearchKeys(self)
-        self.views = Views(self, self.widths, _limits)
+        self.views = Views(self, self.widths, lambda: (BIG_BRANCH, _USAGE_IN_WORKER))
         self.lineage = Lineage(self, session, SessionScreen)
 
     def _compositor_refresh(self) -> None:
@@ -276,14 +270,11 @@ class SessionScreen(FirstResumeScreen):
         if self.composed:
             self.widths.layout()
 
-    def _check_composed(self) -> bool:
-        """Whether the screen has its children (and is not being removed with the app)."""
-        self.composed = self.is_attached and bool(self.query(BranchPanel))
-        return self.composed
-
     def on_mount(self) -> None:
         """Show the branch, tell the user about damaged lines, and start following the file."""
-        if not self._check_composed():
+        # Whether the screen has its children (and is not being removed with the app).
+        self.composed = self.is_attached and bool(self.query(BranchPanel))
+        if not self.composed:
             return  # closed before it composed (the app quitting): nothing to show
         if self.follow:
             self.follower.start()
@@ -390,32 +381,30 @@ class SessionScreen(FirstResumeScreen):
             self._show_items(build.leaf, build.path, items, build.focus_entry)
 
     def refresh_usage(self) -> None:
-        """Show the branch's usage in the sidebar, when it is shown."""
-        self.views.refresh_usage()
+        """Show the branch's usage in the sidebar, when it is shown (else when it is next)."""
+        # Summing the whole file costs O(entries): only while the sidebar is shown.
+        side = self.query_one(UsageSidebar)
+        if not side.has_class("-visible"):
+            self._usage_stale = True
+            return
+        self._usage_stale = False
+        ahead = self.views.usage_summed_ahead(self.leaf)
+        if ahead is not None:  # summed in a worker while the sidebar was hidden
+            side.show(ahead[0], branches=ahead[1])
+            return
+        path = self.session.tree.path(self.leaf) if self.leaf is not None else []
+        if len(self.session) < _USAGE_IN_WORKER:
+            report, costs = sum_usage(self.session, path, self.leaf)
+            side.show(report, branches=costs)
+        else:
+            # A big file takes seconds to sum: keep the keys alive meanwhile.
+            side.show(None, waiting=True)
+            self._usage_worker(path, self.leaf)
 
-    def reopen(
-        self,
-        session: Session,
-        *,
-        leaf: int | None = None,
-        prebuilt: tuple[int, ItemList] | None = None,
-        show_hidden: bool = False,
-        panels: tuple[str, ...] = (),
-    ) -> None:
-        """Replace this screen with one on ``session`` (the whole file, or the file read
-        again), following it and going back to the picker as this one does."""
-        screen = SessionScreen(
-            session,
-            leaf=leaf,
-            follow=self.follow,
-            from_picker=self.from_picker,
-            prebuilt=prebuilt,
-            show_hidden=show_hidden,
-            panels=panels,
-        )
-        screen.follow_shown = self.follow_shown
-        screen.last_entry_at = self.last_entry_at
-        self.app.switch_screen(screen)
+    @work(thread=True, exclusive=True, group="usage", exit_on_error=False, description="Usage")
+    def _usage_worker(self, path: list[int], leaf: int | None) -> None:
+        report, costs = sum_usage(self.session, path, leaf)
+        self.app.call_from_thread(self.query_one(UsageSidebar).show, report, branches=costs)
 
     # ------------------------------------------------------------------ events
 
@@ -490,7 +479,7 @@ class SessionScreen(FirstResumeScreen):
         sidebar = self.query_one(UsageSidebar)
         sidebar.toggle_class("-visible")
         self.widths.layout("usage" if sidebar.has_class("-visible") else None)
-        if self.views.usage_stale:
+        if self._usage_stale:
             self.refresh_usage()
 
     def action_toggle_hidden(self) -> None:
@@ -583,8 +572,6 @@ class SessionScreen(FirstResumeScreen):
     def transcript_width_with_sidebar(self, now: int) -> int | None:
         """The transcript's width once the hidden sidebar is shown (``u``)."""
         return self.widths.transcript_width_with_sidebar(now)
-
-    # ------------------------------------------------------------------ events
 
     def on_screen_resume(self) -> None:
         """Back on top (a view over this screen closed): a replacement waiting runs now."""

@@ -58,10 +58,12 @@ def age_text(seconds: float) -> str:
 
 class Follower:
     """Loading the whole file of ``screen``'s session, following it, caching its index; the
-    screen hands it its ``p`` and its resume."""
+    screen hands it its ``p`` and its resume. The screen is replaced by ``new_screen(session,
+    **options)`` when the whole file is loaded, or the file read again."""
 
-    def __init__(self, screen: SessionScreen) -> None:
+    def __init__(self, screen: SessionScreen, new_screen: Callable[..., SessionScreen]) -> None:
         self._screen = screen
+        self._new_screen = new_screen
         self._timer: Timer | None = None
         self._shown_age: str | None = None
         self._on_top: Callable[[], None] | None = None
@@ -134,6 +136,31 @@ class Follower:
         else:
             self._on_top = replace
 
+    def _reopen(
+        self,
+        session: Session,
+        *,
+        leaf: int | None = None,
+        prebuilt: tuple[int, ItemList] | None = None,
+        show_hidden: bool = False,
+        panels: tuple[str, ...] = (),
+    ) -> None:
+        """Replace the screen with one on ``session`` (the whole file, or the file read
+        again), following it and going back to the picker as this one does."""
+        old = self._screen
+        screen = self._new_screen(
+            session,
+            leaf=leaf,
+            follow=old.follow,
+            from_picker=old.from_picker,
+            prebuilt=prebuilt,
+            show_hidden=show_hidden,
+            panels=panels,
+        )
+        screen.follow_shown = old.follow_shown
+        screen.last_entry_at = old.last_entry_at
+        old.app.switch_screen(screen)
+
     def resumed(self) -> None:
         """Back on top (a view over this screen closed): a replacement waiting runs now."""
         if self._on_top is not None:
@@ -149,7 +176,7 @@ class Follower:
         if entry is not None and not transcript.following_end:
             ref = full.find(screen.session.ids[entry])
         screen.session.close()
-        screen.reopen(
+        self._reopen(
             full,
             leaf=ref,
             prebuilt=prebuilt,
@@ -453,7 +480,7 @@ class Follower:
         screen = self._screen
         screen.session.close()
         screen.last_entry_at = _now()  # the file changed: what it holds now arrived now
-        screen.reopen(fresh, prebuilt=prebuilt)
+        self._reopen(fresh, prebuilt=prebuilt)
         screen.app.notify("The file was truncated or replaced: reloaded", timeout=5)
 
 

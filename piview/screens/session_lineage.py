@@ -29,7 +29,7 @@ from piview.render.sanitize import sanitize_line
 if TYPE_CHECKING:
     from piview.model import Session
 
-__all__ = ["Lineage", "parent_label", "session_models"]
+__all__ = ["Lineage", "session_models"]
 
 
 def session_models(session: Session) -> list[str]:
@@ -62,18 +62,6 @@ _models_of: weakref.WeakKeyDictionary[Session, tuple[int, dict[str, None], set[i
 )
 
 _STYLES = {"title": "bold", "cwd": "dim", "models": "cyan", "date": "dim"}
-
-
-def parent_label(path: Path) -> str:
-    """The parent session's name (its latest ``session_info`` in the file's tail), else its
-    file name: cheap enough for the header."""
-    from piview.catalog.summaries import quick_summary
-
-    try:
-        s = quick_summary(path)
-    except OSError:
-        return path.name
-    return s.name or path.name
 
 
 class Lineage:
@@ -140,7 +128,13 @@ class Lineage:
             if kind:
                 what = "subagent of" if kind == "subagent" else "forked from"
                 if path is not None:
-                    name = parent_label(path)
+                    # Its latest session_info in the file's tail, else its file name.
+                    from piview.catalog.summaries import quick_summary
+
+                    try:
+                        name = quick_summary(path).name or path.name
+                    except OSError:
+                        name = path.name
                 else:
                     name = Path(ref or "?").name + " (not found)"
                 note = f"⑂ {what} {sanitize_line(name)}"

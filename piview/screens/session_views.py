@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from piview.screens.session import SessionScreen
     from piview.screens.session_layout import PanelWidths
 
-__all__ = ["AHEAD_MAX", "HIDDEN_AHEAD", "Views"]
+__all__ = ["AHEAD_MAX", "HIDDEN_AHEAD", "Views", "sum_usage"]
 
 AHEAD_MAX = 100_000
 """Sessions (branches, for the tool calls) of this many entries and more have nothing made
@@ -72,8 +72,6 @@ class Views:
         """Counts the branches shown: work ahead for one no longer shown stops there."""
         self._usage_ahead: tuple[object, int | None, UsageReport, BranchCosts] | None = None
         """The usage of the branch to a leaf summed ahead, and the tree it was summed for."""
-        self.usage_stale = True
-        """The sidebar's usage is not the branch's: it was hidden when the branch changed."""
 
     def _focused_call(self) -> tuple[int, int] | None:
         """``(entry, part)`` of the focused tool call (part -1 for a result without a call)."""
@@ -123,7 +121,7 @@ class Views:
         steps: list[Callable[[Callable[[], None]], None]] = [
             screen.query_one(BranchPanel).flatten_ahead,
             self._build_other_hidden,
-            self._sum_usage_ahead,
+            self.sum_usage_ahead,
             self._collect_tool_rows,
             self._warm_lexers,
         ]
@@ -187,42 +185,6 @@ class Views:
             description="Making the branch's lexers ahead",
         )
 
-    def refresh_usage(self) -> None:
-        """Show the branch's usage in the sidebar, when it is shown (else when it is next:
-        :attr:`usage_stale`)."""
-        # Summing the whole file costs O(entries): only while the sidebar is shown.
-        screen = self._screen
-        side = screen.query_one(UsageSidebar)
-        if not side.has_class("-visible"):
-            self.usage_stale = True
-            return
-        self.usage_stale = False
-        ahead = self.usage_summed_ahead(screen.leaf)
-        if ahead is not None:  # summed in a worker while the sidebar was hidden
-            side.show(ahead[0], branches=ahead[1])
-            return
-        path = screen.session.tree.path(screen.leaf) if screen.leaf is not None else []
-        if len(screen.session) < self._limits()[1]:
-            report, costs = _sum_usage(screen.session, path, screen.leaf)
-            side.show(report, branches=costs)
-        else:
-            # A big file takes seconds to sum: keep the keys alive meanwhile.
-            side.show(None, waiting=True)
-            screen.run_worker(
-                partial(self._usage_worker, path, screen.leaf),
-                name="_usage_worker",
-                group="usage",
-                description="Usage",
-                exit_on_error=False,
-                exclusive=True,
-                thread=True,
-            )
-
-    def _usage_worker(self, path: list[int], leaf: int | None) -> None:
-        screen = self._screen
-        report, costs = _sum_usage(screen.session, path, leaf)
-        screen.app.call_from_thread(screen.query_one(UsageSidebar).show, report, branches=costs)
-
     def usage_summed_ahead(self, leaf: int | None) -> tuple[UsageReport, BranchCosts] | None:
         """The usage sidebar's figures for the branch to ``leaf`` if they were summed ahead
         for the tree as it is now (else None: sum them)."""
@@ -231,7 +193,7 @@ class Views:
             return None
         return ahead[2], ahead[3]
 
-    def _sum_usage_ahead(self, then: Callable[[], None]) -> None:
+    def sum_usage_ahead(self, then: Callable[[], None]) -> None:
         """Sum the branch's usage for the hidden sidebar in a worker, for ``u`` (a big
         session takes long enough for ``u`` to wait on it); ``then`` when done."""
         screen = self._screen
@@ -256,7 +218,7 @@ class Views:
 
         compute_off_thread(
             screen,
-            partial(_sum_usage, session, path, leaf),
+            partial(sum_usage, session, path, leaf),
             summed,
             group="usage-ahead",
             description="Summing usage ahead",
@@ -522,7 +484,7 @@ class Views:
             screen.notify(failure[0].upper() + failure[1:], severity="error", markup=False)
 
 
-def _sum_usage(
+def sum_usage(
     session: Session, path: list[int], leaf: int | None
 ) -> tuple[UsageReport, BranchCosts]:
     """The sidebar's figures for the branch ``path`` to ``leaf``."""
