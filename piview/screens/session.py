@@ -1,12 +1,9 @@
 """Provides :class:`SessionScreen`: header, branch panel, transcript, usage sidebar, footer.
 
-The screen shows a branch and keeps the panes and the status line in step. Its state is
-declared in its ``__init__``; its other keys hand over to objects beside it, each given what
-it needs: following the file (:class:`~piview.screens.session_follow.Follower`), the search
-field and escape (:class:`~piview.screens.session_search.SearchKeys`), the views it opens and
-what it makes ahead for them (:class:`~piview.screens.session_views.Views`), the panels'
-widths (:class:`~piview.screens.session_layout.PanelWidths`), the header and the parent
-session (:class:`~piview.screens.session_lineage.Lineage`).
+The screen shows a branch and keeps the panes and the status line in step; its state is
+declared in its ``__init__``. Its other keys hand over to objects it holds: following the file
+(``Follower``), the search field (``SearchKeys``), the views it opens and what it makes ahead
+for them (``Views``), the panels' widths (``PanelWidths``), the header (``Lineage``).
 """
 
 from __future__ import annotations
@@ -265,10 +262,11 @@ class SessionScreen(FirstResumeScreen):
 
     def on_resize(self, event: events.Resize) -> None:
         """The header fits the new width, and the panels the new size."""
-        if self.composed and event.size.width != self._titled_width:  # the first two: as composed
+        if not self.composed:
+            return
+        if event.size.width != self._titled_width:  # the first two: as composed
             self.refresh_title()
-        if self.composed:
-            self.widths.layout()
+        self.widths.layout()
 
     def on_mount(self) -> None:
         """Show the branch, tell the user about damaged lines, and start following the file."""
@@ -510,7 +508,9 @@ class SessionScreen(FirstResumeScreen):
     def action_escape(self) -> None:
         """Close the search field, leave the branch panel, clear the search, or go back to
         the picker."""
-        self.search_keys.escape()
+        if not self.search_keys.escape() and self.from_picker:
+            self.session.close()
+            self.dismiss(None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """While the search field has the focus, the screen's keys are letters to type:

@@ -3,8 +3,8 @@
 ``/`` opens the field for the branch panel when it has the focus, else for the transcript;
 enter runs the search there, or, for an ``all:`` query (tab in the field), over every branch:
 the results open in :class:`piview.screens.search_results.SearchResultsScreen` and the one
-chosen is shown on its branch. Escape closes the field, leaves the panel, clears the search,
-or goes back to the picker, in that order.
+chosen is shown on its branch. Escape closes the field, leaves the panel or clears the search,
+in that order (else the screen goes back).
 """
 
 from __future__ import annotations
@@ -62,19 +62,19 @@ class SearchKeys:
         found = self._screen.query("#search").results(SearchField)
         return next(iter(found), None)
 
-    def escape(self) -> None:
-        """Close the search field, leave the branch panel, clear the search (cancelling it
-        if it still runs), or go back to the picker."""
+    def escape(self) -> bool:
+        """Close the search field, leave the branch panel, or clear the search (cancelling
+        it if it still runs); False when there was none of these to do."""
         screen = self._screen
         box = self.box()
         if box is not None and box.has_class("-visible"):
             box.remove_class("-visible")
             self.target().focus()
-            return
+            return True
         panel = screen.query_one(BranchPanel)
         if panel.has_class("-visible") and panel.has_focus:
             screen.query_one(Transcript).focus()
-            return
+            return True
         transcript = screen.query_one(Transcript)
         if transcript.search_state is not None:
             running = transcript.searching
@@ -82,10 +82,8 @@ class SearchKeys:
             screen.update_status()
             if running:
                 screen.notify("Search cancelled", timeout=3)
-            return
-        if screen.from_picker:
-            screen.session.close()
-            screen.dismiss(None)
+            return True
+        return False
 
     def target(self) -> Transcript | BranchPanel:
         """What the search field searches: the branch panel or the transcript."""
