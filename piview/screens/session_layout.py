@@ -24,7 +24,6 @@ BRANCH_SHARE = 0.38
 """The branch panel's default share of the width."""
 BRANCH_MIN, BRANCH_MAX = 24, 90
 SIDEBAR_WIDTH, SIDEBAR_MIN = 42, 34
-RESIZE_STEP = 4
 
 
 def _visible(widget: BranchPanel | UsageSidebar) -> bool:

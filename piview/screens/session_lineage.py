@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from functools import partial
+from functools import cached_property, partial
 from itertools import compress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -74,15 +74,13 @@ class Lineage:
         self._screen = screen
         self._session = session
         self._open_screen = open_screen
-        self._lineage: tuple[Path | None, str, str | None] | None = None
-        self._note: tuple[str | None] | None = None
 
     def header(self, width: int) -> Text:
         """The header line for a screen ``width`` columns wide."""
         s = self._session
         header = s.header
         width = max(20, width - 2)
-        fork = self.fork_note()
+        fork = self.fork_note
         if fork and width - len(fork) - 5 < 40:
             fork = None  # too narrow: the name and the folder come first
         if fork:
@@ -104,46 +102,43 @@ class Lineage:
             out.append(fork, style="magenta")
         return out
 
-    def _parent_session(self) -> tuple[Path | None, str, str | None]:
+    @cached_property
+    def _parent(self) -> tuple[Path | None, str, str | None]:
         """``(parent file, "fork" or "subagent", what the header names)``, looked up once."""
-        if self._lineage is None:
-            header = self._session.header
-            ref = None
-            if header is not None:
-                ref = header.parent_session or header.branched_from
-            ref = ref.strip() if isinstance(ref, str) and ref.strip() else None
-            try:
-                path, kind = find_parent(self._session.path, ref, [sessions_dir()])
-            except (OSError, ValueError):  # an odd path: no lineage, never a broken header
-                path, kind = None, ""
-            self._lineage = (path, kind or ("fork" if ref else ""), ref)
-        return self._lineage
+        header = self._session.header
+        ref = None
+        if header is not None:
+            ref = header.parent_session or header.branched_from
+        ref = ref.strip() if isinstance(ref, str) and ref.strip() else None
+        try:
+            path, kind = find_parent(self._session.path, ref, [sessions_dir()])
+        except (OSError, ValueError):  # an odd path: no lineage, never a broken header
+            path, kind = None, ""
+        return path, kind or ("fork" if ref else ""), ref
 
+    @cached_property
     def fork_note(self) -> str | None:
         """``forked from <name>`` (or ``subagent of …``) for the header, None for a root
         (worked out once: the header is drawn again on every resize)."""
-        if self._note is None:
-            path, kind, ref = self._parent_session()
-            note = None
-            if kind:
-                what = "subagent of" if kind == "subagent" else "forked from"
-                if path is not None:
-                    # Its latest session_info in the file's tail, else its file name.
-                    from piview.catalog.summaries import quick_summary
+        path, kind, ref = self._parent
+        if not kind:
+            return None
+        what = "subagent of" if kind == "subagent" else "forked from"
+        if path is not None:
+            # Its latest session_info in the file's tail, else its file name.
+            from piview.catalog.summaries import quick_summary
 
-                    try:
-                        name = quick_summary(path).name or path.name
-                    except OSError:
-                        name = path.name
-                else:
-                    name = Path(ref or "?").name + " (not found)"
-                note = f"⑂ {what} {sanitize_line(name)}"
-            self._note = (note,)
-        return self._note[0]
+            try:
+                name = quick_summary(path).name or path.name
+            except OSError:
+                name = path.name
+        else:
+            name = Path(ref or "?").name + " (not found)"
+        return f"⑂ {what} {sanitize_line(name)}"
 
     def open_parent(self) -> None:
         """Open the session this one was forked from, at the fork point (read in a worker)."""
-        path, kind, ref = self._parent_session()
+        path, kind, ref = self._parent
         screen = self._screen
         if path is None:
             if ref:
