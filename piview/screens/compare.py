@@ -24,7 +24,6 @@ from piview.model.session import Session
 from piview.render.branchdiff import Section, comparison_sections
 from piview.render.sanitize import sanitize_line
 from piview.screens.session import SessionScreen, session_title
-from piview.widgets.branch_panel import BranchPanel
 from piview.widgets.compare_list import CompareList
 from piview.widgets.keybar import KeyBar
 from piview.widgets.offthread import compute_off_thread
@@ -150,14 +149,5 @@ class BranchScreen(SessionScreen):
 
     def action_escape(self) -> None:
         """Close the search or leave the panel as the session screen does; else go back."""
-        box = self._search_box()
-        panel = self.query_one(BranchPanel)
-        busy = (
-            (box is not None and box.has_class("-visible"))
-            or (panel.has_class("-visible") and panel.has_focus)
-            or self.query_one(Transcript).search_state is not None
-        )
-        if busy:
-            super().action_escape()
-        else:
+        if not self.search_keys.escape():
             self.dismiss(None)

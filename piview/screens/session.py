@@ -1,18 +1,16 @@
 """Provides :class:`SessionScreen`: header, branch panel, transcript, usage sidebar, footer.
 
-The screen shows a branch and keeps the panes and the status line in step; its other keys live
-in mixins beside it: following the file (:mod:`piview.screens.session_follow`), the search
-field and escape (:mod:`piview.screens.session_search`) and the views it opens
-(:mod:`piview.screens.session_views`).
+The screen shows a branch and keeps the panes and the status line in step; its state is
+declared in its ``__init__``. Its other keys hand over to objects it holds: following the file
+(``Follower``), the search field (``SearchKeys``), the views it opens and what it makes ahead
+for them (``Views``), the panels' widths (``PanelWidths``), the header (``Lineage``).
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 from functools import partial
-from itertools import compress
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rich.text import Text
 from textual import events, on, work
@@ -21,17 +19,16 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Input, Static
 
-from piview.model.store import ROLE_NAMES
 from piview.model.user_text import session_title
-from piview.render.format import fmt_iso_short, header_line, plural
+from piview.render.format import plural
 from piview.render.items import ItemList, build_items
 from piview.render.sanitize import sanitize_line
 from piview.screens.first_frame import AfterFrame, FirstResumeScreen
-from piview.screens.session_follow import SessionFollow
-from piview.screens.session_layout import SessionLayout
-from piview.screens.session_lineage import SessionLineage
-from piview.screens.session_search import SessionSearch
-from piview.screens.session_views import SessionViews
+from piview.screens.session_follow import Follower
+from piview.screens.session_layout import PanelWidths
+from piview.screens.session_lineage import Lineage, session_models
+from piview.screens.session_search import SearchKeys
+from piview.screens.session_views import Views, sum_usage
 from piview.widgets.branch_panel import BranchPanel
 from piview.widgets.keybar import KeyBar
 from piview.widgets.offthread import compute_off_thread
@@ -39,45 +36,16 @@ from piview.widgets.transcript import Transcript
 from piview.widgets.usage_sidebar import UsageSidebar
 
 if TYPE_CHECKING:
-    from piview.model import Session
+    from piview.model import Session, UsageReport
+    from piview.model.branchcost import BranchCosts
     from piview.model.query import Query
     from piview.render.prerender import Prerender
 
-__all__ = ["SessionScreen", "session_title"]
+__all__ = ["SessionScreen", "session_models", "session_title"]
 
 _USAGE_IN_WORKER = 5_000
 """Sessions with this many entries sum their usage in a worker thread (on the UI thread,
 ``u`` would hold the keys while it sums)."""
-
-
-def session_models(session: Session) -> list[str]:
-    """Distinct ``provider/model`` of the assistant messages, in order of first use.
-
-    The header asks after every poll: what the file had is looked at once (per session), and
-    only the entries appended since then afterwards.
-    """
-    store = session.nodes
-    n = len(session)
-    done, seen, codes = _models_of.get(session, (0, {}, set()))
-    if done > n:
-        done, seen, codes = 0, {}, set()
-    # The model codes of the new assistant messages in order of first use, at C speed (a
-    # Python loop over a big session's messages held the swap to the whole file up).
-    assistant = map(_ASSISTANT.__eq__, store.roles[done:n])
-    for code in dict.fromkeys(compress(store.models[done:n], assistant)):
-        if code not in codes:
-            codes.add(code)
-            model = store.model_table[code][1]
-            if model:
-                seen.setdefault(f"{model}", None)
-    _models_of[session] = (n, seen, codes)
-    return list(seen)
-
-
-_ASSISTANT = ROLE_NAMES.index("assistant")
-_models_of: weakref.WeakKeyDictionary[Session, tuple[int, dict[str, None], set[int]]] = (
-    weakref.WeakKeyDictionary()
-)
 
 
 class _Build(NamedTuple):
@@ -95,9 +63,7 @@ BIG_BRANCH = 100_000
 key on the UI thread)."""
 
 
-class SessionScreen(
-    SessionFollow, SessionSearch, SessionViews, SessionLayout, SessionLineage, FirstResumeScreen
-):
+class SessionScreen(FirstResumeScreen):
     """One session: the transcript of a branch, with the tree and usage beside it.
 
     Keys: :attr:`BINDINGS` (the help screen, ``?``, lists them from there, with a line each).
@@ -107,6 +73,9 @@ class SessionScreen(
     """The heading of this part's keys in the help screen."""
     AUTO_FOCUS = "Transcript"
     """Not the first focusable widget: the hidden branch panel, styled for it, then blurred."""
+    AHEAD_AFTER = 1.0
+    """Seconds on a branch before what ``b``, ``H``, ``u`` and ``T`` show is made ahead,
+    in a worker (a branch left sooner costs nothing more)."""
 
     BINDINGS = [
         Binding(
@@ -231,7 +200,12 @@ class SessionScreen(
         self._prebuilt = prebuilt
         """``(leaf, items)``: the transcript of that branch, built by the loading worker."""
         self.follow = follow
+        """True while the file is polled for what Pi appends (``p`` pauses and resumes)."""
         self.follow_shown = follow
+        """Whether the status line says "following" or "paused": from the start when the screen
+        follows the file, else once the user starts following it."""
+        self.last_entry_at: float | None = None
+        """Wall-clock time the last entry arrived (at the start: the file's modification time)."""
         self.from_picker = from_picker
         self.full_loader = full_loader
         """For a partial session (the tail of a big file): loads the whole file."""
@@ -239,16 +213,20 @@ class SessionScreen(
         self._focus_entry = leaf
         self.leaf = session.tree.newest_leaf(leaf) if leaf is not None else session.tree.leaf
         self._after_frame = AfterFrame()
-
-    # Passed to the mixins, which do not import this module (read at each call: tests patch them).
-    def _big_branch(self) -> int:
-        return BIG_BRANCH
-
-    def _usage_in_worker(self) -> int:
-        return _USAGE_IN_WORKER
-
-    def _new_screen(self, session: Session, **kwargs: Any) -> SessionScreen:
-        return SessionScreen(session, **kwargs)
+        self._titled_width = 0
+        self.composed = False
+        """True once the screen's Mount found its children. Textual mounts no child of a screen
+        closed before it composed, yet sends it its Mount and the Resize already queued."""
+        self.building_branch = False
+        """True while a long branch's blocks are being built in a worker."""
+        self._branch_generation = 0
+        self._pending: _Build | None = None
+        self._usage_stale = True
+        self.widths = PanelWidths(self)
+        self.follower = Follower(self, SessionScreen)
+        self.search_keys = SearchKeys(self)
+        self.views = Views(self, self.widths, lambda: (BIG_BRANCH, _USAGE_IN_WORKER))
+        self.lineage = Lineage(self, session, SessionScreen)
 
     def _compositor_refresh(self) -> None:
         # Inside the app's start-up batch Textual renders the whole screen and throws the
@@ -274,50 +252,30 @@ class SessionScreen(
         yield Static("", id="status")
         yield KeyBar()
 
-    def _refresh_title(self) -> None:
+    def refresh_title(self) -> None:
         """Draw the header again (the file grew: a name, a model, a first message)."""
         self.query_one("#title", Static).update(self._title_text())
 
     def _title_text(self) -> Text:
-        s = self.session
-        header = s.header
         self._titled_width = self.size.width or self.app.size.width
-        width = max(20, self._titled_width - 2)
-        fork = self.fork_note()
-        if fork and width - len(fork) - 5 < 40:
-            fork = None  # too narrow: the name and the folder come first
-        if fork:
-            width -= len(fork) + 5
-        pieces = header_line(
-            sanitize_line(session_title(s)),
-            sanitize_line(header.cwd) if header and header.cwd else None,
-            [sanitize_line(m) for m in session_models(s)],
-            fmt_iso_short(header.timestamp) if header else None,
-            width,
-        )
-        styles = {"title": "bold", "cwd": "dim", "models": "cyan", "date": "dim"}
-        out = Text(no_wrap=True, overflow="ellipsis")
-        for k, (text, kind) in enumerate(pieces):
-            if k:
-                out.append("  ·  ")
-            out.append(text, style=styles[kind])
-        if fork:
-            out.append("  ·  ")
-            out.append(fork, style="magenta")
-        return out
+        return self.lineage.header(self._titled_width)
 
     def on_resize(self, event: events.Resize) -> None:
-        """The header fits the new width (Textual calls the mixin's handler, which lays out
-        the panels, as well)."""
-        if self.composed and event.size.width != self._titled_width:  # the first two: as composed
-            self._refresh_title()
+        """The header fits the new width, and the panels the new size."""
+        if not self.composed:
+            return
+        if event.size.width != self._titled_width:  # the first two: as composed
+            self.refresh_title()
+        self.widths.layout()
 
     def on_mount(self) -> None:
         """Show the branch, tell the user about damaged lines, and start following the file."""
-        if not self._check_composed():
+        # Whether the screen has its children (and is not being removed with the app).
+        self.composed = self.is_attached and bool(self.query(BranchPanel))
+        if not self.composed:
             return  # closed before it composed (the app quitting): nothing to show
         if self.follow:
-            self._start_following()
+            self.follower.start()
         self.query_one(Transcript).show_hidden = self._show_hidden
         if self._initial_search is not None and self._focus_entry is not None:
             target = (self._focus_entry, -1)  # the entry's first matching block
@@ -325,17 +283,17 @@ class SessionScreen(
         self.show_branch(self.leaf, focus_entry=self._focus_entry)
         for panel in self._panels:
             self.query_one(f"#{panel}").add_class("-visible")
-        self._layout_panels()
+        self.widths.layout()
         if "usage" in self._panels:
-            self._refresh_usage()
+            self.refresh_usage()
         self.query_one(Transcript).focus()
         if self.session.partial and self.full_loader is not None:
             # Once the first screen is written (the loader and the UI share one interpreter
             # lock), or in 1 s if no frame is (a view pushed over it at once): run once.
-            self._after_frame.add(self._load_full)
+            self._after_frame.add(self.follower.load_full)
             self.set_timer(1.0, partial(self._after_frame.written, self))
         if self.session.index_cache is not None:  # for the next start, once the screen is up
-            self.set_timer(1.0, self._save_index)
+            self.set_timer(1.0, self.follower.save_index)
         # A torn last line is normal while Pi writes: not damage while we follow the file.
         bad = [b for b in self.session.bad_lines if not (b.torn and self.follow)]
         if bad:
@@ -372,11 +330,6 @@ class SessionScreen(
         self.building_branch = False
         self._show_items(leaf, path, items, focus_entry)
 
-    _branch_generation = 0
-    _pending: _Build | None = None
-    building_branch = False
-    """True while a long branch's blocks are being built in a worker."""
-
     def _show_items(
         self,
         leaf: int | None,
@@ -387,8 +340,8 @@ class SessionScreen(
         self.leaf = leaf
         self.query_one(Transcript).set_path(path, focus_entry=focus_entry, items=items)
         self.query_one(BranchPanel).set_active(leaf if leaf is not None else -1)
-        self._refresh_usage()
-        self._update_status()
+        self.refresh_usage()
+        self.update_status()
         self.prepare_views_ahead()
 
     def _build_in_worker(self, build: _Build) -> None:
@@ -400,7 +353,7 @@ class SessionScreen(
         show_hidden = self.query_one(Transcript).show_hidden
         self._pending = build
         self.building_branch = True
-        self._update_status()
+        self.update_status()
         compute_off_thread(
             self,
             partial(build_items, session, build.path, show_hidden=show_hidden),
@@ -418,31 +371,29 @@ class SessionScreen(
         self.building_branch = False
         transcript = self.query_one(Transcript)
         if items is None:
-            self._update_status()
+            self.update_status()
         elif build.hidden_only:
             transcript.set_show_hidden(show_hidden, items=items)
-            self._update_status()
+            self.update_status()
         else:
             self._show_items(build.leaf, build.path, items, build.focus_entry)
 
-    def _refresh_usage(self) -> None:
+    def refresh_usage(self) -> None:
+        """Show the branch's usage in the sidebar, when it is shown (else when it is next)."""
         # Summing the whole file costs O(entries): only while the sidebar is shown.
         side = self.query_one(UsageSidebar)
         if not side.has_class("-visible"):
             self._usage_stale = True
             return
         self._usage_stale = False
-        ahead = self.usage_summed_ahead(self.leaf)
+        ahead = self.views.usage_summed_ahead(self.leaf)
         if ahead is not None:  # summed in a worker while the sidebar was hidden
             side.show(ahead[0], branches=ahead[1])
             return
         path = self.session.tree.path(self.leaf) if self.leaf is not None else []
         if len(self.session) < _USAGE_IN_WORKER:
-            from piview.model import usage_report
-            from piview.model.branchcost import branch_costs
-
-            costs = branch_costs(self.session, self.leaf)
-            side.show(usage_report(self.session.nodes, path), branches=costs)
+            report, costs = sum_usage(self.session, path, self.leaf)
+            side.show(report, branches=costs)
         else:
             # A big file takes seconds to sum: keep the keys alive meanwhile.
             side.show(None, waiting=True)
@@ -450,39 +401,8 @@ class SessionScreen(
 
     @work(thread=True, exclusive=True, group="usage", exit_on_error=False, description="Usage")
     def _usage_worker(self, path: list[int], leaf: int | None) -> None:
-        # Imported when the sidebar is first shown: the first screen has it hidden.
-        from piview.model import usage_report
-        from piview.model.branchcost import branch_costs
-
-        report = usage_report(self.session.nodes, path)
-        costs = branch_costs(self.session, leaf)
+        report, costs = sum_usage(self.session, path, leaf)
         self.app.call_from_thread(self.query_one(UsageSidebar).show, report, branches=costs)
-
-    _usage_stale = True
-
-    def _reopen(
-        self,
-        session: Session,
-        *,
-        leaf: int | None = None,
-        prebuilt: tuple[int, ItemList] | None = None,
-        show_hidden: bool = False,
-        panels: tuple[str, ...] = (),
-    ) -> None:
-        """Replace this screen with one on ``session`` (the whole file, or the file read
-        again), following it and going back to the picker as this one does."""
-        screen = SessionScreen(
-            session,
-            leaf=leaf,
-            follow=self.follow,
-            from_picker=self.from_picker,
-            prebuilt=prebuilt,
-            show_hidden=show_hidden,
-            panels=panels,
-        )
-        screen.follow_shown = self.follow_shown
-        screen.last_entry_at = self.last_entry_at
-        self.app.switch_screen(screen)
 
     # ------------------------------------------------------------------ events
 
@@ -493,9 +413,10 @@ class SessionScreen(
 
     @on(Transcript.CursorMoved)
     def _on_cursor(self, event: Transcript.CursorMoved) -> None:
-        self._update_status()
+        self.update_status()
 
-    def _update_status(self) -> None:
+    def update_status(self) -> None:
+        """Write the status line again."""
         t = self.query_one(Transcript)
         s = self.session
         parts = []
@@ -523,11 +444,11 @@ class SessionScreen(
                 parts.append(f"/{q}: {cur}/{total}{running}")
             else:
                 parts.append(f"/{q}: searching…" if running else f"/{q}: no match")
-        follow = self.follow_status()  # last: a narrow terminal cuts it before the rest
+        follow = self.follower.status()  # last: a narrow terminal cuts it before the rest
         if follow is not None:
             line = "  ·  ".join([*parts, follow])
             if len(line) >= self.size.width:
-                line = "  ·  ".join([*parts, self.follow_status(short=True) or follow])
+                line = "  ·  ".join([*parts, self.follower.status(short=True) or follow])
         else:
             line = "  ·  ".join(parts)
         # Ids and the query come from the file and the user: text, never markup.
@@ -539,7 +460,7 @@ class SessionScreen(
         """Show or hide the branch panel (focused when shown)."""
         panel = self.query_one(BranchPanel)
         panel.toggle_class("-visible")
-        self._layout_panels("branches" if panel.has_class("-visible") else None)
+        self.widths.layout("branches" if panel.has_class("-visible") else None)
         if panel.has_class("-visible"):
             panel.focus()
         else:
@@ -555,9 +476,9 @@ class SessionScreen(
         """Show or hide the usage sidebar."""
         sidebar = self.query_one(UsageSidebar)
         sidebar.toggle_class("-visible")
-        self._layout_panels("usage" if sidebar.has_class("-visible") else None)
+        self.widths.layout("usage" if sidebar.has_class("-visible") else None)
         if self._usage_stale:
-            self._refresh_usage()
+            self.refresh_usage()
 
     def action_toggle_hidden(self) -> None:
         """Show or hide hidden entries (display:false custom messages, extension state)."""
@@ -573,12 +494,105 @@ class SessionScreen(
         self.notify(
             "Showing hidden entries" if t.show_hidden else "Hiding hidden entries", timeout=2
         )
-        self._update_status()
+        self.update_status()
+
+    def action_toggle_follow(self) -> None:
+        """Pause following the file, or resume it (and read what arrived meanwhile)."""
+        self.follower.toggle()
+
+    async def action_search(self) -> None:
+        """Open the search field: for the branch panel when it has the focus, else for the
+        transcript."""
+        await self.search_keys.open()
+
+    def action_escape(self) -> None:
+        """Close the search field, leave the branch panel, clear the search, or go back to
+        the picker."""
+        if not self.search_keys.escape() and self.from_picker:
+            self.session.close()
+            self.dismiss(None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While the search field has the focus, the screen's keys are letters to type:
+        the footer then shows only the field's own (find, close). A screen just swapped in
+        (the whole file for its tail) takes no key before its widgets are mounted."""
+        if not self.is_mounted:
+            return False
+        return not (isinstance(self.focused, Input) and action != "escape")
+
+    def action_inspect(self) -> None:
+        """The tool-call inspector on the focused call, or any other entry's JSON."""
+        self.views.inspect()
+
+    def action_tools(self) -> None:
+        """Open the tools view; Enter there jumps to the call."""
+        self.views.tools()
+
+    def action_context(self) -> None:
+        """Show what the model had in context at the focused entry."""
+        self.views.context()
+
+    def action_export(self) -> None:
+        """Export the branch shown as one HTML file in the current directory, in a worker."""
+        self.views.export()
+
+    def action_goto(self) -> None:
+        """Ask for an entry id (``:``) and show it."""
+        self.views.goto()
+
+    def action_copy(self) -> None:
+        """Copy the focused block's text to the clipboard."""
+        self.views.copy()
+
+    def action_copy_id(self) -> None:
+        """Copy the focused entry's id."""
+        self.views.copy_id()
+
+    def action_open_pager(self, editor: bool = False) -> None:
+        """The focused block's whole text in ``$PAGER``, or in ``$EDITOR`` with ``editor``."""
+        self.views.open_pager(editor)
+
+    def action_resize_panel(self, delta: int) -> None:
+        """Move the border of the branch panel (or, without it, the sidebar)."""
+        self.widths.resize(delta)
+
+    def action_open_parent(self) -> None:
+        """Open the session this one was forked from, at the fork point."""
+        self.lineage.open_parent()
+
+    def prepare_views_ahead(self) -> None:
+        """Make what ``b``, ``H``, ``u`` and ``T`` show ahead, in workers, after a while on
+        the branch shown."""
+        self.views.prepare_ahead()
+
+    def usage_summed_ahead(self, leaf: int | None) -> tuple[UsageReport, BranchCosts] | None:
+        """The usage sidebar's figures for the branch to ``leaf``, if summed ahead."""
+        return self.views.usage_summed_ahead(leaf)
+
+    def transcript_width_with_sidebar(self, now: int) -> int | None:
+        """The transcript's width once the hidden sidebar is shown (``u``)."""
+        return self.widths.transcript_width_with_sidebar(now)
+
+    def on_screen_resume(self) -> None:
+        """Back on top (a view over this screen closed): a replacement waiting runs now."""
+        self.follower.resumed()
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        """Start dragging when the press is on a panel's border."""
+        self.widths.mouse_down(event)
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        """Move the border with the mouse."""
+        self.widths.mouse_move(event)
+
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        """Stop dragging."""
+        self.widths.mouse_up(event)
 
     @on(Input.Submitted, "#search")
     def _on_search(self, event: Input.Submitted) -> None:
-        self._submit_search(event)
+        self.search_keys.submit(event)
 
     @on(Transcript.SearchUpdated)
     def _on_search_updated(self, event: Transcript.SearchUpdated) -> None:
-        self._update_status()
+        self.update_status()

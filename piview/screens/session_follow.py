@@ -1,5 +1,4 @@
-"""Provides :class:`SessionFollow`: how the session screen keeps up with its file, as a mixin
-of :class:`piview.screens.session.SessionScreen`.
+"""Provides :class:`Follower`: how the session screen keeps up with its file.
 
 For a big file the screen first shows its tail, then loads the whole file in a worker and
 swaps it in; while following, it polls the file for what Pi appends (or reloads it when it was
@@ -18,7 +17,6 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import work
 from textual.timer import Timer
 
 from piview.model.memory import release_free_memory
@@ -29,16 +27,11 @@ from piview.widgets.offthread import compute_off_thread
 from piview.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from textual.screen import Screen
-
     from piview.model import Session
     from piview.model.follow import Found, Update
+    from piview.screens.session import SessionScreen
 
-    _Screen = Screen[None]
-else:
-    _Screen = object  # a plain mixin: Textual sees only the screen class itself
-
-__all__ = ["POLL_INTERVAL", "SessionFollow", "age_text"]
+__all__ = ["POLL_INTERVAL", "Follower", "age_text"]
 
 POLL_INTERVAL = 0.25
 """Seconds between two looks at the file while following it: an append shows within this,
@@ -63,51 +56,41 @@ def age_text(seconds: float) -> str:
     return f"{s // 86400} d ago"
 
 
-class SessionFollow(_Screen):
-    """Loading the whole file, following it, caching its index; the screen provides what is
-    declared here."""
+class Follower:
+    """Loading the whole file of ``screen``'s session, following it, caching its index; the
+    screen hands it its ``p`` and its resume. The screen is replaced by ``new_screen(session,
+    **options)`` when the whole file is loaded, or the file read again."""
 
-    session: Session
-    leaf: int | None
-    follow: bool
-    """True while the file is polled for what Pi appends (``p`` pauses and resumes)."""
-    follow_shown = False
-    """Whether the status line says "following" or "paused": from the start when the screen
-    follows the file, else once the user starts following it."""
-    last_entry_at: float | None = None
-    """Wall-clock time the last entry arrived (at the start: the file's modification time)."""
-    full_loader: Callable[[], Session] | None
+    def __init__(self, screen: SessionScreen, new_screen: Callable[..., SessionScreen]) -> None:
+        self._screen = screen
+        self._new_screen = new_screen
+        self._timer: Timer | None = None
+        self._shown_age: str | None = None
+        self._on_top: Callable[[], None] | None = None
+        """A replacement of the screen waiting for the view over it to close."""
+        self._polling = False
+        """True from a look at the file until what it found is shown (one look at a time)."""
+        self._reloading = False
+        self._panes_generation = 0
+        """Counts the panes' refreshes: a branch panel's growth put off by a newer one is moot."""
 
-    _follow_timer: Timer | None = None
-    _shown_age: str | None = None
-
-    if TYPE_CHECKING:
-
-        def _reopen(
-            self,
-            session: Session,
-            *,
-            leaf: int | None = None,
-            prebuilt: tuple[int, ItemList] | None = None,
-            show_hidden: bool = False,
-            panels: tuple[str, ...] = (),
-        ) -> None: ...
-        def _refresh_usage(self) -> None: ...
-        def _update_status(self) -> None: ...
-        def _refresh_title(self) -> None: ...
-
-    @work(
-        thread=True,
-        exclusive=True,
-        group="load",
-        exit_on_error=False,
-        description="Loading the whole session",
-    )
-    def _load_full(self) -> None:
+    def load_full(self) -> None:
         """Load the whole file in a worker, then swap it in for the tail shown."""
-        assert self.full_loader is not None
+        self._screen.run_worker(
+            self._load_full,
+            name="_load_full",
+            group="load",
+            description="Loading the whole session",
+            exit_on_error=False,
+            exclusive=True,
+            thread=True,
+        )
+
+    def _load_full(self) -> None:
+        screen = self._screen
+        assert screen.full_loader is not None
         try:
-            full = self.full_loader()
+            full = screen.full_loader()
             # The whole index lives as long as the screen: keep the cyclic GC from rescanning
             # it while the pairing and the blocks below allocate (a large part of their time
             # on a big file), as make_app does for the first index.
@@ -126,14 +109,14 @@ class SessionFollow(_Screen):
                 prebuilt = (leaf, build_items(full, full.tree.path_array(leaf)))
                 release_free_memory()
         except OSError as exc:
-            self.app.call_from_thread(
-                self.notify, f"Cannot load the whole file: {exc}", severity="error", markup=False
+            screen.app.call_from_thread(
+                screen.notify,
+                f"Cannot load the whole file: {exc}",
+                severity="error",
+                markup=False,
             )
             return
-        self.app.call_from_thread(self._when_on_top, partial(self._swap_in, full, prebuilt))
-
-    _on_top: Callable[[], None] | None = None
-    """A replacement of this screen waiting for the view over it to close."""
+        screen.app.call_from_thread(self._when_on_top, partial(self._swap_in, full, prebuilt))
 
     def _when_on_top(self, replace: Callable[[], None]) -> None:
         """Run ``replace`` (which switches this screen for a new one) now if this screen is
@@ -144,45 +127,73 @@ class SessionFollow(_Screen):
         screen under the new one. A screen made while the app quits is closed before it
         composes: Textual mounts none of its children.
         """
+        screen = self._screen
         self._on_top = None
-        if not self.is_attached:  # the app is exiting (or this screen was removed)
+        if not screen.is_attached:  # the app is exiting (or this screen was removed)
             return
-        if self.is_active:
+        if screen.is_active:
             replace()
         else:
             self._on_top = replace
 
-    def on_screen_resume(self) -> None:
+    def _reopen(
+        self,
+        session: Session,
+        *,
+        leaf: int | None = None,
+        prebuilt: tuple[int, ItemList] | None = None,
+        show_hidden: bool = False,
+        panels: tuple[str, ...] = (),
+    ) -> None:
+        """Replace the screen with one on ``session`` (the whole file, or the file read
+        again), following it and going back to the picker as this one does."""
+        old = self._screen
+        screen = self._new_screen(
+            session,
+            leaf=leaf,
+            follow=old.follow,
+            from_picker=old.from_picker,
+            prebuilt=prebuilt,
+            show_hidden=show_hidden,
+            panels=panels,
+        )
+        screen.follow_shown = old.follow_shown
+        screen.last_entry_at = old.last_entry_at
+        old.app.switch_screen(screen)
+
+    def resumed(self) -> None:
         """Back on top (a view over this screen closed): a replacement waiting runs now."""
         if self._on_top is not None:
             self._when_on_top(self._on_top)
 
     def _swap_in(self, full: Session, prebuilt: tuple[int, ItemList] | None = None) -> None:
         """Replace the tail-only view with the whole session, keeping the place in view."""
+        screen = self._screen
         gc.freeze()  # as make_app does for the first index
-        transcript = self.query_one(Transcript)
+        transcript = screen.query_one(Transcript)
         entry = transcript.current_entry
         ref = None
         if entry is not None and not transcript.following_end:
-            ref = full.find(self.session.ids[entry])
-        self.session.close()
+            ref = full.find(screen.session.ids[entry])
+        screen.session.close()
         self._reopen(
             full,
             leaf=ref,
             prebuilt=prebuilt,
             show_hidden=transcript.show_hidden,
             panels=tuple(
-                p for p in ("branches", "usage") if self.query_one(f"#{p}").has_class("-visible")
+                p for p in ("branches", "usage") if screen.query_one(f"#{p}").has_class("-visible")
             ),
         )
 
-    def _save_index(self) -> None:
+    def save_index(self) -> None:
         """Cache a big file's index for the next start, in a worker, from a copy."""
-        s = self.session
+        screen = self._screen
+        s = screen.session
         if not s.index_unsaved:
             return
         snapshot = s.index_snapshot()  # the poll adds to the index meanwhile
-        self.run_worker(
+        screen.run_worker(
             partial(s.save_index, snapshot),
             thread=True,
             group="index",
@@ -192,54 +203,55 @@ class SessionFollow(_Screen):
 
     # ------------------------------------------------------------------ follow
 
-    def _start_following(self) -> None:
+    def start(self) -> None:
         """Start (or resume) polling the file, and the status line's clock."""
-        if self.last_entry_at is None:
+        screen = self._screen
+        if screen.last_entry_at is None:
             # The file's time, or a database session's newest event's.
-            self.last_entry_at = self.session.modified() or _now()
-        if self.session.partial:
+            screen.last_entry_at = screen.session.modified() or _now()
+        if screen.session.partial:
             return  # the whole file's screen follows it, once loaded
-        if self._follow_timer is None:
-            self._follow_timer = self.set_interval(POLL_INTERVAL, self._poll, name="follow")
-            self.set_interval(1.0, self._tick_age, name="follow-age")
+        if self._timer is None:
+            self._timer = screen.set_interval(POLL_INTERVAL, self._poll, name="follow")
+            screen.set_interval(1.0, self._tick_age, name="follow-age")
         else:
-            self._follow_timer.resume()
+            self._timer.resume()
 
-    def follow_status(self, short: bool = False) -> str | None:
+    def status(self, short: bool = False) -> str | None:
         """The status line's part on following: ``following, last entry 4 s ago``, or
         ``paused, …`` (``following 4 s ago`` when ``short``, for a narrow terminal); None
         when the file was never followed."""
-        if not self.follow_shown:
+        screen = self._screen
+        if not screen.follow_shown:
             return None
-        state = "following" if self.follow else "paused"
-        if self.last_entry_at is None:
+        state = "following" if screen.follow else "paused"
+        if screen.last_entry_at is None:
             return state
-        self._shown_age = age_text(_now() - self.last_entry_at)
+        self._shown_age = age_text(_now() - screen.last_entry_at)
         return f"{state} {self._shown_age}" if short else f"{state}, last entry {self._shown_age}"
 
     def _tick_age(self) -> None:
         # Redraw the status line only when "… ago" reads differently.
-        at = self.last_entry_at
-        if at is not None and self.follow_shown and age_text(_now() - at) != self._shown_age:
-            self._update_status()
+        screen = self._screen
+        at = screen.last_entry_at
+        if at is not None and screen.follow_shown and age_text(_now() - at) != self._shown_age:
+            screen.update_status()
 
-    def action_toggle_follow(self) -> None:
+    def toggle(self) -> None:
         """Pause following the file, or resume it (and read what arrived meanwhile)."""
-        self.follow = not self.follow
-        self.follow_shown = True
-        if self.follow:
-            self._start_following()
-            if not self.session.partial:
+        screen = self._screen
+        screen.follow = not screen.follow
+        screen.follow_shown = True
+        if screen.follow:
+            self.start()
+            if not screen.session.partial:
                 self._poll()
-            self.notify("Following the file", timeout=2)
+            screen.notify("Following the file", timeout=2)
         else:
-            if self._follow_timer is not None:
-                self._follow_timer.pause()
-            self.notify("Paused: the file is not read until p is pressed again", timeout=3)
-        self._update_status()
-
-    _polling = False
-    """True from a look at the file until what it found is shown (one look at a time)."""
+            if self._timer is not None:
+                self._timer.pause()
+            screen.notify("Paused: the file is not read until p is pressed again", timeout=3)
+        screen.update_status()
 
     def _poll(self) -> None:
         """Look at the file for what Pi appended (every :data:`POLL_INTERVAL` s while
@@ -247,11 +259,12 @@ class SessionFollow(_Screen):
         An OpenClaw database's session is looked at in the worker alone: its query for the
         rows after the last ``seq`` would hold the main loop for as long as SQLite takes.
         """
-        if not self.follow or self._polling:
+        screen = self._screen
+        if not screen.follow or self._polling:
             return
-        s = self.session
+        s = screen.session
         if s.retitle():  # oh-my-pi rewrote its title slot in place (256 bytes read)
-            self._refresh_title()
+            screen.refresh_title()
         if s.sqlite_ref is None:  # an OpenClaw database is asked by the worker, never here
             change = s.stat_change()
             if change == "none":
@@ -262,7 +275,7 @@ class SessionFollow(_Screen):
                 return
         self._polling = True
         compute_off_thread(
-            self,
+            screen,
             partial(_look, s),
             partial(self._looked, s),
             group="follow",
@@ -272,7 +285,8 @@ class SessionFollow(_Screen):
     def _looked(self, s: Session, found: Found | None) -> None:
         """Add what the worker read (linear in it); rebuild the tree in another worker when
         it is not a plain append to the last entry."""
-        if s is not self.session or found is None or not self.follow:
+        screen = self._screen
+        if s is not screen.session or found is None or not screen.follow:
             # Another session since, a failed read (logged), or paused meanwhile: what was
             # read is not shown; the next look reads it again.
             self._polling = False
@@ -299,7 +313,7 @@ class SessionFollow(_Screen):
                 self._show_appended(old_latest, old_count, extended=extended, grown=grown)
             return
         compute_off_thread(
-            self,
+            screen,
             partial(rebuild, s),
             partial(self._rebuilt, s, old_latest, old_count),
             group="follow",
@@ -309,7 +323,7 @@ class SessionFollow(_Screen):
     def _rebuilt(
         self, s: Session, old_latest: int | None, old_count: int, update: Update | None
     ) -> None:
-        if s is not self.session:
+        if s is not self._screen.session:
             self._polling = False
             return
         if update is None:  # the worker failed (logged): the entries read have no tree yet
@@ -327,12 +341,13 @@ class SessionFollow(_Screen):
         """Show the entries from ``old_count`` on: move the view to the new leaf when it was on
         the latest one, else say where they went. ``extended``: a plain append; ``grown``: the
         tree was extended, not rebuilt (the branch panel may grow its rows)."""
-        s = self.session
-        self.last_entry_at = _now()
+        screen = self._screen
+        s = screen.session
+        screen.last_entry_at = _now()
         new = len(s) - old_count
         latest = s.tree.leaf
-        transcript = self.query_one(Transcript)
-        if self.leaf == old_latest and latest is not None:
+        transcript = screen.query_one(Transcript)
+        if screen.leaf == old_latest and latest is not None:
             # A plain append continues the branch shown; else Pi may have moved to another.
             added = range(old_count, len(s))
             items = transcript.items
@@ -356,7 +371,7 @@ class SessionFollow(_Screen):
             elif len(path) >= _ITEMS_IN_WORKER:
                 self._polling = True  # no look at the file until this branch shows
                 compute_off_thread(
-                    self,
+                    screen,
                     partial(build_items, s, path, show_hidden=transcript.show_hidden),
                     partial(self._items_built, s, latest, path, added, grown_from),
                     group="follow",
@@ -365,14 +380,14 @@ class SessionFollow(_Screen):
             else:
                 self._show_path(latest, path, added, None, grown_from)
             if not continues:
-                self.notify("Pi moved to another branch: following its new leaf", timeout=5)
+                screen.notify("Pi moved to another branch: following its new leaf", timeout=5)
             elif not at_end and new:
-                self.notify(
+                screen.notify(
                     f"{new} new entr{'y' if new == 1 else 'ies'} below (G to jump)", timeout=4
                 )
             return  # the panes follow the transcript (_show_path)
         if new:
-            self.notify(
+            screen.notify(
                 f"{new} new entr{'y' if new == 1 else 'ies'} on another branch (b to browse)",
                 timeout=4,
             )
@@ -388,7 +403,7 @@ class SessionFollow(_Screen):
         items: ItemList | None,
     ) -> None:
         self._polling = False
-        if s is self.session:
+        if s is self._screen.session:
             self._show_path(leaf, path, added, items, grown_from)
 
     def _show_path(
@@ -400,47 +415,46 @@ class SessionFollow(_Screen):
         grown_from: int | None = None,
     ) -> None:
         """Show the branch to ``leaf`` (grown by ``added``), then the panes around it."""
-        self.leaf = leaf
-        self.query_one(Transcript).update_path(path, added=added, items=items)
+        screen = self._screen
+        screen.leaf = leaf
+        screen.query_one(Transcript).update_path(path, added=added, items=items)
         self._refresh_panes(grown_from)
 
     def _refresh_panes(self, grown_from: int | None = None) -> None:
         """Bring the panes up to date; ``grown_from``: the tree was extended by the entries
         from there on (the branch panel then lays out only what changed, when it can, after
         the transcript's paint)."""
-        s = self.session
+        screen = self._screen
+        s = screen.session
         self._panes_generation += 1
-        if grown_from is None or self.leaf is None:
-            self.query_one(BranchPanel).set_session(s, self.leaf)
+        if grown_from is None or screen.leaf is None:
+            screen.query_one(BranchPanel).set_session(s, screen.leaf)
         else:
-            self.call_after_refresh(self._grow_panel, s, self._panes_generation)
-        self._refresh_usage()
-        self._refresh_title()  # a session_info, a new model, the first user message
-        self._update_status()
-
-    _panes_generation = 0
-    """Counts the panes' refreshes: a branch panel's growth put off by a newer one is moot."""
+            screen.call_after_refresh(self._grow_panel, s, self._panes_generation)
+        screen.refresh_usage()
+        screen.refresh_title()  # a session_info, a new model, the first user message
+        screen.update_status()
 
     def _grow_panel(self, s: Session, generation: int) -> None:
         """Grow the branch panel's rows with what the file gained, else lay them out anew."""
-        if s is not self.session or generation != self._panes_generation:
+        screen = self._screen
+        if s is not screen.session or generation != self._panes_generation:
             return  # a newer refresh of the panes grows the panel, or sets it anew
-        panel = self.query_one(BranchPanel)
-        if self.leaf is None or not panel.grow(s, self.leaf):
-            panel.set_session(s, self.leaf)
-
-    _reloading = False
+        panel = screen.query_one(BranchPanel)
+        if screen.leaf is None or not panel.grow(s, screen.leaf):
+            panel.set_session(s, screen.leaf)
 
     def _reload(self) -> None:
         """Read the file again from the start, in a worker (it was truncated or replaced);
         the screen is replaced once it is read."""
+        screen = self._screen
         self._polling = True  # no look at the file meanwhile
         if self._reloading:
             return
         self._reloading = True
-        path = self.session.path
+        path = screen.session.path
         compute_off_thread(
-            self,
+            screen,
             partial(_load_again, path),
             self._reloaded,
             group="follow",
@@ -451,7 +465,7 @@ class SessionFollow(_Screen):
         self._reloading = False
         if not isinstance(loaded, tuple):
             self._polling = False
-            self.notify(
+            self._screen.notify(
                 f"The file changed and cannot be read again: {loaded or 'see the log'}",
                 severity="error",
                 markup=False,
@@ -461,10 +475,11 @@ class SessionFollow(_Screen):
         self._when_on_top(partial(self._reopen_reloaded, *loaded))
 
     def _reopen_reloaded(self, fresh: Session, prebuilt: tuple[int, ItemList] | None) -> None:
-        self.session.close()
-        self.last_entry_at = _now()  # the file changed: what it holds now arrived now
+        screen = self._screen
+        screen.session.close()
+        screen.last_entry_at = _now()  # the file changed: what it holds now arrived now
         self._reopen(fresh, prebuilt=prebuilt)
-        self.app.notify("The file was truncated or replaced: reloaded", timeout=5)
+        screen.app.notify("The file was truncated or replaced: reloaded", timeout=5)
 
 
 _ITEMS_IN_WORKER = 20_000

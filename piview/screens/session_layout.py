@@ -1,5 +1,4 @@
-"""Provides :class:`SessionLayout`: the widths of the session screen's side panels, as a mixin
-of :class:`piview.screens.session.SessionScreen`.
+"""Provides :class:`PanelWidths`: the widths of the session screen's side panels.
 
 The branch panel takes a share of the width and the usage sidebar what its figures need, both
 within bounds; the transcript always keeps :data:`MIN_TRANSCRIPT` columns. When a panel opens
@@ -9,21 +8,15 @@ panel's border by a few columns, and so does dragging the border with the mouse.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from textual import events
+from textual.screen import Screen
 
 from piview.widgets.branch_panel import BranchPanel
 from piview.widgets.usage_sidebar import UsageSidebar
 
-if TYPE_CHECKING:
-    from textual.screen import Screen
-
-    _Screen = Screen[None]
-else:
-    _Screen = object  # a plain mixin: Textual sees only the screen class itself
-
-__all__ = ["MIN_TRANSCRIPT", "SessionLayout"]
+__all__ = ["MIN_TRANSCRIPT", "PanelWidths"]
 
 MIN_TRANSCRIPT = 40
 """Columns the transcript keeps, whatever the panels."""
@@ -31,37 +24,35 @@ BRANCH_SHARE = 0.38
 """The branch panel's default share of the width."""
 BRANCH_MIN, BRANCH_MAX = 24, 90
 SIDEBAR_WIDTH, SIDEBAR_MIN = 42, 34
-RESIZE_STEP = 4
 
 
-class SessionLayout(_Screen):
-    """Panel widths; the screen calls :meth:`_layout_panels` when a panel opens or closes."""
+def _visible(widget: BranchPanel | UsageSidebar) -> bool:
+    return widget.has_class("-visible")
 
-    _branch_width: int | None = None
-    """The branch panel's width as the user set it (``<`` ``>``, dragging); None: a share."""
-    _sidebar_width: int | None = None
-    _dragging: str | None = None
-    composed = False
-    """True once the screen's Mount found its children. Textual mounts no child of a screen
-    closed before it composed (the app quitting, the screen switched away at once), yet
-    sends that screen its Mount and the Resize already queued: they have nothing to lay out."""
 
-    def _check_composed(self) -> bool:
-        """Whether the screen has its children (and is not being removed with the app)."""
-        self.composed = self.is_attached and bool(self.query(BranchPanel))
-        return self.composed
+class PanelWidths:
+    """The widths of ``screen``'s :class:`BranchPanel` and :class:`UsageSidebar`; the screen
+    calls :meth:`layout` when a panel opens or closes, and hands over its ``<``, ``>`` and the
+    mouse on a border."""
 
-    def _visible(self, widget: BranchPanel | UsageSidebar) -> bool:
-        return widget.has_class("-visible")
+    def __init__(self, screen: Screen[Any]) -> None:
+        self._screen = screen
+        self._branch_width: int | None = None
+        """The branch panel's width as the user set it (``<`` ``>``, dragging); None: a share."""
+        self._sidebar_width: int | None = None
+        self._dragging: str | None = None
 
-    def _layout_panels(self, opened: str | None = None) -> None:
+    def _panes(self) -> tuple[BranchPanel, UsageSidebar]:
+        return self._screen.query_one(BranchPanel), self._screen.query_one(UsageSidebar)
+
+    def layout(self, opened: str | None = None) -> None:
         """Size the visible panels to the screen; ``opened`` (``"branches"`` or ``"usage"``)
         is the one just shown, which wins the room when there is not enough for both."""
-        width = self.size.width
+        width = self._screen.size.width
         if not width:
             return
-        panel, sidebar = self.query_one(BranchPanel), self.query_one(UsageSidebar)
-        show_b, show_s = self._visible(panel), self._visible(sidebar)
+        panel, sidebar = self._panes()
+        show_b, show_s = _visible(panel), _visible(sidebar)
         if show_b and show_s and width - BRANCH_MIN - SIDEBAR_MIN - 2 < MIN_TRANSCRIPT:
             # No room for both: the one just opened stays.
             close: BranchPanel | UsageSidebar
@@ -70,15 +61,17 @@ class SessionLayout(_Screen):
             else:
                 close, name = sidebar, "usage sidebar"
             close.remove_class("-visible")
-            self.notify(f"Closed the {name}: no room for both at {width} columns", timeout=3)
-            show_b, show_s = self._visible(panel), self._visible(sidebar)
-        b, sw = self._panel_widths(width, show_b, show_s)
+            self._screen.notify(
+                f"Closed the {name}: no room for both at {width} columns", timeout=3
+            )
+            show_b, show_s = _visible(panel), _visible(sidebar)
+        b, sw = self._widths(width, show_b, show_s)
         if show_b:
             panel.styles.width = b
         if show_s:
             sidebar.styles.width = sw
 
-    def _panel_widths(self, width: int, show_b: bool, show_s: bool) -> tuple[int, int]:
+    def _widths(self, width: int, show_b: bool, show_s: bool) -> tuple[int, int]:
         """The widths of the branch panel and the sidebar (0 when hidden) on a screen
         ``width`` wide, when both fit."""
         want_b = self._branch_width or max(BRANCH_MIN, min(BRANCH_MAX, int(width * BRANCH_SHARE)))
@@ -98,59 +91,56 @@ class SessionLayout(_Screen):
     def transcript_width_with_sidebar(self, now: int) -> int | None:
         """The transcript's width once the hidden sidebar is shown (``u``), from ``now``,
         its width as the panels are; None when the branch panel would close for it."""
-        width = self.size.width
-        show_b = self._visible(self.query_one(BranchPanel))
+        width = self._screen.size.width
+        show_b = _visible(self._screen.query_one(BranchPanel))
         if not width or (show_b and width - BRANCH_MIN - SIDEBAR_MIN - 2 < MIN_TRANSCRIPT):
             return None
-        b_now = self._panel_widths(width, show_b, False)[0]
-        b, sw = self._panel_widths(width, show_b, True)
+        b_now = self._widths(width, show_b, False)[0]
+        b, sw = self._widths(width, show_b, True)
         return now - (b - b_now) - sw
 
-    def on_resize(self, event: events.Resize) -> None:
-        """The panels follow the terminal's size."""
-        if self.composed:
-            self._layout_panels()
-
-    def action_resize_panel(self, delta: int) -> None:
+    def resize(self, delta: int) -> None:
         """Move the border of the branch panel (or, without it, the sidebar) by ``delta``
         columns: ``>`` widens the branch panel, ``<`` widens the sidebar."""
-        panel, sidebar = self.query_one(BranchPanel), self.query_one(UsageSidebar)
-        if self._visible(panel):
+        panel, sidebar = self._panes()
+        if _visible(panel):
             self._branch_width = max(BRANCH_MIN, panel.outer_size.width + delta)
-        elif self._visible(sidebar):
+        elif _visible(sidebar):
             self._sidebar_width = max(SIDEBAR_MIN, sidebar.outer_size.width - delta)
         else:
-            self.notify("Open the branch panel (b) or the usage sidebar (u) first", timeout=3)
+            self._screen.notify(
+                "Open the branch panel (b) or the usage sidebar (u) first", timeout=3
+            )
             return
-        self._layout_panels()
+        self.layout()
 
     # ------------------------------------------------------------------ dragging a border
 
-    def on_mouse_down(self, event: events.MouseDown) -> None:
+    def mouse_down(self, event: events.MouseDown) -> None:
         """Start dragging when the press is on a panel's border."""
-        panel, sidebar = self.query_one(BranchPanel), self.query_one(UsageSidebar)
+        panel, sidebar = self._panes()
         x = event.screen_x
-        if self._visible(panel) and x == panel.region.right - 1:
+        if _visible(panel) and x == panel.region.right - 1:
             self._dragging = "branches"
-        elif self._visible(sidebar) and x == sidebar.region.x:
+        elif _visible(sidebar) and x == sidebar.region.x:
             self._dragging = "usage"
         else:
             return
-        self.capture_mouse()
+        self._screen.capture_mouse()
         event.stop()
 
-    def on_mouse_move(self, event: events.MouseMove) -> None:
+    def mouse_move(self, event: events.MouseMove) -> None:
         """Move the border with the mouse."""
         if self._dragging is None:
             return
         if self._dragging == "branches":
             self._branch_width = max(BRANCH_MIN, event.screen_x + 1)
         else:
-            self._sidebar_width = max(SIDEBAR_MIN, self.size.width - event.screen_x)
-        self._layout_panels()
+            self._sidebar_width = max(SIDEBAR_MIN, self._screen.size.width - event.screen_x)
+        self.layout()
 
-    def on_mouse_up(self, event: events.MouseUp) -> None:
+    def mouse_up(self, event: events.MouseUp) -> None:
         """Stop dragging."""
         if self._dragging is not None:
             self._dragging = None
-            self.release_mouse()
+            self._screen.release_mouse()

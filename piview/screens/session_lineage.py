@@ -1,124 +1,179 @@
-"""Provides :class:`SessionLineage`: where a session came from, as a mixin of
-:class:`piview.screens.session.SessionScreen`.
+"""Provides :class:`Lineage`: the session screen's header and where its session came from.
 
-A fork's header names the file it was forked from (``parentSession``, ``branchedFrom`` in
-older files); a subagent's file sits in its parent session's own folder. The header says
-"forked from …" (or "subagent of …"), and ``P`` opens that session at the fork point: the
-last entry of the copied history, with its branch shown. Escape there comes back.
+The header names the session, its folder, its models and its date. A fork's header names the
+file it was forked from (``parentSession``, ``branchedFrom`` in older files); a subagent's file
+sits in its parent session's own folder. The header says "forked from …" (or "subagent of …"),
+and ``P`` opens that session at the fork point: the last entry of the copied history, with its
+branch shown. Escape there comes back.
 """
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Callable
+from functools import cached_property, partial
+from itertools import compress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from rich.text import Text
+from textual.screen import Screen
 
 from piview.catalog.discovery import sessions_dir
 from piview.catalog.lineage import find_parent, fork_point
+from piview.model.store import ROLE_NAMES
+from piview.model.user_text import session_title
+from piview.render.format import fmt_iso_short, header_line
 from piview.render.sanitize import sanitize_line
 
 if TYPE_CHECKING:
-    from textual.screen import Screen
-
     from piview.model import Session
 
-    _Screen = Screen[None]
-else:
-    _Screen = object  # a plain mixin: Textual sees only the screen class itself
-
-__all__ = ["SessionLineage", "parent_label"]
+__all__ = ["Lineage", "session_models"]
 
 
-def parent_label(path: Path) -> str:
-    """The parent session's name (its latest ``session_info`` in the file's tail), else its
-    file name: cheap enough for the header."""
-    from piview.catalog.summaries import quick_summary
+def session_models(session: Session) -> list[str]:
+    """Distinct ``provider/model`` of the assistant messages, in order of first use.
 
-    try:
-        s = quick_summary(path)
-    except OSError:
-        return path.name
-    return s.name or path.name
+    The header asks after every poll: what the file had is looked at once (per session), and
+    only the entries appended since then afterwards.
+    """
+    store = session.nodes
+    n = len(session)
+    done, seen, codes = _models_of.get(session, (0, {}, set()))
+    if done > n:
+        done, seen, codes = 0, {}, set()
+    # The model codes of the new assistant messages in order of first use, at C speed (a
+    # Python loop over a big session's messages held the swap to the whole file up).
+    assistant = map(_ASSISTANT.__eq__, store.roles[done:n])
+    for code in dict.fromkeys(compress(store.models[done:n], assistant)):
+        if code not in codes:
+            codes.add(code)
+            model = store.model_table[code][1]
+            if model:
+                seen.setdefault(f"{model}", None)
+    _models_of[session] = (n, seen, codes)
+    return list(seen)
 
 
-class SessionLineage(_Screen):
-    """The header's "forked from" and the key that opens the parent session."""
+_ASSISTANT = ROLE_NAMES.index("assistant")
+_models_of: weakref.WeakKeyDictionary[Session, tuple[int, dict[str, None], set[int]]] = (
+    weakref.WeakKeyDictionary()
+)
 
-    session: Session
+_STYLES = {"title": "bold", "cwd": "dim", "models": "cyan", "date": "dim"}
 
-    if TYPE_CHECKING:
 
-        def _new_screen(self, session: Session, **kwargs: Any) -> Screen[None]:
-            """Provided by the screen: a session screen (this mixin does not import it)."""
+class Lineage:
+    """The header of ``session`` on ``screen``, with its "forked from", and ``P``, which pushes
+    ``open_screen(parent, leaf=…, follow=False, from_picker=True)`` at the fork point."""
 
-    _lineage: tuple[Path | None, str, str | None] | None = None
-    _note: tuple[str | None] | None = None
+    def __init__(
+        self, screen: Screen[Any], session: Session, open_screen: Callable[..., Screen[Any]]
+    ) -> None:
+        self._screen = screen
+        self._session = session
+        self._open_screen = open_screen
 
-    def _parent_session(self) -> tuple[Path | None, str, str | None]:
+    def header(self, width: int) -> Text:
+        """The header line for a screen ``width`` columns wide."""
+        s = self._session
+        header = s.header
+        width = max(20, width - 2)
+        fork = self.fork_note
+        if fork and width - len(fork) - 5 < 40:
+            fork = None  # too narrow: the name and the folder come first
+        if fork:
+            width -= len(fork) + 5
+        pieces = header_line(
+            sanitize_line(session_title(s)),
+            sanitize_line(header.cwd) if header and header.cwd else None,
+            [sanitize_line(m) for m in session_models(s)],
+            fmt_iso_short(header.timestamp) if header else None,
+            width,
+        )
+        out = Text(no_wrap=True, overflow="ellipsis")
+        for k, (text, kind) in enumerate(pieces):
+            if k:
+                out.append("  ·  ")
+            out.append(text, style=_STYLES[kind])
+        if fork:
+            out.append("  ·  ")
+            out.append(fork, style="magenta")
+        return out
+
+    @cached_property
+    def _parent(self) -> tuple[Path | None, str, str | None]:
         """``(parent file, "fork" or "subagent", what the header names)``, looked up once."""
-        if self._lineage is None:
-            header = self.session.header
-            ref = None
-            if header is not None:
-                ref = header.parent_session or header.branched_from
-            ref = ref.strip() if isinstance(ref, str) and ref.strip() else None
-            try:
-                path, kind = find_parent(self.session.path, ref, [_root()])
-            except (OSError, ValueError):  # an odd path: no lineage, never a broken header
-                path, kind = None, ""
-            self._lineage = (path, kind or ("fork" if ref else ""), ref)
-        return self._lineage
+        header = self._session.header
+        ref = None
+        if header is not None:
+            ref = header.parent_session or header.branched_from
+        ref = ref.strip() if isinstance(ref, str) and ref.strip() else None
+        try:
+            path, kind = find_parent(self._session.path, ref, [sessions_dir()])
+        except (OSError, ValueError):  # an odd path: no lineage, never a broken header
+            path, kind = None, ""
+        return path, kind or ("fork" if ref else ""), ref
 
+    @cached_property
     def fork_note(self) -> str | None:
         """``forked from <name>`` (or ``subagent of …``) for the header, None for a root
         (worked out once: the header is drawn again on every resize)."""
-        if self._note is None:
-            path, kind, ref = self._parent_session()
-            note = None
-            if kind:
-                what = "subagent of" if kind == "subagent" else "forked from"
-                if path is not None:
-                    name = parent_label(path)
-                else:
-                    name = Path(ref or "?").name + " (not found)"
-                note = f"⑂ {what} {sanitize_line(name)}"
-            self._note = (note,)
-        return self._note[0]
+        path, kind, ref = self._parent
+        if not kind:
+            return None
+        what = "subagent of" if kind == "subagent" else "forked from"
+        if path is not None:
+            # Its latest session_info in the file's tail, else its file name.
+            from piview.catalog.summaries import quick_summary
 
-    def action_open_parent(self) -> None:
-        """Open the session this one was forked from, at the fork point."""
-        path, kind, ref = self._parent_session()
+            try:
+                name = quick_summary(path).name or path.name
+            except OSError:
+                name = path.name
+        else:
+            name = Path(ref or "?").name + " (not found)"
+        return f"⑂ {what} {sanitize_line(name)}"
+
+    def open_parent(self) -> None:
+        """Open the session this one was forked from, at the fork point (read in a worker)."""
+        path, kind, ref = self._parent
+        screen = self._screen
         if path is None:
             if ref:
-                self.notify(f"The parent session {ref} is not on this machine.", markup=False)
+                screen.notify(f"The parent session {ref} is not on this machine.", markup=False)
             else:
-                self.notify("This session was not forked from another one.")
+                screen.notify("This session was not forked from another one.")
             return
-        self.notify(f"Opening {path.name}…", timeout=2, markup=False)
-        self._open_parent(path, kind)
+        screen.notify(f"Opening {path.name}…", timeout=2, markup=False)
+        screen.run_worker(
+            partial(self._load_parent, path, kind),
+            name="_open_parent",
+            group="parent",
+            description="Opening the parent",
+            exclusive=True,
+            thread=True,
+        )
 
-    @work(thread=True, exclusive=True, group="parent", description="Opening the parent")
-    def _open_parent(self, path: Path, kind: str) -> None:
+    def _load_parent(self, path: Path, kind: str) -> None:
         from piview.model import SessionOpenError, load_session
 
+        app = self._screen.app
         try:
             parent = load_session(path)
         except SessionOpenError as exc:
-            self.app.call_from_thread(self.notify, str(exc), severity="error", markup=False)
+            app.call_from_thread(self._screen.notify, str(exc), severity="error", markup=False)
             return
         at = None
         if kind == "fork":
             index = parent.tree.id_index
-            at = fork_point(self.session.ids, index.get)
-        self.app.call_from_thread(self._show_parent, parent, at)
+            at = fork_point(self._session.ids, index.get)
+        app.call_from_thread(self._show_parent, parent, at)
 
     def _show_parent(self, parent: Session, at: int | None) -> None:
         # "from_picker": escape goes back (here, to the fork), and the parent is closed.
-        self.app.push_screen(self._new_screen(parent, leaf=at, follow=False, from_picker=True))
+        screen = self._open_screen(parent, leaf=at, follow=False, from_picker=True)
+        self._screen.app.push_screen(screen)
         if at is not None:
-            self.notify(f"At the fork point, entry {parent.ids[at][:8]}.", timeout=4)
-
-
-def _root() -> Path:
-    return sessions_dir()
+            self._screen.notify(f"At the fork point, entry {parent.ids[at][:8]}.", timeout=4)

@@ -1,5 +1,5 @@
-"""Provides :class:`SessionViews`: the session screen's keys that open other views, as a mixin
-of :class:`piview.screens.session.SessionScreen`.
+"""Provides :class:`Views`: the session screen's keys that open other views, and what it
+makes ahead for them.
 
 ``i`` the tool-call inspector (or an entry's JSON), ``T`` the tools view, ``c`` the context
 view, ``x`` the export of the branch to an HTML file, the comparison of two branches (``m``
@@ -34,19 +34,16 @@ from piview.widgets.usage_sidebar import UsageSidebar
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from textual.screen import Screen
     from textual.timer import Timer
 
     from piview.model import Session, UsageReport
     from piview.model.branchcost import BranchCosts
     from piview.render.copytext import BlockText
     from piview.render.layout import Guesses
+    from piview.screens.session import SessionScreen
+    from piview.screens.session_layout import PanelWidths
 
-    _Screen = Screen[None]
-else:
-    _Screen = object  # a plain mixin: Textual sees only the screen class itself
-
-__all__ = ["AHEAD_MAX", "HIDDEN_AHEAD", "SessionViews"]
+__all__ = ["AHEAD_MAX", "HIDDEN_AHEAD", "Views", "sum_usage"]
 
 AHEAD_MAX = 100_000
 """Sessions (branches, for the tool calls) of this many entries and more have nothing made
@@ -59,29 +56,26 @@ HIDDEN_AHEAD = 2_000
 ahead (shorter ones build them in a few milliseconds when ``H`` is pressed)."""
 
 
-class SessionViews(_Screen):
-    """Inspector, tools, context and export; the screen provides what is declared here."""
+class Views:
+    """Inspector, tools, context, export, go to, copy and pager of ``screen``, and what is
+    made ahead for its keys; ``widths`` are its panels', ``limits()`` its ``(BIG_BRANCH,
+    USAGE_IN_WORKER)``, read at each use."""
 
-    session: Session
-    leaf: int | None
-
-    if TYPE_CHECKING:
-
-        def show_branch(self, leaf: int | None, *, focus_entry: int | None = None) -> None:
-            """Provided by the screen."""
-
-        def transcript_width_with_sidebar(self, now: int) -> int | None:
-            """Provided by the screen's layout."""
-
-        def _big_branch(self) -> int:
-            """Provided by the screen (this mixin does not import it)."""
-
-        def _usage_in_worker(self) -> int:
-            """Provided by the screen."""
+    def __init__(
+        self, screen: SessionScreen, widths: PanelWidths, limits: Callable[[], tuple[int, int]]
+    ) -> None:
+        self._screen = screen
+        self._widths = widths
+        self._limits = limits
+        self._ahead_timer: Timer | None = None
+        self._ahead_for = 0
+        """Counts the branches shown: work ahead for one no longer shown stops there."""
+        self._usage_ahead: tuple[object, int | None, UsageReport, BranchCosts] | None = None
+        """The usage of the branch to a leaf summed ahead, and the tree it was summed for."""
 
     def _focused_call(self) -> tuple[int, int] | None:
         """``(entry, part)`` of the focused tool call (part -1 for a result without a call)."""
-        item = self.query_one(Transcript).current_item
+        item = self._screen.query_one(Transcript).current_item
         if item is None:
             return None
         if item.kind == "tool":
@@ -90,49 +84,44 @@ class SessionViews(_Screen):
             return item.entry, -1
         return None
 
-    def action_inspect(self) -> None:
+    def inspect(self) -> None:
         """Open the tool-call inspector on the focused call, or the raw JSON of any other
         focused entry."""
+        screen = self._screen
         ref = self._focused_call()
         if ref is None:
-            entry = self.query_one(Transcript).current_entry
+            entry = screen.query_one(Transcript).current_entry
             if entry is None:
                 return
             from piview.screens.entry_json import EntryJsonScreen
 
-            self.app.push_screen(EntryJsonScreen(self.session, entry))
+            screen.app.push_screen(EntryJsonScreen(screen.session, entry))
             return
         from piview.screens.inspector import ToolInspector
 
-        self.app.push_screen(ToolInspector(self.session, *ref))
+        screen.app.push_screen(ToolInspector(screen.session, *ref))
 
-    AHEAD_AFTER = 1.0
-    """Seconds on a branch before what ``b``, ``H``, ``u`` and ``T`` show is made ahead,
-    in a worker (a branch left sooner costs nothing more)."""
-
-    _ahead_timer: Timer | None = None
-    _ahead_for = 0
-    """Counts the branches shown: work ahead for one no longer shown stops there."""
-
-    def prepare_views_ahead(self) -> None:
+    def prepare_ahead(self) -> None:
         """After :attr:`AHEAD_AFTER` seconds on the branch shown, make in a worker, one after
         the other, what a key would make on the UI thread (on a big session, below
         :data:`AHEAD_MAX`): the hidden
         branch panel's rows, the blocks of the other hidden setting, the hidden sidebar's
         usage, the branch's tool calls, the lexers of the files they name. A branch shown
         before that starts the wait again."""
+        screen = self._screen
         self._ahead_for += 1
         if self._ahead_timer is not None:
             self._ahead_timer.stop()
-        self._ahead_timer = self.set_timer(self.AHEAD_AFTER, self._prepare_ahead)
-        collect_when_idle(self.app)  # full garbage collections when idle, not in the keys
+        self._ahead_timer = screen.set_timer(screen.AHEAD_AFTER, self._prepare_ahead)
+        collect_when_idle(screen.app)  # full garbage collections when idle, not in the keys
 
     def _prepare_ahead(self) -> None:
+        screen = self._screen
         self._ahead_timer = None
         steps: list[Callable[[Callable[[], None]], None]] = [
-            self.query_one(BranchPanel).flatten_ahead,
+            screen.query_one(BranchPanel).flatten_ahead,
             self._build_other_hidden,
-            self._sum_usage_ahead,
+            self.sum_usage_ahead,
             self._collect_tool_rows,
             self._warm_lexers,
         ]
@@ -140,7 +129,7 @@ class SessionViews(_Screen):
 
         def run(k: int) -> None:
             # One at a time: the UI thread shares the interpreter with one worker, not four.
-            if k < len(steps) and generation == self._ahead_for and self.is_attached:
+            if k < len(steps) and generation == self._ahead_for and screen.is_attached:
                 steps[k](partial(run, k + 1))
 
         run(0)
@@ -149,10 +138,11 @@ class SessionViews(_Screen):
         """Collect the branch's tool calls in a worker when the tools view would (a long
         branch), kept for ``T`` by :func:`~piview.model.tools.branch_tool_rows`; ``then``
         when done."""
+        screen = self._screen
         from piview.model.tools import branch_tool_rows, cached_tool_rows
         from piview.screens.tools_view import ToolsScreen
 
-        session, path = self.session, self.query_one(Transcript).path
+        session, path = screen.session, screen.query_one(Transcript).path
         if (
             not ToolsScreen.BIG_BRANCH <= len(path) < AHEAD_MAX
             or cached_tool_rows(session, path) is not None
@@ -160,7 +150,7 @@ class SessionViews(_Screen):
             then()
             return
         compute_off_thread(
-            self,
+            screen,
             partial(branch_tool_rows, session, path),
             lambda _rows: then(),
             group="tool-rows-ahead",
@@ -171,10 +161,11 @@ class SessionViews(_Screen):
         """Make the lexers of the files the branch's tool calls name in a worker (a lexer's
         first use compiles its patterns, tens of milliseconds of the key that first draws
         one); ``then`` when done."""
+        screen = self._screen
         from piview.model.tools import branch_tool_rows, cached_tool_rows
         from piview.render.warmup import lexer_paths, warm_lexers
 
-        session, path = self.session, self.query_one(Transcript).path
+        session, path = screen.session, screen.query_one(Transcript).path
         if len(path) >= AHEAD_MAX:
             then()
             return
@@ -187,34 +178,29 @@ class SessionViews(_Screen):
             return warm_lexers(lexer_paths(rows), lambda: generation != self._ahead_for)
 
         compute_off_thread(
-            self,
+            screen,
             compute,
             lambda _made: then(),
             group="lexers-ahead",
             description="Making the branch's lexers ahead",
         )
 
-    _usage_ahead: tuple[object, int | None, UsageReport, BranchCosts] | None = None
-    """The usage of the branch to a leaf summed ahead, and the tree it was summed for."""
-
     def usage_summed_ahead(self, leaf: int | None) -> tuple[UsageReport, BranchCosts] | None:
         """The usage sidebar's figures for the branch to ``leaf`` if they were summed ahead
         for the tree as it is now (else None: sum them)."""
         ahead = self._usage_ahead
-        if ahead is None or ahead[0] is not self.session.tree or ahead[1] != leaf:
+        if ahead is None or ahead[0] is not self._screen.session.tree or ahead[1] != leaf:
             return None
         return ahead[2], ahead[3]
 
-    def _sum_usage_ahead(self, then: Callable[[], None]) -> None:
+    def sum_usage_ahead(self, then: Callable[[], None]) -> None:
         """Sum the branch's usage for the hidden sidebar in a worker, for ``u`` (a big
         session takes long enough for ``u`` to wait on it); ``then`` when done."""
-        from piview.model import usage_report
-        from piview.model.branchcost import branch_costs
-
-        session, leaf = self.session, self.leaf
+        screen = self._screen
+        session, leaf = screen.session, screen.leaf
         if (
-            not self._usage_in_worker() <= len(session) < AHEAD_MAX
-            or self.query_one(UsageSidebar).has_class("-visible")  # summed for it already
+            not self._limits()[1] <= len(session) < AHEAD_MAX
+            or screen.query_one(UsageSidebar).has_class("-visible")  # summed for it already
             or self.usage_summed_ahead(leaf) is not None
         ):
             then()
@@ -222,27 +208,29 @@ class SessionViews(_Screen):
         tree = session.tree
         path = tree.path(leaf) if leaf is not None else []
 
-        def compute() -> tuple[UsageReport, BranchCosts]:
-            return usage_report(session.nodes, path), branch_costs(session, leaf)
-
         def summed(got: tuple[UsageReport, BranchCosts] | None) -> None:
-            if got is not None and session is self.session:
+            if got is not None and session is screen.session:
                 self._usage_ahead = (tree, leaf, *got)
-                if not self.query_one(UsageSidebar).has_class("-visible"):
+                if not screen.query_one(UsageSidebar).has_class("-visible"):
                     self._guess_for_sidebar(then)
                     return
             then()
 
         compute_off_thread(
-            self, compute, summed, group="usage-ahead", description="Summing usage ahead"
+            screen,
+            partial(sum_usage, session, path, leaf),
+            summed,
+            group="usage-ahead",
+            description="Summing usage ahead",
         )
 
     def _guess_for_sidebar(self, then: Callable[[], None]) -> None:
         """Guess the heights of the blocks shown at the width they get once the sidebar is
         shown, in a worker, for ``u``; ``then`` when done."""
-        transcript = self.query_one(Transcript)
+        screen = self._screen
+        transcript = screen.query_one(Transcript)
         items = transcript.items
-        width = self.transcript_width_with_sidebar(transcript.guess_width)
+        width = self._widths.transcript_width_with_sidebar(transcript.guess_width)
         if not isinstance(items, ItemList) or not width or width == transcript.guess_width:
             then()
             return
@@ -254,7 +242,7 @@ class SessionViews(_Screen):
             then()
 
         compute_off_thread(
-            self,
+            screen,
             partial(guess, items),
             guessed,
             group="guesses-ahead",
@@ -265,15 +253,16 @@ class SessionViews(_Screen):
         """Build the branch's blocks with hidden entries shown (or not, when shown) in a
         worker, for ``H`` (a long branch's blocks take long enough to feel; not for
         a branch so long that ``H`` builds them in a worker anyway); ``then`` when done."""
+        screen = self._screen
         from piview.render.items import build_items
 
-        transcript = self.query_one(Transcript)
+        transcript = screen.query_one(Transcript)
         path, show = transcript.path, not transcript.show_hidden
-        if not HIDDEN_AHEAD <= len(path) < self._big_branch() or transcript.has_other_hidden:
+        if not HIDDEN_AHEAD <= len(path) < self._limits()[0] or transcript.has_other_hidden:
             then()
             return
 
-        session, guess = self.session, transcript.guesses_ahead()
+        session, guess = screen.session, transcript.guesses_ahead()
 
         def compute() -> tuple[ItemList, Guesses]:
             items = build_items(session, path, show_hidden=show)
@@ -285,18 +274,19 @@ class SessionViews(_Screen):
             then()
 
         compute_off_thread(
-            self,
+            screen,
             compute,
             built,
             group="hidden-ahead",
             description="Building the blocks of the other hidden setting ahead",
         )
 
-    def action_tools(self) -> None:
+    def tools(self) -> None:
         """Open the tools view; Enter there jumps to the call."""
+        screen = self._screen
         from piview.screens.tools_view import ToolsScreen
 
-        transcript = self.query_one(Transcript)
+        transcript = screen.query_one(Transcript)
 
         def jump(ref: tuple[int, int] | None) -> None:
             if ref is None:
@@ -307,34 +297,33 @@ class SessionViews(_Screen):
                     transcript.focus_item(k)
                     return
 
-        self.app.push_screen(ToolsScreen(self.session, transcript.path), jump)
+        screen.app.push_screen(ToolsScreen(screen.session, transcript.path), jump)
 
-    def action_context(self) -> None:
+    def context(self) -> None:
         """Show what the model had in context at the focused entry."""
+        screen = self._screen
         from piview.screens.context_view import ContextScreen
 
-        entry = self.query_one(Transcript).current_entry
+        entry = screen.query_one(Transcript).current_entry
         if entry is None:
-            entry = self.leaf
+            entry = screen.leaf
         if entry is None:
             return
-        self.app.push_screen(ContextScreen(self.session, entry))
+        screen.app.push_screen(ContextScreen(screen.session, entry))
 
-    def action_export(self) -> None:
+    def export(self) -> None:
         """Export the branch shown as one HTML file in the current directory, in a worker.
 
         A big session takes seconds to export: the screen stays responsive meanwhile, and says
         where the file went when it is written.
         """
-        from pathlib import Path
-
+        screen = self._screen
         from textual.worker import get_current_worker
 
         from piview.export import ExportCancelled, export_branch
-        from piview.widgets.offthread import compute_off_thread
 
-        leaf = self.leaf
-        session = self.session
+        leaf = screen.leaf
+        session = screen.session
         tag = session.ids[leaf][:8] if leaf is not None else "empty"
         out = Path.cwd() / f"{session.stem}-{tag}.html"
 
@@ -357,15 +346,15 @@ class SessionViews(_Screen):
 
         def done(result: Path | str | None) -> None:
             if isinstance(result, Path):
-                self.notify(f"Exported the branch to {result}", timeout=6, markup=False)
+                screen.notify(f"Exported the branch to {result}", timeout=6, markup=False)
             else:
                 reason = result or "see the log"
-                self.notify(f"Export failed: {reason}", severity="error", markup=False)
+                screen.notify(f"Export failed: {reason}", severity="error", markup=False)
 
-        self.notify(f"Exporting the branch to {out}…", timeout=3, markup=False)
-        compute_off_thread(self, compute, done, group="export", description="Export")
+        screen.notify(f"Exporting the branch to {out}…", timeout=3, markup=False)
+        compute_off_thread(screen, compute, done, group="export", description="Export")
 
-    def action_goto(self) -> None:
+    def goto(self) -> None:
         """Ask for an entry id (``:``) and show it: on this branch if it is on it, else on
         the branch through it (down to its newest leaf)."""
         from piview.screens.goto import GotoScreen
@@ -374,59 +363,63 @@ class SessionViews(_Screen):
             if ref:
                 self.go_to_entry(ref)
 
-        self.app.push_screen(GotoScreen(), go)
+        self._screen.app.push_screen(GotoScreen(), go)
 
     def go_to_entry(self, ref: str) -> None:
         """Show the entry whose id is ``ref`` (or starts with it), or say why not."""
-        session = self.session
+        screen = self._screen
+        session = screen.session
         entry = session.find(ref)
         if entry is None:
             matches = session.find_all(ref)
             if matches:
                 shown = ", ".join(matches[:5]) + (" …" if len(matches) > 5 else "")
-                self.notify(f"{ref!r} is ambiguous: {shown}", severity="warning", markup=False)
+                screen.notify(f"{ref!r} is ambiguous: {shown}", severity="warning", markup=False)
             else:
-                self.notify(f"No entry with id {ref!r}", severity="warning", markup=False)
+                screen.notify(f"No entry with id {ref!r}", severity="warning", markup=False)
             return
-        transcript = self.query_one(Transcript)
+        transcript = screen.query_one(Transcript)
         k = transcript.index_of_entry(entry)
         if k is not None and entry in transcript.path:
             transcript.focus_item(k)
             return
-        self.show_branch(session.tree.newest_leaf(entry), focus_entry=entry)
+        screen.show_branch(session.tree.newest_leaf(entry), focus_entry=entry)
 
     # ------------------------------------------------------------------ copy, pager, editor
 
     def _focused_text(self) -> BlockText | None:
+        screen = self._screen
         from piview.render.copytext import block_text
 
-        item = self.query_one(Transcript).current_item
+        item = screen.query_one(Transcript).current_item
         if item is None:
             return None
         try:
-            return block_text(self.session, item)
+            return block_text(screen.session, item)
         except OSError as exc:
-            self.notify(f"Cannot read the entry: {exc.strerror or exc}", severity="error")
+            screen.notify(f"Cannot read the entry: {exc.strerror or exc}", severity="error")
             return None
 
-    def action_copy(self) -> None:
+    def copy(self) -> None:
         """Copy the focused block's text to the clipboard (OSC 52, through the terminal)."""
+        screen = self._screen
         got = self._focused_text()
         if got is None:
             return
-        self.app.copy_to_clipboard(got.text)
-        self.notify(f"Copied {got.what} ({plural(count_lines(got.text), 'line')})", timeout=3)
+        screen.app.copy_to_clipboard(got.text)
+        screen.notify(f"Copied {got.what} ({plural(count_lines(got.text), 'line')})", timeout=3)
 
-    def action_copy_id(self) -> None:
+    def copy_id(self) -> None:
         """Copy the focused entry's id."""
-        entry = self.query_one(Transcript).current_entry
+        screen = self._screen
+        entry = screen.query_one(Transcript).current_entry
         if entry is None:
             return
-        entry_id = self.session.ids[entry]
-        self.app.copy_to_clipboard(entry_id)
-        self.notify(f"Copied the entry id {entry_id}", timeout=3, markup=False)
+        entry_id = screen.session.ids[entry]
+        screen.app.copy_to_clipboard(entry_id)
+        screen.notify(f"Copied the entry id {entry_id}", timeout=3, markup=False)
 
-    def action_open_pager(self, editor: bool = False) -> None:
+    def open_pager(self, editor: bool = False) -> None:
         """Open the focused block's whole text (or the full log a truncated output points to)
         in ``$PAGER`` (``less -R``), or in ``$EDITOR`` with ``editor``; the app is suspended
         meanwhile and comes back where it was. Only a copy is ever handed over: the session
@@ -460,19 +453,20 @@ class SessionViews(_Screen):
         Nothing may raise inside the suspension: Textual's ``suspend`` resumes only when its
         block ends normally, so a pager that is not there left the viewer suspended for good.
         """
+        screen = self._screen
         import shlex  # only for the pager's or editor's command line
 
         try:
             argv = shlex.split(command)
         except ValueError as exc:
-            self.notify(f"Cannot read the {what}'s command {command!r}: {exc}", severity="error")
+            screen.notify(f"Cannot read the {what}'s command {command!r}: {exc}", severity="error")
             return
         if not argv:
-            self.notify(f"The {what}'s command is empty", severity="error")
+            screen.notify(f"The {what}'s command is empty", severity="error")
             return
         failure: str | None = None
         try:
-            with self.app.suspend(), _sigint_to_child():
+            with screen.app.suspend(), _sigint_to_child():
                 try:
                     status = subprocess.run([*argv, path], check=False).returncode
                 except OSError as exc:
@@ -484,10 +478,21 @@ class SessionViews(_Screen):
                     if status != 0:
                         failure = f"the {what} {argv[0]!r} ended with status {status}"
         except SuspendNotSupported:
-            self.notify("This terminal cannot hand over to a pager", severity="warning")
+            screen.notify("This terminal cannot hand over to a pager", severity="warning")
             return
         if failure is not None:
-            self.notify(failure[0].upper() + failure[1:], severity="error", markup=False)
+            screen.notify(failure[0].upper() + failure[1:], severity="error", markup=False)
+
+
+def sum_usage(
+    session: Session, path: list[int], leaf: int | None
+) -> tuple[UsageReport, BranchCosts]:
+    """The sidebar's figures for the branch ``path`` to ``leaf``."""
+    # Imported when the sidebar is first shown: the first screen has it hidden.
+    from piview.model import usage_report
+    from piview.model.branchcost import branch_costs
+
+    return usage_report(session.nodes, path), branch_costs(session, leaf)
 
 
 @contextmanager
