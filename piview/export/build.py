@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from piview.export import omp
 from piview.export.doc import (
     Doc,
     Part,
@@ -30,28 +31,21 @@ from piview.export.doc import (
     to_json,
     tool_title,
 )
-from piview.export.omp import omp_section
 from piview.model.context import build_context
 from piview.model.openclaw import gateway_origin
 from piview.model.session import Session
 from piview.model.summary import split_summary
 from piview.model.tools import ToolRow, tool_rows
 from piview.model.types import (
-    AssistantMessage,
-    BashExecutionMessage,
-    BranchSummaryEntry,
-    BranchSummaryMessage,
     CompactionEntry,
     CompactionSummaryMessage,
     CustomEntry,
     CustomMessage,
-    CustomMessageEntry,
     ImageContent,
     LabelEntry,
     MessageEntry,
     ModelChangeEntry,
     SessionInfoEntry,
-    SystemMessage,
     TextContent,
     ThinkingContent,
     ThinkingLevelChangeEntry,
@@ -64,6 +58,9 @@ from piview.model.types import (
 )
 from piview.model.usage import model_key, usage_report
 from piview.render.format import fmt_cost, fmt_duration_ms, fmt_iso_short, fmt_tokens, plural
+from piview.render.item import Item
+from piview.render.items import item_text
+from piview.render.kinds import entry_kind
 from piview.render.plugins import EntryView, MessageView, ToolCallView
 from piview.render.roles._common import OMP_BLOCKS, omp_block_line
 from piview.render.roles._fields import (
@@ -142,41 +139,50 @@ class DocBuilder:
         if i in self.compacted:
             sec.badges.append(("compacted", "dim"))
         msg = e.message if isinstance(e, MessageEntry) else None
-        if isinstance(msg, UserMessage):
-            sec.kind, sec.title = "user", "User"
-            sec.parts = self.content(blocks(msg.content), sec.entry_id)
-        elif isinstance(msg, AssistantMessage):
-            self.assistant(i, msg, sec)
-        elif isinstance(msg, ToolResultMessage):
-            if i in s.pairing.result_call:
-                return None  # drawn with its call
-            sec.kind = "tool"
-            sec.title = f"Tool result without a call: {sanitize_line(msg.tool_name) or '?'}"
-            sec.parts = self.result(i, msg) if self.tools != "none" else []
-            extra, loaded = result_extras([msg])
-            sec.badges += [(extra.removeprefix(" · "), "dim")] if extra else []
-            sec.parts += [Part("note", text=loaded, status="dim")] if loaded else []
-        elif isinstance(msg, BashExecutionMessage):
-            self.bash(msg, sec)
-        elif isinstance(msg, CustomMessage) or isinstance(e, CustomMessageEntry):
-            c: Any = msg if isinstance(msg, CustomMessage) else e
-            if not c.display:
-                self.hidden_custom += 1
-                return None
-            sec.kind, sec.title = "custom", f"[{sanitize_line(c.custom_type) or 'custom'}]"
-            sec.parts = self.content(blocks(c.content), sec.entry_id)
-            text = "\n".join(b.text for b in blocks(c.content) if isinstance(b, TextContent))
-            msg_view = lambda: MessageView(c.custom_type, clean(text), c.details, c.display)  # noqa: E731
-            sec.parts = plugin_parts("message", c.custom_type, msg_view, sec.parts)
-        elif isinstance(msg, BranchSummaryMessage | CompactionSummaryMessage):
-            self.summary(msg, sec)
-        elif isinstance(e, BranchSummaryEntry | CompactionEntry):
-            self.summary(e, sec)
-        elif isinstance(msg, SystemMessage):
-            self.system(msg, sec)
-        elif omp_section(e, msg, sec):
-            pass  # oh-my-pi's roles and settings entries
-        elif isinstance(e, ModelChangeEntry):
+        kind = entry_kind(e)
+        return _SECTIONS[kind.section](self, sec, i, e, msg, kind.name)
+
+    def user(self, sec: Section, i: int, e: Any, msg: Any, kind: str) -> Section | None:
+        """A user message: its text, wrappers and images."""
+        sec.kind, sec.title = "user", "User"
+        sec.parts = self.content(blocks(msg.content), sec.entry_id)
+        return sec
+
+    def orphan(self, sec: Section, i: int, e: Any, msg: Any, kind: str) -> Section | None:
+        """A tool result, unless it is drawn with its call."""
+        if i in self.s.pairing.result_call:
+            return None
+        sec.kind = "tool"
+        sec.title = f"Tool result without a call: {sanitize_line(msg.tool_name) or '?'}"
+        sec.parts = self.result(i, msg) if self.tools != "none" else []
+        extra, loaded = result_extras([msg])
+        sec.badges += [(extra.removeprefix(" · "), "dim")] if extra else []
+        sec.parts += [Part("note", text=loaded, status="dim")] if loaded else []
+        return sec
+
+    def custom(self, sec: Section, i: int, e: Any, msg: Any, kind: str) -> Section | None:
+        """An extension message (entry or message), unless it is hidden (counted)."""
+        c: Any = msg if isinstance(msg, CustomMessage) else e
+        if not c.display:
+            self.hidden_custom += 1
+            return None
+        sec.kind, sec.title = "custom", f"[{sanitize_line(c.custom_type) or 'custom'}]"
+        sec.parts = self.content(blocks(c.content), sec.entry_id)
+        text = "\n".join(b.text for b in blocks(c.content) if isinstance(b, TextContent))
+        msg_view = lambda: MessageView(c.custom_type, clean(text), c.details, c.display)  # noqa: E731
+        sec.parts = plugin_parts("message", c.custom_type, msg_view, sec.parts)
+        return sec
+
+    def plain(self, sec: Section, i: int, e: Any, msg: Any, kind: str) -> Section | None:
+        """A kind without a section of its own: its plain text, under its first line."""
+        title, _, text = item_text(self.s, Item(kind, i)).partition("\n")
+        sec.kind, sec.title = "custom", sanitize_line(title) or kind
+        sec.parts = [Part("code", text=text.strip("\n"))] if text.strip() else []
+        return sec
+
+    def rest(self, sec: Section, i: int, e: Any, msg: Any, kind: str) -> Section | None:
+        """Pi's settings entries (dividers), labels, extension state and what is unknown."""
+        if isinstance(e, ModelChangeEntry):
             sec.kind = "divider"
             sec.title = f"model → {sanitize_line(e.label())}"
         elif isinstance(e, ThinkingLevelChangeEntry):
@@ -226,7 +232,7 @@ class DocBuilder:
                 )
         return out
 
-    def assistant(self, i: int, msg: AssistantMessage, sec: Section) -> None:
+    def assistant(self, sec: Section, i: int, e: Any, msg: Any, kind: str) -> Section | None:
         """Text, thinking (when asked for), tool calls in their original order, stop reason."""
         sec.kind, sec.title = "assistant", f"Assistant · {sanitize_line(msg.model) or '?'}"
         origin = gateway_origin(msg.provider, msg.model)
@@ -269,6 +275,7 @@ class DocBuilder:
             only_thinking = any(isinstance(b, ThinkingContent) for b in msg.content)
             text = "(thinking only, left out)" if only_thinking else "(no text)"
             sec.parts.append(Part("note", text=text, status="dim"))
+        return sec
 
     def tool(self, i: int, k: int, call: ToolCall) -> Part:
         """Call ``k`` of assistant ``i`` with its results on the branch."""
@@ -339,7 +346,7 @@ class DocBuilder:
             out.append(Part("note", text="(no output)", status="dim"))
         return out
 
-    def bash(self, m: BashExecutionMessage, sec: Section) -> None:
+    def bash(self, sec: Section, i: int, e: Any, m: Any, kind: str) -> Section | None:
         """A ``!cmd`` the user ran; ``!!`` ones never reached the model."""
         sec.kind, sec.title = "bash", "User shell command"
         if m.exclude_from_context:
@@ -358,9 +365,11 @@ class DocBuilder:
         if m.truncated:
             where = f": {sanitize_line(m.full_output_path)}" if m.full_output_path else ""
             sec.parts.append(Part("note", text=f"Output truncated{where}", status="dim"))
+        return sec
 
-    def summary(self, m: Any, sec: Section) -> None:
+    def summary(self, sec: Section, i: int, e: Any, msg: Any, kind: str) -> Section | None:
         """A compaction or branch summary (entry or message), with the files it lists."""
+        m = msg if msg is not None else e
         parts = split_summary(clean(m.summary))
         text = parts.text.strip("\n")
         files = [
@@ -378,7 +387,7 @@ class DocBuilder:
             note = f"Earlier history ({fmt_tokens(tokens)} tokens) was replaced by this summary."
             summary = Part("details", title="Summary", children=[Part("markdown", text=text)])
             sec.parts += [Part("note", text=note, status="dim"), summary, *files]
-            return
+            return sec
         sec.kind, sec.title = "summary", "Branch summary"
         if m.from_id:
             sec.from_id = sanitize_line(m.from_id)
@@ -386,8 +395,9 @@ class DocBuilder:
         empty = Part("note", text="(empty summary: not sent to the model)", status="dim")
         sec.parts.append(Part("markdown", text=text) if text.strip() else empty)
         sec.parts += files
+        return sec
 
-    def system(self, m: SystemMessage, sec: Section) -> None:
+    def system(self, sec: Section, i: int, e: Any, m: Any, kind: str) -> Section | None:
         """A system prompt declaration: instructions, sections and tool changes, collapsed."""
         sec.kind, sec.title = "system", "System prompt"
         if m.replace:
@@ -411,6 +421,23 @@ class DocBuilder:
         tools += [f"Tools removed: {removed}"] if removed else []
         if tools:
             sec.parts.append(Part("note", text=" · ".join(tools), status="dim"))
+        return sec
+
+
+_SECTIONS: dict[str, Callable[[DocBuilder, Section, int, Any, Any, str], Section | None]] = {
+    "user": DocBuilder.user, "assistant": DocBuilder.assistant, "result": DocBuilder.orphan,
+    "bash": DocBuilder.bash, "custom_message": DocBuilder.custom, "summary": DocBuilder.summary,
+    "system": DocBuilder.system, "rest": DocBuilder.rest, "plain": DocBuilder.plain,
+    "developer": lambda b, sec, i, e, msg, kind: omp.developer(sec, msg),
+    "file_mention": lambda b, sec, i, e, msg, kind: omp.file_mention(sec, msg),
+    "python": lambda b, sec, i, e, msg, kind: omp.python(sec, msg),
+    "session_init": lambda b, sec, i, e, msg, kind: omp.session_init(sec, e),
+    "omp_divider": lambda b, sec, i, e, msg, kind: (
+        b.rest(sec, i, e, msg, kind) if isinstance(e, CustomEntry) else omp.divider(sec, e)),
+}  # fmt: skip
+"""The export section of each ``Kind.section`` (:mod:`piview.render.kinds`): a
+``DocBuilder`` method given the section to fill, the entry's index, the entry, its message
+and its kind's name."""
 
 
 def _first_user_text(session: Session, path: list[int]) -> str:

@@ -10,34 +10,25 @@ terminal or a clipboard).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from piview.model.types import (
     AssistantMessage,
-    BashExecutionMessage,
-    BranchSummaryEntry,
-    BranchSummaryMessage,
-    CompactionEntry,
-    CompactionSummaryMessage,
-    CustomMessage,
-    CustomMessageEntry,
-    DeveloperMessage,
-    FileMentionMessage,
     MessageEntry,
-    PythonExecutionMessage,
-    SystemMessage,
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
-    UserMessage,
 )
+from piview.render.item import Item
+from piview.render.items import item_text
+from piview.render.kinds import entry_kind, kind_named
 from piview.render.roles._common import blocks_of, text_of
 from piview.render.sanitize import sanitize
 
 if TYPE_CHECKING:
     from piview.model.session import Session
-    from piview.render.item import Item
 
 __all__ = ["BlockText", "block_text"]
 
@@ -73,56 +64,66 @@ def _log_path(details: Any) -> str | None:
     return path if isinstance(path, str) and path else None
 
 
+def _block(session: Session, item: Item, m: Any, copy: str) -> BlockText | None:
+    """A thinking block's thinking, a tool call's arguments and its results' output."""
+    ok = isinstance(m, AssistantMessage) and item.part < len(m.content)
+    b = m.content[item.part] if ok else None
+    if copy == "thinking" and isinstance(b, ThinkingContent):
+        return BlockText("the thinking", sanitize(b.thinking or ""))
+    if copy != "tool" or not isinstance(b, ToolCall):
+        return None
+    args = b.arguments if isinstance(b.arguments, dict) else {}
+    command = args.get("command")
+    head = (
+        f"$ {sanitize(command)}"
+        if b.name == "bash" and isinstance(command, str)
+        else f"{sanitize(b.name)} {_json(b.arguments)}"
+    )
+    parts, log = [head], None
+    for r in session.pairing.call_results.get((item.entry, item.part)) or []:
+        res = _message(session, r)
+        if isinstance(res, ToolResultMessage):
+            parts.append(_texts(res.content))
+            log = log or _log_path(res.details)
+    return BlockText("the call and its result", "\n\n".join(parts), log)
+
+
+_COPY: dict[str, tuple[str, Callable[[Any], str]]] = {
+    "result": ("the tool result", lambda m: _texts(m.content)),
+    "user": ("the user's message", lambda m: _texts(m.content)),
+    "assistant": ("the assistant's text", lambda m: _texts(m.content)),
+    "bash": ("the command and its output",
+             lambda m: f"$ {sanitize(m.command)}\n{sanitize(m.output)}"),
+    "custom_message": ("the extension message", lambda m: _texts(m.content)),
+    "summary": ("the summary", lambda m: sanitize(m.summary)),
+    "system": ("the prompt", lambda m: _texts(m.content)),
+    "developer": ("the host's instructions", lambda m: _texts(m.content)),
+    "file_mention": ("the attached files", lambda m: "\n\n".join(
+        f"{sanitize(f.path)}\n{sanitize(f.content or '')}" for f in m.files)),
+    "python": ("the code and its output", lambda m: f"{sanitize(m.code)}\n{sanitize(m.output)}"),
+}  # fmt: skip
+"""What each ``Kind.copy`` (:mod:`piview.render.kinds`) copies of a message (or entry):
+``plain`` its kind's plain text, any other the entry's JSON."""
+
+
 def block_text(session: Session, item: Item) -> BlockText:
-    """The text of ``item`` (the entry's JSON when the block has no text of its own)."""
+    """The text of ``item`` (the entry's JSON when the block has no text of its own).
+
+    A block of a message (a thinking block, a tool call) has its kind's text; any other
+    item, or a block that is not what its item says, the text of its decoded entry's kind.
+    """
     i = item.entry
     entry = session.entry(i)
     m = _message(session, i)
-    kind = item.kind
-    if kind == "thinking" and isinstance(m, AssistantMessage) and item.part < len(m.content):
-        b = m.content[item.part]
-        if isinstance(b, ThinkingContent):
-            return BlockText("the thinking", sanitize(b.thinking or ""))
-    if kind == "tool" and isinstance(m, AssistantMessage) and item.part < len(m.content):
-        call = m.content[item.part]
-        if isinstance(call, ToolCall):
-            args = call.arguments if isinstance(call.arguments, dict) else {}
-            command = args.get("command")
-            head = (
-                f"$ {sanitize(command)}"
-                if call.name == "bash" and isinstance(command, str)
-                else f"{sanitize(call.name)} {_json(call.arguments)}"
-            )
-            parts, log = [head], None
-            for r in session.pairing.call_results.get((i, item.part)) or []:
-                res = _message(session, r)
-                if isinstance(res, ToolResultMessage):
-                    parts.append(_texts(res.content))
-                    log = log or _log_path(res.details)
-            return BlockText("the call and its result", "\n\n".join(parts), log)
-    if isinstance(m, ToolResultMessage):
-        return BlockText("the tool result", _texts(m.content), _log_path(m.details))
-    if isinstance(m, UserMessage):
-        return BlockText("the user's message", _texts(m.content))
-    if isinstance(m, AssistantMessage) and _texts(m.content).strip():
-        return BlockText("the assistant's text", _texts(m.content))
-    if isinstance(m, BashExecutionMessage):
-        text = f"$ {sanitize(m.command)}\n{sanitize(m.output)}"
-        return BlockText("the command and its output", text, m.full_output_path or None)
-    if isinstance(m, CustomMessage) or isinstance(entry, CustomMessageEntry):
-        content = m.content if isinstance(m, CustomMessage) else entry.content  # type: ignore[union-attr]
-        return BlockText("the extension message", _texts(content))
-    summary = m if isinstance(m, BranchSummaryMessage | CompactionSummaryMessage) else entry
-    if isinstance(summary, BranchSummaryEntry | CompactionEntry | BranchSummaryMessage
-                  | CompactionSummaryMessage):  # fmt: skip
-        return BlockText("the summary", sanitize(summary.summary))
-    if isinstance(m, SystemMessage):
-        return BlockText("the prompt", _texts(m.content))
-    if isinstance(m, DeveloperMessage):  # oh-my-pi
-        return BlockText("the host's instructions", _texts(m.content))
-    if isinstance(m, FileMentionMessage):
-        text = "\n\n".join(f"{sanitize(f.path)}\n{sanitize(f.content or '')}" for f in m.files)
-        return BlockText("the attached files", text)
-    if isinstance(m, PythonExecutionMessage):
-        return BlockText("the code and its output", f"{sanitize(m.code)}\n{sanitize(m.output)}")
-    return BlockText("the entry's JSON", _json(session.raw(i)))
+    kind = kind_named(item.kind)
+    if item.part >= 0 and (found := _block(session, item, m, kind.copy)) is not None:
+        return found
+    kind = entry_kind(entry) if item.part < 0 or kind.copy != "plain" else kind
+    if kind.copy == "plain":
+        return BlockText("the block's text", sanitize(item_text(session, Item(kind.name, i))))
+    what, text_of = _COPY.get(kind.copy, ("", None))
+    text = text_of(m or entry) if text_of is not None else ""
+    if text_of is None or (kind.copy == "assistant" and not text.strip()):
+        return BlockText("the entry's JSON", _json(session.raw(i)))
+    log = _log_path(m.details) if kind.copy == "result" else None
+    return BlockText(what, text, (m.full_output_path or None) if kind.copy == "bash" else log)

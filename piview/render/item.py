@@ -8,33 +8,16 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import compress, product, repeat
+from itertools import compress, repeat
 from operator import and_, floordiv, mul, ne, not_, or_, truth
-from typing import Any, Literal, overload
+from typing import overload
+
+from piview.render.kinds import KIND_CODE, KIND_NAMES
 
 __all__ = ["Item", "ItemKind", "ItemList"]
 
-ItemKind = Literal[
-    "user",
-    "assistant",
-    "thinking",
-    "tool",
-    "orphan_result",
-    "bash",
-    "custom_message",
-    "custom",
-    "compaction",
-    "branch_summary",
-    "system",
-    "divider",
-    "unknown",
-    # oh-my-pi
-    "developer",
-    "file_mention",
-    "python",
-    "session_init",
-    "omp_divider",
-]
+ItemKind = str
+"""A kind's name: one of :data:`piview.render.kinds.KIND_NAMES`."""
 
 
 @dataclass(slots=True)
@@ -57,18 +40,6 @@ class Item:
     """A user message: used by the `[`/`]` keys."""
 
 
-_KINDS: tuple[ItemKind, ...] = ItemKind.__args__  # type: ignore[attr-defined]
-_KIND_CODE = {k: c for c, k in enumerate(_KINDS)}
-
-
-_FLAG_BITS: dict[tuple[bool, ...], int] = {
-    flags[:n]: sum(1 << k for k, on in enumerate(flags[:n]) if on)
-    for flags in product((False, True), repeat=5)
-    for n in range(6)
-}
-"""Item's (hidden, collapsible, expanded, error, user), or a prefix of it, as flag bits."""
-
-
 class ItemList(Sequence[Item]):
     """The items of a branch, packed in arrays (a big session has hundreds of thousands of
     them, and an :class:`Item` object per item would cost far more). ``items[k]`` builds the
@@ -83,24 +54,12 @@ class ItemList(Sequence[Item]):
         self._parts = array("i")
         self._flags = bytearray()
         for it in items:
-            self.push(
-                (it.kind, it.entry, it.part, it.hidden, it.collapsible, it.expanded, it.error,
-                 it.user)
-            )  # fmt: skip
-
-    def push(self, args: tuple[Any, ...]) -> None:
-        """Add an item given as the positional arguments of :class:`Item`."""
-        self._kinds.append(_KIND_CODE[args[0]])
-        self._entries.append(args[1])
-        if len(args) > 2:
-            self._parts.append(args[2])
-            flags = _FLAG_BITS.get(args[3:])
-            if flags is None:  # not plain booleans
-                flags = _FLAG_BITS[tuple(bool(a) for a in args[3:])]
-            self._flags.append(flags)
-        else:
-            self._parts.append(-1)
-            self._flags.append(0)
+            self._kinds.append(KIND_CODE[it.kind])
+            self._entries.append(it.entry)
+            self._parts.append(it.part)
+            self._flags.append(
+                it.hidden | it.collapsible << 1 | it.expanded << 2 | it.error << 3 | it.user << 4
+            )
 
     def columns(self) -> tuple[bytearray, array[int], array[int], bytearray]:
         """The arrays of a list being built, to append to at C speed (``build_items``): the
@@ -136,7 +95,7 @@ class ItemList(Sequence[Item]):
             raise IndexError(k)
         f = self._flags[k]
         return Item(
-            _KINDS[self._kinds[k]],
+            KIND_NAMES[self._kinds[k]],
             self._entries[k],
             self._parts[k],
             bool(f & 1),
@@ -183,7 +142,7 @@ class ItemList(Sequence[Item]):
 
     def positions(self, kind: ItemKind, *, collapsible: bool = False) -> list[int]:
         """Positions of the items of ``kind`` (only collapsible ones when asked), at C speed."""
-        code = _KIND_CODE[kind]
+        code = KIND_CODE[kind]
         hits = compress(range(len(self._kinds)), map(code.__eq__, self._kinds))
         if not collapsible:
             return list(hits)

@@ -15,6 +15,7 @@ import weakref
 from array import array
 from collections import deque
 from collections.abc import Callable, Sequence
+from functools import cache
 from itertools import compress, repeat
 from operator import attrgetter, not_
 from typing import TYPE_CHECKING, NamedTuple
@@ -26,10 +27,10 @@ from rich.text import Text
 
 from piview.model.fsio import FileChangedError
 from piview.model.store import F_ERROR, ROLE_NAMES, STOP_NAMES, TYPE_NAMES
-from piview.model.types import OMP_SETTINGS_TYPES
-from piview.render.item import _KIND_CODE, Item, ItemKind, ItemList
-from piview.render.roles._limits import LONG_CHARS, LONG_LINES, QUIET_CUSTOM_TYPES
-from piview.render.roles._limits import is_error as bash_failed
+from piview.render import kinds
+from piview.render.item import Item, ItemKind, ItemList
+from piview.render.kinds import COLLAPSIBLE, ERROR, EXPANDED, HIDDEN, KIND_CODE, USER
+from piview.render.roles._limits import LONG_CHARS, LONG_LINES
 from piview.render.sanitize import sanitize_line
 from piview.render.theme import style
 
@@ -51,24 +52,6 @@ __all__ = [
     "render_item",
 ]
 
-
-def _pack(*args: object) -> tuple[object, ...]:
-    return args
-
-
-_DIVIDER_TYPES = frozenset(
-    {"model_change", "thinking_level_change", "label", "session_info", "reset", "leaf"}
-)
-"""Entries drawn as one dim line (``reset`` and ``leaf`` are OpenClaw's)."""
-_DIVIDER_CUSTOM = frozenset({"model-snapshot", "openclaw:prompt-error"})
-"""OpenClaw's ``custom`` entries worth a line: the model in force, a prompt that failed."""
-_OMP_DIVIDER_TYPES = OMP_SETTINGS_TYPES | {"reset_boundary", "archive"}
-_OMP_ROLES: dict[str | None, ItemKind] = {
-    "developer": "developer",
-    "fileMention": "file_mention",
-    "pythonExecution": "python",
-}
-_BAD_STOPS = frozenset({"error", "aborted"})
 
 # --------------------------------------------------------------------------- building
 
@@ -115,12 +98,13 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
     """Items for the entries of ``path`` (root→leaf), in order.
 
     Uses only skeletons and the pairing (no full decode): a tool result paired with a call on
-    the path is drawn inside that call's item, so it gets no item of its own.
+    the path is drawn inside that call's item, so it gets no item of its own. Each entry's
+    kind is :func:`piview.render.kinds.classify`'s; an item hidden by default is left out
+    unless ``show_hidden``.
 
-    A big session's branch has hundreds of thousands of entries and items: the plain messages
-    (read from the columns) are written straight into the list's arrays, an assistant
-    message's blocks as one run of items made once per block list; every other entry goes
-    through :func:`_add_entry`.
+    A big session's branch has hundreds of thousands of entries and items: a plain message's
+    kind is its role's (read from the columns), its items are written straight into the list's
+    arrays, and an assistant message's blocks are one run of items made once per block list.
     """
     pairing = session.pairing
     result_call = pairing.result_call
@@ -132,9 +116,9 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
     err_calls = {result_call[r] for r in pairing.errors if on_path(r) and r in result_call}
     err_entries = {e for e, _part in err_calls}
     items = ItemList()
-    kinds, entries, parts, iflags = items.columns()
+    codes, entries, parts, iflags = items.columns()
     store = session.nodes
-    whole = store.whole
+    whole_get = store.whole.get
     roles, stops, flags, content_at = store.roles, store.stops, store.flags, store.content_at
     patterns, texts = store.patterns, store.texts
     # A result answering a call on the path is drawn inside the call's item: such results
@@ -142,7 +126,7 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
     call_of = result_call.call_entries
     if len(call_of) < len(store):
         call_of = call_of + array("i", [-1]) * (len(store) - len(call_of))
-    odd = [j for j in whole if call_of[j] >= 0 and store.types[j] != _MESSAGE]
+    odd = [j for j in store.whole if call_of[j] >= 0 and store.types[j] != _MESSAGE]
     if odd:  # a result that is not a message entry: it has an item of its own
         call_of = array("i", call_of)
         for j in odd:
@@ -154,23 +138,28 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
     runs: list[tuple[bytes, array[int], bytes] | None] = [None] * (2 * len(patterns) + 4)
     shapes: dict[tuple[object, ...], tuple[bytes, array[int], bytes]] = {}
     for i in compress(path, map(not_, inside)):
-        if i in whole:
-            _add_entry(items, session, i, on_path, err_calls, user_cache, show_hidden=show_hidden)
-            continue
-        r = roles[i]
-        if r == _ASSISTANT:
+        n = whole_get(i)
+        if n is None:  # a plain message: user, assistant or tool result
+            kind = _PLAIN_KINDS[roles[i]]
+        else:
+            m = n.message
+            kind = kinds.classify(n.type, m.role if m is not None else None, n.custom_type)
+        if kind is _ASSISTANT:
             # The turn's header (with its text) comes first, so that thinking which came
             # before the text is never read as part of the previous turn; then its blocks,
             # one run of items per block list (made once per distinct one).
-            at = content_at[i]
-            key = 2 * at + 4 + (stops[i] in _BAD_STOP_CODES)
-            run = runs[key]
-            if run is None:
-                run = runs[key] = _assistant_run(
-                    patterns[at] if at >= 0 else (), key & 1 == 1, shapes
-                )
+            bad = stops[i] in _BAD_STOP_CODES
+            if n is None:
+                at = content_at[i]
+                key = 2 * at + 4 + bad
+                run = runs[key]
+                if run is None:
+                    run = runs[key] = _assistant_run(patterns[at] if at >= 0 else (), bad, shapes)
+            else:
+                content = n.message.content  # type: ignore[union-attr]
+                run = _assistant_run(content if isinstance(content, list) else (), bad, shapes)
             ks, ps, fs = run
-            kinds += ks
+            codes += ks
             parts += ps
             iflags += fs
             if len(ks) == 1:
@@ -179,24 +168,28 @@ def build_items(session: Session, path: Sequence[int], *, show_hidden: bool = Fa
                 first = len(entries)
                 entries.extend((i,) * len(ks))
                 if i in err_entries:
-                    for k in range(first, len(kinds)):
-                        if kinds[k] == _K_TOOL and (i, parts[k]) in err_calls:
-                            iflags[k] |= _ERROR
-        elif r == _TOOL_RESULT:  # its call is not on the path (or it has none)
-            kinds.append(_K_ORPHAN)
-            entries.append(i)
-            parts.append(-1)
-            iflags.append(_COLLAPSIBLE | _ERROR if flags[i] & F_ERROR else _COLLAPSIBLE)
-        elif r == _USER:
-            at = content_at[i]
-            content: object = texts.get(i) if at == -2 else (patterns[at] if at >= 0 else ())
+                    for k in range(first, len(codes)):
+                        if codes[k] == _K_TOOL and (i, parts[k]) in err_calls:
+                            iflags[k] |= ERROR
+            continue
+        if kind is _USER:
+            if n is None:
+                at = content_at[i]
+                content = texts.get(i) if at == -2 else (patterns[at] if at >= 0 else ())
+            else:
+                content = n.message.content  # type: ignore[union-attr]
             c = _user_collapsible(session, i, content, user_cache)
-            kinds.append(_K_USER)
-            entries.append(i)
-            parts.append(-1)
-            iflags.append(_COLLAPSIBLE | _USER_BIT if c else _EXPANDED | _USER_BIT)
-        else:
-            _add_entry(items, session, i, on_path, err_calls, user_cache, show_hidden=show_hidden)
+            bits = COLLAPSIBLE | USER if c else EXPANDED | USER
+        elif kind is _ORPHAN:  # its call is not on the path (or it has none)
+            bits = COLLAPSIBLE | ERROR if flags[i] & F_ERROR else COLLAPSIBLE
+        else:  # only whole entries come here
+            bits = kind.state(n) if kind.state is not None else kind.flags
+            if bits & HIDDEN and not show_hidden:
+                continue
+        codes.append(KIND_CODE[kind.name])
+        entries.append(i)
+        parts.append(-1)
+        iflags.append(bits)
     return items
 
 
@@ -211,18 +204,14 @@ def _membership(path: Sequence[int], n: int) -> Callable[[int], object]:
     return mask.__getitem__
 
 
-_K_ASSISTANT = _KIND_CODE["assistant"]
-_K_TOOL = _KIND_CODE["tool"]
-_K_THINKING = _KIND_CODE["thinking"]
-_K_ORPHAN = _KIND_CODE["orphan_result"]
-_K_USER = _KIND_CODE["user"]
-# Item's flag bits (see ItemList): hidden 1, collapsible 2, expanded 4, error 8, user 16.
-_COLLAPSIBLE, _EXPANDED, _ERROR, _USER_BIT = 2, 4, 8, 16
-_ASSISTANT = ROLE_NAMES.index("assistant")
-_TOOL_RESULT = ROLE_NAMES.index("toolResult")
-_USER = ROLE_NAMES.index("user")
+_ASSISTANT = kinds.kind_named("assistant")
+_USER = kinds.kind_named("user")
+_ORPHAN = kinds.kind_named("orphan_result")
+_PLAIN_KINDS = [kinds.classify("message", role, None) for role in ROLE_NAMES]
+"""A plain message's kind by its role code."""
+_K_TOOL = KIND_CODE["tool"]
 _MESSAGE = TYPE_NAMES.index("message")
-_BAD_STOP_CODES = frozenset(k for k, name in enumerate(STOP_NAMES) if name in _BAD_STOPS)
+_BAD_STOP_CODES = frozenset(k for k, name in enumerate(STOP_NAMES) if name in ("error", "aborted"))
 
 
 _type_redacted = attrgetter("type", "redacted")
@@ -234,134 +223,25 @@ def _assistant_run(
     shapes: dict[tuple[object, ...], tuple[bytes, array[int], bytes]],
 ) -> tuple[bytes, array[int], bytes]:
     """The items an assistant message makes, as the kinds, parts and flags of
-    :class:`ItemList`: its header (expanded; an error when it stopped badly), then a thinking
-    block (collapsible unless redacted: a one-line placeholder) and a tool call (collapsible,
-    collapsed) each, in block order; a tool call's error is marked by the caller. ``shapes``:
-    the runs made so far, by the blocks' types (tool-call ids make most block lists unique,
-    their shapes repeat)."""
+    :class:`ItemList`: its header (expanded; an error when it stopped badly), then an item
+    for each block :func:`~piview.render.kinds.block_kind` gives a kind (a thinking block, a
+    tool call), in block order; a tool call's error is marked by the caller. ``shapes``: the
+    runs made so far, by the blocks' types (tool-call ids make most block lists unique, their
+    shapes repeat)."""
     key = (bad_stop, *map(_type_redacted, blocks))
     run = shapes.get(key)
     if run is not None:
         return run
-    ks, fs = bytearray([_K_ASSISTANT]), bytearray([_EXPANDED | _ERROR if bad_stop else _EXPANDED])
-    ps = array("i", [-1])
+    ks, ps = bytearray([KIND_CODE["assistant"]]), array("i", [-1])
+    fs = bytearray([EXPANDED | ERROR if bad_stop else EXPANDED])
     for k, b in enumerate(blocks):
-        bt = b.type
-        if bt == "thinking":
-            ks.append(_K_THINKING)
+        kind = kinds.block_kind(b.type)
+        if kind is not None:
+            ks.append(KIND_CODE[kind.name])
             ps.append(k)
-            fs.append(0 if b.redacted else _COLLAPSIBLE)
-        elif bt == "toolCall":
-            ks.append(_K_TOOL)
-            ps.append(k)
-            fs.append(_COLLAPSIBLE)
+            fs.append(kind.state(b) if kind.state is not None else kind.flags)
     run = shapes[key] = (bytes(ks), ps, bytes(fs))
     return run
-
-
-def _add_entry(
-    items: ItemList,
-    session: Session,
-    i: int,
-    on_path: Callable[[int], object],
-    err_calls: set[tuple[int, int]],
-    user_cache: dict[int, bool],
-    *,
-    show_hidden: bool,
-) -> None:
-    """Add the items of entry ``i``, whatever it is (an entry kept whole, or an unusual one)."""
-    # Positional arguments of Item(kind, entry, part, hidden, collapsible, expanded, error,
-    # user), packed.
-    add = items.push
-    new = _pack
-    store = session.nodes
-    n = store.whole.get(i)
-    if n is None:
-        # A plain message: user, assistant or tool result, read from the columns.
-        t = "message"
-        role = ROLE_NAMES[store.roles[i]]
-        m = None
-        at = store.content_at[i]
-        blocks: Sequence[SkBlock] = store.patterns[at] if at >= 0 else ()
-        content: object = store.texts.get(i) if at == -2 else blocks
-        bad_stop = STOP_NAMES[store.stops[i]] in _BAD_STOPS
-        is_error = bool(store.flags[i] & F_ERROR)
-    else:
-        t = n.type or ""
-        m = n.message
-        role = m.role if m is not None else None
-        content = m.content if m is not None else None
-        blocks = content if isinstance(content, list) else ()
-        bad_stop = m is not None and m.stop_reason in _BAD_STOPS
-        is_error = bool(m is not None and m.is_error)
-    if t == "message":
-        if role == "assistant":
-            add(new("assistant", i, -1, False, False, True, bad_stop))
-            for k, b in enumerate(blocks):
-                bt = b.type
-                if bt == "thinking":
-                    # A redacted block is a one-line placeholder: nothing to expand.
-                    add(new("thinking", i, k, False, not b.redacted))
-                elif bt == "toolCall":
-                    add(new("tool", i, k, False, True, False, (i, k) in err_calls))
-        elif role == "toolResult":
-            ref = session.pairing.result_call.get(i)
-            if ref is not None and on_path(ref[0]):
-                return
-            add(new("orphan_result", i, -1, False, True, False, is_error))
-        elif role == "user":
-            c = _user_collapsible(session, i, content, user_cache)
-            add(new("user", i, -1, False, c, not c, False, True))
-        elif role == "bashExecution":
-            assert m is not None
-            add(new("bash", i, -1, False, True, False, bash_failed(m.exit_code)))
-        elif role in _OMP_ROLES:
-            assert m is not None
-            kind = _OMP_ROLES[role]
-            failed = kind == "python" and bash_failed(m.exit_code)
-            add(new(kind, i, -1, False, True, False, failed))
-        elif role == "custom" or role == "hookMessage":
-            assert m is not None
-            hidden = m.display is not True  # as Pi: shown only when true
-            if hidden and not show_hidden:
-                return
-            add(new("custom_message", i, -1, hidden, True, not hidden))
-        elif role == "system":
-            add(new("system", i, -1, False, True))
-        elif role == "compactionSummary":
-            add(new("compaction", i, -1, False, True))
-        elif role == "branchSummary":
-            add(new("branch_summary", i, -1, False, True))
-        else:
-            add(new("unknown", i, -1, False, True))
-    elif t == "custom_message":
-        assert n is not None  # only plain messages come from the columns
-        hidden = n.display is not True
-        if hidden and not show_hidden:
-            return
-        add(new("custom_message", i, -1, hidden, True, not hidden))
-    elif t in _DIVIDER_TYPES:
-        add(new("divider", i))
-    elif t in _OMP_DIVIDER_TYPES:
-        add(new("omp_divider", i))
-    elif t == "session_init":
-        add(new("session_init", i, -1, False, True))
-    elif t == "compaction":
-        add(new("compaction", i, -1, False, True))
-    elif t == "branch_summary":
-        assert n is not None
-        add(new("branch_summary", i, -1, False, bool(n.summary and n.summary.strip())))
-    elif t == "custom":
-        assert n is not None
-        if n.custom_type in _DIVIDER_CUSTOM:
-            add(new("divider", i))
-        elif show_hidden:
-            if n.custom_type in QUIET_CUSTOM_TYPES:  # oh-my-pi's run markers
-                add(new("omp_divider", i, -1, True))
-            else:
-                add(new("custom", i, -1, True, True))
-    else:
-        add(new("unknown", i, -1, False, True))
 
 
 # --------------------------------------------------------------------------- rendering
@@ -371,64 +251,20 @@ _Plain = Callable[["Ctx"], str]
 
 
 class _Roles(NamedTuple):
-    """The role renderers, imported when the first block is drawn (with Rich's Markdown,
-    Pygments and the layout under them), not with the items: a first screen drawn by the
-    prerender child, and building a branch's blocks, never need them."""
+    """What drawing needs beside the kinds' renderers, imported with the first block drawn:
+    the prerender child's first screen, and building a branch's blocks, never need them."""
 
-    dispatch: dict[str, tuple[_Renderer, _Plain]]
     ctx: type[Ctx]
     tag_header: Callable[[Text, str, int], Text]
     layout: Callable[[Console, RenderableType, ConsoleOptions], list[list[Segment]]]
 
 
-_loaded: _Roles | None = None
-
-
+@cache
 def _roles() -> _Roles:
-    global _loaded  # noqa: PLW0603 - the renderers, imported once
-    if _loaded is None:
-        _loaded = _load_roles()
-    return _loaded
-
-
-def _load_roles() -> _Roles:
     from piview.render.fastlayout import layout
-    from piview.render.roles import (
-        assistant,
-        bash,
-        custom,
-        dividers,
-        omp,
-        summaries,
-        system,
-        thinking,
-        tool,
-        unknown,
-        user,
-    )
     from piview.render.roles._common import Ctx, tag_header
 
-    dispatch: dict[str, tuple[_Renderer, _Plain]] = {
-        "user": (user.render, user.plain),
-        "assistant": (assistant.render, assistant.plain),
-        "thinking": (thinking.render, thinking.plain),
-        "tool": (tool.render, tool.plain),
-        "orphan_result": (tool.render_orphan, tool.plain_orphan),
-        "bash": (bash.render, bash.plain),
-        "custom_message": (custom.render, custom.plain),
-        "custom": (custom.render_state, custom.plain_state),
-        "compaction": (summaries.render_compaction, summaries.plain_compaction),
-        "branch_summary": (summaries.render_branch, summaries.plain_branch),
-        "system": (system.render, system.plain),
-        "divider": (dividers.render, dividers.plain),
-        "unknown": (unknown.render, unknown.plain),
-        "developer": (omp.render_developer, omp.plain_developer),
-        "file_mention": (omp.render_file_mention, omp.plain_file_mention),
-        "python": (omp.render_python, omp.plain_python),
-        "session_init": (omp.render_session_init, omp.plain_session_init),
-        "omp_divider": (omp.render_divider, omp.plain_divider),
-    }
-    return _Roles(dispatch, Ctx, tag_header, layout)
+    return _Roles(Ctx, tag_header, layout)
 
 
 def _failure(item: Item, exc: BaseException, width: int) -> Text:
@@ -481,9 +317,8 @@ def _parts(
     session: Session, item: Item, expanded: bool, width: int, head_only: bool = False
 ) -> Rendered:
     roles = _roles()
-    entry = roles.dispatch.get(item.kind, roles.dispatch["unknown"])
     ctx = roles.ctx(session, item, expanded or not item.collapsible, max(20, width), head_only)
-    head, body = entry[0](ctx)
+    head, body = kinds.renderers(item.kind)[0](ctx)
     # OpenClaw's side notes (appendMode: "side"): known from the entry the renderer decoded.
     if item.part == -1 and item.kind != "divider" and session.is_side_note(item.entry):
         head = roles.tag_header(head, "side note", max(20, width))
@@ -550,9 +385,8 @@ def render_header(session: Session, item: Item, *, expanded: bool, width: int) -
 def item_text(session: Session, item: Item) -> str:
     """Plain text of an item for search: everything expanded rendering shows, unstyled."""
     roles = _roles()
-    entry = roles.dispatch.get(item.kind, roles.dispatch["unknown"])
     try:
-        return entry[1](roles.ctx(session, item, True, 100))
+        return kinds.renderers(item.kind)[1](roles.ctx(session, item, True, 100))
     except Exception:  # noqa: BLE001 - search just skips what cannot be read
         return ""
 

@@ -9,8 +9,9 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from piview.model.store import F_ERROR
-from piview.render.item import _KIND_CODE, Item, ItemList
+from piview.render.item import Item, ItemList
 from piview.render.items import build_items
+from piview.render.kinds import KIND_CODE
 
 if TYPE_CHECKING:
     from piview.model.session import Session
@@ -61,7 +62,7 @@ def grew_without_compaction(old: Sequence[Item], new: Sequence[Item], same: int)
     if not isinstance(old, ItemList):
         return False
     # The kinds of the two rests, at C speed (a new branch may leave a long one behind).
-    code = _KIND_CODE["compaction"]
+    code = KIND_CODE["compaction"]
     return code not in old._kinds[same:] and code not in new._kinds[same:]  # noqa: SLF001
 
 

@@ -8,23 +8,23 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from piview.model.store import F_ERROR, ROLE_NAMES, STOP_NAMES
-from piview.render.item import ItemList
-from piview.render.items import (
-    _BAD_STOPS,
-    _DIVIDER_CUSTOM,
-    _DIVIDER_TYPES,
-    _OMP_DIVIDER_TYPES,
-    _OMP_ROLES,
-    _PEEK_LIMIT,
-    _SMALL_LINE,
-    _pack,
-    _user_flags,
-)
+from piview.model.types import OMP_SETTINGS_TYPES
+from piview.render.item import Item, ItemList
+from piview.render.items import _PEEK_LIMIT, _SMALL_LINE, _user_flags
 from piview.render.roles import bash, omp, user
 
 if TYPE_CHECKING:
     from piview.model.decode import SkBlock
     from piview.model.session import Session
+
+# The rules as they were written in the chain of tests (the registry of kinds holds them now).
+_DIVIDER_TYPES = frozenset(
+    {"model_change", "thinking_level_change", "label", "session_info", "reset", "leaf"}
+)
+_DIVIDER_CUSTOM = frozenset({"model-snapshot", "openclaw:prompt-error"})
+_OMP_DIVIDER_TYPES = OMP_SETTINGS_TYPES | {"reset_boundary", "archive"}
+_OMP_ROLES = {"developer": "developer", "fileMention": "file_mention", "pythonExecution": "python"}
+_BAD_STOPS = frozenset({"error", "aborted"})
 
 
 def _user_collapsible(session: Session, i: int, content: object, cache: dict[int, bool]) -> bool:
@@ -65,11 +65,9 @@ def build_items_reference(
         user_cache = _user_flags[session] = {}
     # Calls with an error result on this path (errors are few: cheaper than a lookup per call).
     err_calls = {result_call[r] for r in pairing.errors if r in on_path and r in result_call}
-    items = ItemList()
-    add = items.push
-    # Positional arguments of Item(kind, entry, part, hidden, collapsible, expanded, error,
-    # user), packed: this loop runs per entry.
-    new = _pack
+    made: list[Item] = []
+    add = made.append
+    new = Item  # Item(kind, entry, part, hidden, collapsible, expanded, error, user)
     store = session.nodes
     whole = store.whole
     roles, stops, flags, content_at = store.roles, store.stops, store.flags, store.content_at
@@ -163,7 +161,7 @@ def build_items_reference(
                     add(new("custom", i, -1, True, True))
         else:
             add(new("unknown", i, -1, False, True))
-    return items
+    return ItemList(made)
 
 
 def kept_from_reference(session: Session, items: ItemList) -> int:

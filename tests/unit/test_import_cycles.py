@@ -119,6 +119,10 @@ def build_graph() -> tuple[dict[str, set[str]], int, list[str]]:
             if in_func:
                 func_imports += 1
             graph[mod] |= targets
+    # The registry of kinds imports each kind's role module by name when first drawn.
+    from piview.render.kinds import KINDS
+
+    graph["piview.render.kinds"] |= {f"piview.render.roles.{k.module}" for k in KINDS}
     return graph, func_imports, tc_edges
 
 
