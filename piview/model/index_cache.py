@@ -101,18 +101,10 @@ class IndexCache:
         key = hashlib.blake2b(str(path.resolve()).encode(), digest_size=16).hexdigest()
         return self.directory / f"{key}.index"
 
-    def restore(self, path: Path, fd: int) -> FileIndex | None:
-        """The cached index of the session file ``path`` (open as ``fd``) when it matches the
-        file, else None.
-
-        The index stops at the cached end: the caller reads whatever follows.
-        """
-        found = self.restore_with_extras(path, fd)
-        return found[0] if found is not None else None
-
     def restore_with_extras(self, path: Path, fd: int) -> tuple[FileIndex, Extras | None] | None:
-        """:meth:`restore`, with the extras computed from the cached entries (None when
-        none were saved, or they do not decode)."""
+        """The cached index of ``path`` (open as ``fd``) when it matches the file (it stops at
+        the cached end: the caller reads what follows), with the extras computed from the
+        cached entries (None when none were saved, or they do not decode); else None."""
         try:
             with open(self._file_for(path), "rb") as f:
                 return self._restore(fd, f.fileno())

@@ -217,20 +217,6 @@ class Tree:
             i = items[start[i + 1] - 1]
         return i
 
-    def latest_leaf_under(self, i: int) -> int:
-        """The leaf under ``i`` (or ``i``) that comes last in file order: the freshest branch."""
-        best = i
-        stack = [i]
-        start, items = self.children.start, self.children.items
-        while stack:
-            j = stack.pop()
-            a, b = start[j], start[j + 1]
-            if a == b:
-                best = max(best, j)
-            else:
-                stack.extend(items[a:b])
-        return best if start[best] == start[best + 1] else self.newest_leaf(best)
-
     def is_ancestor(self, a: int, b: int) -> bool:
         """True when ``a`` is ``b`` or one of its ancestors."""
         parents = self.parents
