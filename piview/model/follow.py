@@ -23,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from piview.model.built import Built
 from piview.model.decode import SkEntry
 from piview.model.fileindex import FileIndex
 from piview.model.labels import extend_labels, resolve_labels
@@ -31,7 +30,7 @@ from piview.model.openclaw import side_notes
 from piview.model.pairing import Pairing, extend_pairing, pair_tool_calls
 from piview.model.store import NodeStore
 from piview.model.store_ts import StoreTimestamps
-from piview.model.tree import Tree, parse_iso_ms
+from piview.model.tree import Built, Tree, parse_iso_ms
 
 __all__ = ["EXTEND_MAX", "Built", "Found", "Update", "absorb", "install", "look", "rebuild"]
 

@@ -22,7 +22,6 @@ from typing import Any, get_type_hints
 
 import msgspec
 
-from piview.model.cache_min import CACHE_MIN_BYTES
 from piview.model.decode import SkBlock
 from piview.model.fileindex import BadLine, FileIndex
 from piview.model.index_extras import Extras
@@ -30,7 +29,7 @@ from piview.model.store_lazy import DEFERRED, Frame, defer, frame_count
 from piview.model.store_state import StoreState, column, store_from_columns, store_state
 from piview.model.types import SessionHeader
 
-__all__ = ["CACHE_MIN_BYTES", "IndexCache"]
+__all__ = ["IndexCache"]
 
 
 _FORMAT = 9

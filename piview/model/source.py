@@ -17,10 +17,8 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import quote
-
-from piview.model.sqlite_ref import SQLITE_SUFFIXES, SqliteRef, parse_sqlite_ref
 
 if TYPE_CHECKING:
     import sqlite3
@@ -34,6 +32,30 @@ __all__ = [
     "parse_sqlite_ref",
     "peek_sqlite_session",
 ]
+
+SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+"""A path ending so, then ``#`` and an id, names a session inside a database."""
+
+
+class SqliteRef(NamedTuple):
+    """``PATH#SESSION_ID``: a database and a session id (or a prefix of one). A NamedTuple,
+    not a frozen dataclass: made at import before the first screen, a tenth of the time."""
+
+    db: Path
+    session_id: str
+
+    def __str__(self) -> str:
+        return f"{self.db}#{self.session_id}"
+
+
+def parse_sqlite_ref(path: str | os.PathLike[str]) -> SqliteRef | None:
+    """The database and session of ``DB.sqlite#ID``; None for any other path."""
+    text = os.fspath(path)
+    db, sep, sid = text.rpartition("#")
+    if not sep or not sid or "/" in sid or not db.lower().endswith(SQLITE_SUFFIXES):
+        return None
+    return SqliteRef(Path(db).expanduser(), sid)
+
 
 _BATCH = 4096
 """Rows read and written to the stream at a time."""

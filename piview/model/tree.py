@@ -22,9 +22,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import accumulate, compress, islice
 from operator import eq
-from typing import Any, Protocol, overload
+from typing import Any, NamedTuple, Protocol, overload
 
-__all__ = ["Children", "Timestamps", "Tree", "build_tree", "build_tree_resolved", "parse_iso_ms"]
+__all__ = [
+    "Built",
+    "Children",
+    "Timestamps",
+    "Tree",
+    "build_tree",
+    "build_tree_resolved",
+    "parse_iso_ms",
+]
 
 
 class Timestamps(Protocol):
@@ -584,3 +592,12 @@ def _break_cycles(parents: array[int]) -> list[int]:
         for j in walk:
             state[j] = 2
     return sorted(cut)
+
+
+class Built(NamedTuple):
+    """The ids and tree of a session's entries (``Session.build``). A NamedTuple, not a
+    frozen dataclass: made at import before the first screen, a tenth of the time."""
+
+    ids: list[str]
+    tree: Tree
+    legacy: bool
