@@ -386,21 +386,13 @@ class SearchIndex:
                 return  # changed meanwhile by another piview: the next update sees to it
             if fid is None and row is not None:
                 self._drop_file(int(row[0]))
+            file = (st.st_size, st.st_mtime, st.st_ino, found.end, sig)
+            values = (*file, found.session_id, found.cwd, found.name)
             if fid is None:
                 cur = db.execute(
                     "INSERT INTO files(path, size, mtime, ino, indexed, sig,"
                     " session_id, cwd, name) VALUES(?,?,?,?,?,?,?,?,?)",
-                    (
-                        path,
-                        st.st_size,
-                        st.st_mtime,
-                        st.st_ino,
-                        found.end,
-                        sig,
-                        found.session_id,
-                        found.cwd,
-                        found.name,
-                    ),
+                    (path, *values),
                 )
                 fid = int(cur.lastrowid or 0)
             else:
@@ -408,17 +400,7 @@ class SearchIndex:
                     "UPDATE files SET size=?, mtime=?, ino=?, indexed=?, sig=?,"
                     " session_id=coalesce(?, session_id), cwd=coalesce(?, cwd),"
                     " name=coalesce(?, name) WHERE id=?",
-                    (
-                        st.st_size,
-                        st.st_mtime,
-                        st.st_ino,
-                        found.end,
-                        sig,
-                        found.session_id,
-                        found.cwd,
-                        found.name,
-                        fid,
-                    ),
+                    (*values, fid),
                 )
             # Row ids are never reused: a dropped file's rows may still be in the FTS table.
             row = db.execute("SELECT value FROM meta WHERE key='next'").fetchone()
