@@ -1,20 +1,12 @@
 """Provides :class:`SearchIndex`: every session's text in SQLite with an FTS5 table.
 
-The database lives under the user cache directory (``search.db``; ``$PIVIEW_SEARCH_DB``
-moves it), in WAL mode so that searches read while an update writes. It is our own file: the
-session files are only ever read.
-
-An update is incremental. A file whose size and modification time are unchanged is skipped; a
-file that grew, and whose bytes just before the indexed end are unchanged, has only its new
-whole lines indexed; any other change re-indexes the file; a file gone is dropped (a file
-renamed keeps its rows: it is found again by its inode and its indexed bytes). A cold build
-over many files reads them in a pool of two processes (each byte read once), the parent being
-the one writer.
-
-The FTS5 table is contentless (the text is not stored twice: a snippet is read back from the
-session file by byte offset), with two columns: ``text`` (user and assistant text, summaries,
-custom messages, names and folders) and ``tools`` (tool calls and their output).
-"""
+The database (``search.db`` in the user cache directory, ``$PIVIEW_SEARCH_DB``) is in WAL mode
+so that searches read while an update writes; session files are only read. An update skips
+unchanged files, indexes only the new whole lines of a file that grew (its bytes before the
+indexed end unchanged), re-indexes any other change and drops a file gone (a renamed file is
+found again by its inode and bytes). A cold build reads files in a pool of two processes, the
+parent the one writer. The FTS5 table is contentless (snippets are read back from the file),
+with columns ``text`` and ``tools``."""
 
 from __future__ import annotations
 

@@ -1,17 +1,14 @@
 """Provides the session tree: parents, ordered children, roots, leaves and paths.
 
-Entries are addressed by their index in file order. Ids come from a moving, hand-editable
-format, so the tree never trusts them blindly:
+Ids come from a hand-editable format, so the tree never trusts them blindly:
 
-* a ``parentId`` resolves to the nearest *preceding* entry with that id (the entry that existed
-  when the child was appended), else to the first later one, else the entry is a root (orphan);
-* an entry that is its own parent is a root;
-* cycles (possible only through forward references) are broken and reported;
+* a ``parentId`` resolves to the nearest preceding entry with that id, else the first later
+  one, else the entry is a root (orphan); an entry that is its own parent is a root;
+* cycles (only through forward references) are broken and reported;
 * siblings are ordered by timestamp, file order breaking ties; entries without a valid
-  timestamp sort after their siblings that have one.
+  timestamp sort last.
 
-No walk here recurses, so a chain 100,000 entries deep is fine.
-"""
+No walk recurses."""
 
 from __future__ import annotations
 
