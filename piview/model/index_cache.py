@@ -1,14 +1,10 @@
-"""Provides the on-disk cache of a session's index, so reopening a big file is near-instant.
+"""Provides the on-disk cache of a session's index, so that reopening a big file is quick.
 
-The index (skeletons, line numbers, byte offsets, bad lines) is written as msgpack under the
-user cache directory, never beside the session file. A cached index is used when the file has
-the same size and modification time; when the file has only grown (Pi appended to it) and the
-bytes just before the cached end are unchanged, the cached index is extended with the new lines
-instead of being rebuilt.
-
-After the index come the :class:`~piview.model.index_extras.Extras` computed from it (tree,
-side notes, pairing, usage sums), used only when the file has not grown since.
-"""
+The index is written as msgpack under the user cache directory. It is used when the file has
+the same size and modification time; when the file only grew and the bytes just before the
+cached end are unchanged, it is extended with the new lines. The
+:class:`~piview.model.index_extras.Extras` after it (tree, side notes, pairing, usage sums)
+are used only when the file has not grown."""
 
 from __future__ import annotations
 

@@ -1,15 +1,11 @@
 """Provides session sources other than a plain file: an OpenClaw SQLite transcript.
 
-Since its 2026.8 releases OpenClaw keeps transcripts in ``openclaw-agent.sqlite``, table
+OpenClaw (2026.8 on) keeps transcripts in ``openclaw-agent.sqlite``, table
 ``transcript_events(session_id, seq, event_json, created_at)``, each ``event_json`` one
-Pi-shaped line. Such a session is named ``PATH#SESSION_ID`` (an id prefix is enough). Its rows'
-``event_json``, joined by newlines in ``seq`` order, form the same byte stream a Pi file holds:
-the stream is kept in an anonymous in-memory file, so the rest of the model reads it by byte
-offset exactly as it reads a file. Following it appends the rows with a higher ``seq``.
-
-The database is opened read-only (a ``mode=ro`` URI) and no statement is left open between
-reads, so piview never writes to it nor holds a lock on it.
-"""
+Pi-shaped line; a session is named ``PATH#SESSION_ID`` (an id prefix is enough). The rows,
+joined by newlines in ``seq`` order, are kept in an anonymous in-memory file that the model
+reads like a session file; following appends the rows with a higher ``seq``. The database is
+opened read-only and no statement stays open between reads."""
 
 from __future__ import annotations
 
