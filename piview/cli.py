@@ -7,11 +7,13 @@ and exit status 2, never a traceback.
 
 from __future__ import annotations
 
+import errno
 import importlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from piview import __version__
 
@@ -21,8 +23,31 @@ if TYPE_CHECKING:
 __all__ = ["SUBCOMMANDS", "main", "parse_args", "run_command"]
 
 
-def _branch_args(p: argparse.ArgumentParser, leaf_help: str) -> None:
+def _parser(**kwargs: Any) -> argparse.ArgumentParser:
+    """A command's parser (argparse is imported only for a command line that needs it)."""
+    import argparse
+
+    return argparse.ArgumentParser(**kwargs)
+
+
+def _file_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="a Pi session file (.jsonl)")
+
+
+def _json_arg(p: argparse.ArgumentParser, what: str = "one JSON object") -> None:
+    p.add_argument("--json", action="store_true", help=f"print {what} (for scripts)")
+
+
+def _sessions_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--sessions",
+        metavar="DIR",
+        help="Pi's session folder (default: $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions)",
+    )
+
+
+def _branch_args(p: argparse.ArgumentParser, leaf_help: str) -> None:
+    _file_arg(p)
     p.add_argument("--leaf", metavar="ID", help=leaf_help)
 
 
@@ -48,57 +73,49 @@ def _tools_arg(p: argparse.ArgumentParser, what: str) -> None:
 
 
 def _info_parser() -> argparse.ArgumentParser:
-    import argparse
-
-    p = argparse.ArgumentParser(
+    p = _parser(
         prog="piview info",
         description="Summarise a session file: entries, tree, tool calls and usage.",
     )
-    p.add_argument("file", help="a Pi session file (.jsonl)")
-    p.add_argument("--json", action="store_true", help="print one JSON object (for scripts)")
+    _file_arg(p)
+    _json_arg(p)
     return p
 
 
 def _tools_parser() -> argparse.ArgumentParser:
-    import argparse
-
-    p = argparse.ArgumentParser(
+    p = _parser(
         prog="piview tools", description="List every tool call on a branch, with its result."
     )
     _branch_args(p, "the branch through this entry (id prefix)")
-    p.add_argument("--json", action="store_true", help="print a JSON list (for scripts)")
+    _json_arg(p, "a JSON list")
     return p
 
 
 def _context_parser() -> argparse.ArgumentParser:
-    import argparse
-
-    p = argparse.ArgumentParser(
+    p = _parser(
         prog="piview context",
         description=(
             "Show what Pi would send to the model if the session continued from an entry: "
             "the thinking level, the model, the system prompt and every message."
         ),
     )
-    p.add_argument("file", help="a Pi session file (.jsonl)")
+    _file_arg(p)
     p.add_argument(
         "--at", metavar="ID", help="the entry (id or unique prefix; default: the current leaf)"
     )
-    p.add_argument("--json", action="store_true", help="print one JSON object (for scripts)")
+    _json_arg(p)
     return p
 
 
 def _diff_parser() -> argparse.ArgumentParser:
-    import argparse
-
-    p = argparse.ArgumentParser(
+    p = _parser(
         prog="piview diff",
         description=(
             "Compare two branches from their common ancestor: prompts, tool calls, files, "
             "outcome and totals of each side."
         ),
     )
-    p.add_argument("file", help="a Pi session file (.jsonl)")
+    _file_arg(p)
     for name in ("a", "b"):
         p.add_argument(
             name,
@@ -106,16 +123,14 @@ def _diff_parser() -> argparse.ArgumentParser:
             help="an entry id (or unique prefix): the branch through it down to its newest "
             "leaf; or leaf for the current one",
         )
-    p.add_argument("--json", action="store_true", help="print one JSON object (for scripts)")
+    _json_arg(p)
     return p
 
 
 def _stats_parser() -> argparse.ArgumentParser:
-    import argparse
-
     from piview.catalog.stats import GROUPINGS
 
-    p = argparse.ArgumentParser(
+    p = _parser(
         prog="piview stats",
         description=(
             "Tokens and cost across all sessions, per group; history that forks copy is "
@@ -125,19 +140,13 @@ def _stats_parser() -> argparse.ArgumentParser:
     p.add_argument("--by", choices=GROUPINGS, default="day", help="one row per (default: day)")
     p.add_argument("--since", metavar="DATE", help="from this day on (YYYY-MM-DD or YYYYMMDD)")
     p.add_argument("--until", metavar="DATE", help="up to this day, inclusive")
-    p.add_argument("--json", action="store_true", help="print one JSON object (for scripts)")
-    p.add_argument(
-        "--sessions",
-        metavar="DIR",
-        help="Pi's session folder (default: $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions)",
-    )
+    _json_arg(p)
+    _sessions_arg(p)
     return p
 
 
 def _print_parser() -> argparse.ArgumentParser:
-    import argparse
-
-    p = argparse.ArgumentParser(
+    p = _parser(
         prog="piview print",
         description="Print one branch of a session (root to leaf) as text.",
     )
@@ -165,9 +174,7 @@ def _print_parser() -> argparse.ArgumentParser:
 
 
 def _export_parser() -> argparse.ArgumentParser:
-    import argparse
-
-    p = argparse.ArgumentParser(
+    p = _parser(
         prog="piview export",
         description="Export one branch of a session (root to leaf) as one self-contained "
         "HTML file (default) or as Markdown.",
@@ -193,30 +200,22 @@ def _export_parser() -> argparse.ArgumentParser:
 
 
 def _search_parser() -> argparse.ArgumentParser:
-    import argparse
-
-    p = argparse.ArgumentParser(
+    p = _parser(
         prog="piview search",
         description="Search the text of every session (the index is updated first: only new "
         'and changed files are read). FTS5 syntax: words, "phrases", prefix*, OR, NOT.',
     )
     p.add_argument("query", help="what to look for")
-    p.add_argument(
-        "--sessions",
-        metavar="DIR",
-        help="Pi's session folder (default: $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions)",
-    )
+    _sessions_arg(p)
     p.add_argument("--tools", action="store_true", help="search tool calls and tool output too")
     p.add_argument("--since", metavar="DATE", help="only entries from this date (ISO) on")
     p.add_argument("--limit", type=_count, default=20, metavar="N", help="at most N hits (20)")
-    p.add_argument("--json", action="store_true", help="print a JSON list (for scripts)")
+    _json_arg(p, "a JSON list")
     return p
 
 
 def _view_parser() -> argparse.ArgumentParser:
-    import argparse
-
-    p = argparse.ArgumentParser(
+    p = _parser(
         prog="piview",
         description="A terminal viewer for Pi coding-agent session files.",
         epilog=(
@@ -235,11 +234,7 @@ def _view_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--no-follow", action="store_true", help="do not watch the file for entries Pi appends"
     )
-    p.add_argument(
-        "--sessions",
-        metavar="DIR",
-        help="Pi's session folder (default: $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions)",
-    )
+    _sessions_arg(p)
     p.add_argument(
         "--theme",
         metavar="NAME",
@@ -337,8 +332,6 @@ def _reason(exc: BaseException) -> str:
 def _quiet_stdout() -> None:
     """Point stdout at /dev/null, so Python's flush at exit cannot fail again on a full or
     closed stdout (Python's docs, "Note on SIGPIPE")."""
-    import os
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -355,8 +348,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``piview`` command: every error is one line on stderr,
     ``piview: <what>: <why>``, with the exit statuses of :data:`EXIT_INPUT` and friends
     (``PIVIEW_DEBUG=1`` shows the traceback too)."""
-    import os
-
     from piview.commands.common import CliError
 
     debug = bool(os.environ.get("PIVIEW_DEBUG"))
@@ -401,8 +392,6 @@ _OUTPUT_ERRNOS = frozenset(("ENOSPC", "EDQUOT", "EFBIG", "EIO", "EPIPE"))
 def _on_stdout(exc: OSError) -> bool:
     """Whether ``exc`` came from writing stdout: no file name, and a write's errno, or a
     stdout that cannot be flushed now."""
-    import errno
-
     if exc.filename is not None:
         return False
     if errno.errorcode.get(exc.errno or 0) in _OUTPUT_ERRNOS:

@@ -1,20 +1,12 @@
 """Provides :class:`SearchIndex`: every session's text in SQLite with an FTS5 table.
 
-The database lives under the user cache directory (``search.db``; ``$PIVIEW_SEARCH_DB``
-moves it), in WAL mode so that searches read while an update writes. It is our own file: the
-session files are only ever read.
-
-An update is incremental. A file whose size and modification time are unchanged is skipped; a
-file that grew, and whose bytes just before the indexed end are unchanged, has only its new
-whole lines indexed; any other change re-indexes the file; a file gone is dropped (a file
-renamed keeps its rows: it is found again by its inode and its indexed bytes). A cold build
-over many files reads them in a pool of two processes (each byte read once), the parent being
-the one writer.
-
-The FTS5 table is contentless (the text is not stored twice: a snippet is read back from the
-session file by byte offset), with two columns: ``text`` (user and assistant text, summaries,
-custom messages, names and folders) and ``tools`` (tool calls and their output).
-"""
+The database (``search.db`` in the user cache directory, ``$PIVIEW_SEARCH_DB``) is in WAL mode
+so that searches read while an update writes; session files are only read. An update skips
+unchanged files, indexes only the new whole lines of a file that grew (its bytes before the
+indexed end unchanged), re-indexes any other change and drops a file gone (a renamed file is
+found again by its inode and bytes). A cold build reads files in a pool of two processes, the
+parent the one writer. The FTS5 table is contentless (snippets are read back from the file),
+with columns ``text`` and ``tools``."""
 
 from __future__ import annotations
 
@@ -386,21 +378,13 @@ class SearchIndex:
                 return  # changed meanwhile by another piview: the next update sees to it
             if fid is None and row is not None:
                 self._drop_file(int(row[0]))
+            file = (st.st_size, st.st_mtime, st.st_ino, found.end, sig)
+            values = (*file, found.session_id, found.cwd, found.name)
             if fid is None:
                 cur = db.execute(
                     "INSERT INTO files(path, size, mtime, ino, indexed, sig,"
                     " session_id, cwd, name) VALUES(?,?,?,?,?,?,?,?,?)",
-                    (
-                        path,
-                        st.st_size,
-                        st.st_mtime,
-                        st.st_ino,
-                        found.end,
-                        sig,
-                        found.session_id,
-                        found.cwd,
-                        found.name,
-                    ),
+                    (path, *values),
                 )
                 fid = int(cur.lastrowid or 0)
             else:
@@ -408,17 +392,7 @@ class SearchIndex:
                     "UPDATE files SET size=?, mtime=?, ino=?, indexed=?, sig=?,"
                     " session_id=coalesce(?, session_id), cwd=coalesce(?, cwd),"
                     " name=coalesce(?, name) WHERE id=?",
-                    (
-                        st.st_size,
-                        st.st_mtime,
-                        st.st_ino,
-                        found.end,
-                        sig,
-                        found.session_id,
-                        found.cwd,
-                        found.name,
-                        fid,
-                    ),
+                    (*values, fid),
                 )
             # Row ids are never reused: a dropped file's rows may still be in the FTS table.
             row = db.execute("SELECT value FROM meta WHERE key='next'").fetchone()

@@ -1,24 +1,16 @@
 """Provides true usage totals across session files (``piview stats``): forks counted once.
 
-Pi's ``/fork`` and ``/clone`` (``createBranchedSession``) and ``pi --fork`` (``forkFrom``) copy
-history into a new file: the same entries, same ids, same timestamps, same usage. Summing every
-file counts that history once per copy. Here a usage record counts only in the first file that
-has it, files being taken parents first (:mod:`piview.catalog.lineage`: the ``parentSession``
-chain), then by the time in their header.
+Pi's ``/fork``, ``/clone`` and ``pi --fork`` copy history into a new file: same entries, ids,
+timestamps and usage. Here a usage record counts only in the first file that has it, files
+taken parents first (:mod:`piview.catalog.lineage`), then by their header's time. A record is
+known by (entry id, timestamp, its usage as stored): two different model calls agree on all
+three only if a random 8-hex-digit id repeats in the same millisecond with the same counts.
+One global set of these keys catches forks whose parent moved, verbatim copies and files
+sharing their first entries, in one linear pass. Repeats inside one file count as
+``piview info`` counts them.
 
-The rule, and why it is sound: a record is known by (entry id, entry timestamp, its usage as
-stored, cost included). A copy keeps all three; two different model calls agree on all three
-only if an 8-hex-digit random id repeats within the same millisecond with the very same token
-counts and cost. One global set of these keys catches forks whose parent file moved or was
-renamed, verbatim copies (``forkFrom``, a backup, an export) and files whose first entries
-match another's entry for entry, all without comparing files pairwise: one pass, linear in the
-entries. Repeats inside one file are counted as ``piview info`` counts them (never skipped).
-
-Main-model usage (assistant messages), nested usage (a tool result's own usage) and the usage
-of the model calls that wrote summaries (compaction and branch-summary entries, Pi 0.81 and
-later) are summed apart, never mixed; the three together are what Pi's ``/session`` totals.
-Session files are only ever read.
-"""
+Main-model, nested (tool-result) and summary usage are summed apart; the three together are
+Pi's ``/session`` totals."""
 
 from __future__ import annotations
 

@@ -12,6 +12,7 @@ import json
 import sys
 
 from piview.commands.common import CliError, load, resolve_entry
+from piview.model.context_report import context_report, report_json
 
 __all__ = ["run"]
 
@@ -22,8 +23,6 @@ def run(args: argparse.Namespace) -> int:
     Raises:
         CliError: the file cannot be read, or ``--at`` matches no entry or several.
     """
-    from piview.model.context_report import context_report, report_json
-
     session = load(args.file)
     at = resolve_entry(session, args.at, args.file, "--at") if args.at else session.tree.leaf
     if at is None:

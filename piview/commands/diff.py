@@ -7,6 +7,7 @@ import json
 import sys
 
 from piview.commands.common import CliError, load, resolve_entry
+from piview.model.branchdiff import compare_branches
 
 __all__ = ["run"]
 
@@ -17,8 +18,6 @@ def run(args: argparse.Namespace) -> int:
     Each is an entry id (or a unique prefix), whose branch runs down to its newest leaf, or
     ``leaf`` for the current leaf.
     """
-    from piview.model.branchdiff import compare_branches
-
     session = load(args.file)
     leaves = []
     for ref, name in ((args.a, "A"), (args.b, "B")):

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from piview.commands.common import CliError, load, resolve_branch
+from piview.export import export_branch
 from piview.model.fsio import FileChangedError
 
 __all__ = ["run"]
@@ -18,8 +19,6 @@ def run(args: argparse.Namespace) -> int:
     Raises:
         CliError: the file cannot be read, the id is unknown or the output cannot be written.
     """
-    from piview.export import export_branch
-
     session = load(args.file)
     try:
         leaf, _entry = resolve_branch(session, args.leaf, args.file)

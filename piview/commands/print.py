@@ -9,6 +9,8 @@ import argparse
 from typing import TYPE_CHECKING
 
 from piview.commands.common import load, resolve_branch
+from piview.export.text import print_branch
+from piview.render.fastlayout import FastConsole
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -22,9 +24,6 @@ def run(args: argparse.Namespace, console: Console | None = None) -> int:
     Raises:
         CliError: the file cannot be read, or ``--leaf`` matches no entry or several.
     """
-    from piview.export.text import print_branch
-    from piview.render.fastlayout import FastConsole
-
     session = load(args.file, keep_index=False, use_cache=False)
     # Same --leaf rule as the other commands: the branch through that entry, down to its
     # newest leaf (errors for unknown or ambiguous ids are raised there).

@@ -13,6 +13,11 @@ import os
 import sys
 from datetime import UTC, datetime
 
+from piview.catalog.discovery import find_session_files, sessions_dir
+from piview.catalog.fts import Progress
+from piview.catalog.fts_db import IndexRefusedError
+from piview.catalog.fts_query import parse_fts_query
+from piview.catalog.fts_safe import search_updated
 from piview.commands.common import CliError
 
 __all__ = ["run", "since_key"]
@@ -37,12 +42,6 @@ def since_key(value: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Update the index, search it, print the hits; exit status 1 when nothing matches."""
-    from piview.catalog.discovery import find_session_files, sessions_dir
-    from piview.catalog.fts import Progress
-    from piview.catalog.fts_db import IndexRefusedError
-    from piview.catalog.fts_query import parse_fts_query
-    from piview.catalog.fts_safe import search_updated
-
     if args.limit <= 0:
         raise CliError("--limit must be at least 1")
     since = since_key(args.since) if args.since else None

@@ -8,18 +8,17 @@ import os
 import sys
 from pathlib import Path
 
+from piview.catalog.discovery import find_session_files, sessions_dir
+from piview.catalog.lineage import with_subagents
+from piview.catalog.stats import collect_stats, parse_day, stats_json
 from piview.commands.common import CliError
+from piview.model.index_cache import IndexCache
 
 __all__ = ["run"]
 
 
 def run(args: argparse.Namespace) -> int:
     """Sum usage over the sessions folder per ``--by`` group; one JSON object with ``--json``."""
-    from piview.catalog.discovery import find_session_files, sessions_dir
-    from piview.catalog.lineage import with_subagents
-    from piview.catalog.stats import collect_stats, parse_day, stats_json
-    from piview.model.index_cache import IndexCache
-
     # Absolute, as Pi writes parentSession: the lineage matches paths exactly first.
     root = Path(os.path.abspath(sessions_dir(args.sessions)))
     if not root.is_dir():

@@ -7,14 +7,13 @@ import json
 import sys
 
 from piview.commands.common import load, resolve_branch
+from piview.model.tools import tool_rows
 
 __all__ = ["run"]
 
 
 def run(args: argparse.Namespace) -> int:
     """List the calls of the branch with their status, latency and output size."""
-    from piview.model.tools import tool_rows
-
     session = load(args.file)
     leaf, _entry = resolve_branch(session, args.leaf, args.file)
     rows = tool_rows(session, session.tree.path(leaf) if leaf is not None else [])

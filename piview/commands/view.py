@@ -146,7 +146,7 @@ def _prerender(session: Session, leaf: int | None) -> Any:
 def looks_like_path(arg: str) -> bool:
     """As Pi decides: a separator or a .jsonl suffix makes a path; so does an existing file,
     and an OpenClaw database's ``DB.sqlite#ID``."""
-    from piview.model.sqlite_ref import parse_sqlite_ref
+    from piview.model.source import parse_sqlite_ref
 
     return (
         "/" in arg

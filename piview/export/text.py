@@ -1,17 +1,11 @@
 """Provides the text writer of ``piview print``: a branch drawn with the viewer's renderers.
 
-The same per-role renderers as the transcript view draw each item; the flags choose what is
-expanded. Output goes to whatever Rich console is given: with colour on a terminal, plain
-text when piped (Rich detects that when the console is built with defaults). The lines are
-laid out by :mod:`piview.render.fastlayout` (Rich's lines, faster) and written in chunks by
-:class:`~piview.render.linewriter.LineWriter`, the first item at once, so the output streams
-(``| head`` stops the work early). A long branch has its second half drawn by a forked
-process (:mod:`piview.export.forked`), its text written after the first half's.
-
-What a reader of a printed branch needs is never folded away: branch summaries are printed
-whole, system messages with their text (a long one cut to a preview with a line count,
-unless ``system="full"``).
-"""
+Colour on a terminal, plain text into a pipe (Rich decides). The lines are laid out by
+:mod:`piview.render.fastlayout` and written in chunks by
+:class:`~piview.render.linewriter.LineWriter`, the first item at once, so the output streams.
+A long branch has its second half drawn by a forked process (:mod:`piview.export.forked`).
+Branch summaries are printed whole, system messages cut to a preview unless
+``system="full"``."""
 
 from __future__ import annotations
 

@@ -1,16 +1,9 @@
-"""Provides the comparison of two branches: what one did after the fork that the other did not.
+"""Provides the comparison of two branches: what each did after their fork.
 
-A branch is a path from a root down to a leaf. Two branches share a prefix; its last entry is
-their *common ancestor* (the fork), and each *side* is what follows it on one branch. For each
-side this module collects the user prompts, the tool calls (per tool, and the calls the other
-side did not make with the same name and arguments), the files the built-in tools read,
-edited and wrote, the outcome (last assistant text, stop reason, errors, aborted turns) and the
-totals (turns, usage as ``piview info --json`` gives it, wall time, models).
-
-Everything is linear in the two paths: one walk finds the fork, one walk per side collects,
-and the calls are matched through a dictionary. This is the data of the comparison screen and
-of ``piview diff``.
-"""
+For each side (what follows the common ancestor on one branch): the user prompts, the tool
+calls (and those the other side did not make with the same name and arguments), the files
+the built-in tools read, edited and wrote, the outcome and the totals. Linear in the two
+paths. The data of the comparison screen and ``piview diff``."""
 
 from __future__ import annotations
 

@@ -1,18 +1,13 @@
 """Provides tolerant line decoding: strict typed Structs first, repair second, never a crash.
 
-Two decoders work on one line of a session file:
+* :func:`decode_skeleton`, used by a load, reads only what the tree, pairing and usage need,
+  letting msgspec skip every large string.
+* :func:`decode_entry` gives the complete typed entry, when an entry is shown.
 
-* :func:`decode_skeleton` is the fast path used when a file is loaded. It reads only what the
-  tree, pairing and usage need (ids, types, roles, tool-call ids, usage) and lets msgspec skip
-  every large string (text, tool output, base64 image data) without allocating it.
-* :func:`decode_entry` gives the complete typed entry, on demand, when an entry is shown.
-
-Both try a strict typed decode first. When that fails validation, the line is decoded to plain
-JSON and repaired step by step from msgspec's error path: an unknown entry type, role or content
-block is wrapped as ``Unknown*`` (the raw value is kept whole); a field of the wrong type is
-dropped so that its default applies, and the repair is noted. Only text that is not a JSON
-object at all is a bad line.
-"""
+When the strict decode fails validation, the line is decoded to plain JSON and repaired from
+msgspec's error path: an unknown entry type, role or block is wrapped as ``Unknown*`` (raw
+value kept); a field of the wrong type is dropped to its default. Only text that is not a JSON
+object is a bad line."""
 
 from __future__ import annotations
 

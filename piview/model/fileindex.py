@@ -1,13 +1,10 @@
 """Provides :class:`FileIndex`: a session file's lines read into skeletons, positions and bad lines.
 
-The file is read in chunks (never the whole file at once) from where the last read stopped:
-each line's skeleton is decoded (:mod:`piview.model.decode`) and kept with its line number,
-byte offset and length, so that the full entry can be read back from the file when asked for.
-A last line without a newline is kept pending (Pi may be writing it) and read again when the
-file grows. What a poll finds is read into a :meth:`FileIndex.piece` (off the UI thread, the
-index untouched meanwhile), then added with :meth:`FileIndex.absorb`. Nothing here opens or
-writes files: the caller passes a read-only descriptor.
-"""
+The file is read in chunks from where the last read stopped; each line's skeleton
+(:mod:`piview.model.decode`) is kept with its line number, byte offset and length. A last line
+without a newline is kept pending (Pi may be writing it). A poll's lines are read into a
+:meth:`FileIndex.piece` off the UI thread, then added with :meth:`FileIndex.absorb`. The caller
+passes a read-only descriptor."""
 
 from __future__ import annotations
 

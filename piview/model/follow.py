@@ -1,21 +1,15 @@
-"""Provides following a session file in steps, so that a viewer keeps its heavy work off the
-UI thread.
+"""Provides following a session file in steps, the heavy ones off the UI thread.
 
-* :func:`look` (in a worker) reads and decodes what Pi appended, without changing the session;
-  when each new entry hangs from an earlier one with a new id (a plain append: each the child
-  of the one before, the first under the file's last entry; or a new branch, under an earlier
-  entry, as Pi writes after ``/tree``), it also computes the tree, the pairing and the labels
-  extended by the new entries: linear in those (and the siblings they join), whatever the
-  size of the file.
-* :func:`absorb` (on the UI thread) adds the new entries to the session's index, in time linear
-  in them, and installs the extension; for anything else (a new root, an orphan or its
-  missing parent, a repeated id, a pending line that changed, a header that arrived) it
+* :func:`look` (a worker) reads and decodes what Pi appended; when each new entry hangs from an
+  earlier one with a new id (a plain append, or a new branch after ``/tree``), it also computes
+  the tree, pairing and labels extended by them, linear in the new entries.
+* :func:`absorb` (the UI thread) adds them to the index and installs the extension; for
+  anything else (a new root, an orphan, a repeated id, a changed pending line, a header) it
   returns False, and
-* :func:`rebuild` (in a worker) computes the ids, tree, pairing and labels of the whole file,
-  which :func:`install` then makes the session's (assignments only).
+* :func:`rebuild` (a worker) computes the whole file's ids, tree, pairing and labels, which
+  :func:`install` makes the session's.
 
-:meth:`piview.model.session.Session.poll` runs the same steps one after the other.
-"""
+:meth:`piview.model.session.Session.poll` runs the same steps in a row."""
 
 from __future__ import annotations
 
@@ -23,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from piview.model.built import Built
 from piview.model.decode import SkEntry
 from piview.model.fileindex import FileIndex
 from piview.model.labels import extend_labels, resolve_labels
@@ -31,7 +24,7 @@ from piview.model.openclaw import side_notes
 from piview.model.pairing import Pairing, extend_pairing, pair_tool_calls
 from piview.model.store import NodeStore
 from piview.model.store_ts import StoreTimestamps
-from piview.model.tree import Tree, parse_iso_ms
+from piview.model.tree import Built, Tree, parse_iso_ms
 
 __all__ = ["EXTEND_MAX", "Built", "Found", "Update", "absorb", "install", "look", "rebuild"]
 

@@ -125,20 +125,16 @@ def copy_fifo(
     tick: float = FIFO_TICK,
 ) -> bool:
     """Copy what writers send to the FIFO ``path`` into the file ``dest``, until the writer
-    that sent something closes it. Returns False when ``stop()`` became true first (checked
-    every ``tick`` seconds), True when the stream ended; ``progress(bytes so far)`` is called
-    after each read.
+    that sent something closes it: False when ``stop()`` became true first (checked every
+    ``tick`` seconds), True when the stream ended; ``progress(bytes so far)`` after each read.
 
-    The FIFO is opened without blocking (a plain ``open`` waits for a writer, beyond any
-    stop) and read only when ``poll`` says it has data or its writer hung up: with no writer
-    yet, a read says end of file at once. An end of file before any byte (a writer that sent
-    nothing, or a system whose poll reports it before a writer comes) keeps waiting.
+    The FIFO is opened without blocking and read only when ``poll`` says it has data or its
+    writer hung up; an end of file before any byte keeps waiting.
 
     Raises:
         InputKindError: ``path`` is not a FIFO.
         OSError: it cannot be opened or read, or ``dest`` cannot be written; ``str()`` is one
-            line for the user.
-    """
+            line for the user."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:

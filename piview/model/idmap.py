@@ -1,13 +1,10 @@
 """Provides :func:`take_id_map`: the store's map of ids, made as it read the file, handed to
-the tree built from it (instead of the tree making a second map of every id, a dict with a
-key per entry).
+the tree built from it (instead of the tree making a second dict with a key per entry).
 
-The store keeps, while it reads, each id's last entry (``NodeStore._recent``); the tree's
-:attr:`~piview.model.tree.Tree.id_index` is the same map over the same ids, last one winning,
-in the same order (first sight of each id) — unless an entry's id is the empty string, which
-the store leaves out and the tree keeps. Only a store that read every entry itself into that
-map (no :meth:`~piview.model.store.NodeStore.rebase` since) can hand it over.
-"""
+The store's ``NodeStore._recent`` is the tree's :attr:`~piview.model.tree.Tree.id_index`:
+the same ids, last one winning, in first-sight order, except the empty id, which the store
+leaves out. Only a store that read every entry itself (no
+:meth:`~piview.model.store.NodeStore.rebase` since) can hand it over."""
 
 from __future__ import annotations
 

@@ -1,14 +1,10 @@
-"""Provides the on-disk cache of a session's index, so reopening a big file is near-instant.
+"""Provides the on-disk cache of a session's index, so that reopening a big file is quick.
 
-The index (skeletons, line numbers, byte offsets, bad lines) is written as msgpack under the
-user cache directory, never beside the session file. A cached index is used when the file has
-the same size and modification time; when the file has only grown (Pi appended to it) and the
-bytes just before the cached end are unchanged, the cached index is extended with the new lines
-instead of being rebuilt.
-
-After the index come the :class:`~piview.model.index_extras.Extras` computed from it (tree,
-side notes, pairing, usage sums), used only when the file has not grown since.
-"""
+The index is written as msgpack under the user cache directory. It is used when the file has
+the same size and modification time; when the file only grew and the bytes just before the
+cached end are unchanged, it is extended with the new lines. The
+:class:`~piview.model.index_extras.Extras` after it (tree, side notes, pairing, usage sums)
+are used only when the file has not grown."""
 
 from __future__ import annotations
 
@@ -22,7 +18,6 @@ from typing import Any, get_type_hints
 
 import msgspec
 
-from piview.model.cache_min import CACHE_MIN_BYTES
 from piview.model.decode import SkBlock
 from piview.model.fileindex import BadLine, FileIndex
 from piview.model.index_extras import Extras
@@ -30,7 +25,7 @@ from piview.model.store_lazy import DEFERRED, Frame, defer, frame_count
 from piview.model.store_state import StoreState, column, store_from_columns, store_state
 from piview.model.types import SessionHeader
 
-__all__ = ["CACHE_MIN_BYTES", "IndexCache"]
+__all__ = ["IndexCache"]
 
 
 _FORMAT = 10
@@ -101,18 +96,10 @@ class IndexCache:
         key = hashlib.blake2b(str(path.resolve()).encode(), digest_size=16).hexdigest()
         return self.directory / f"{key}.index"
 
-    def restore(self, path: Path, fd: int) -> FileIndex | None:
-        """The cached index of the session file ``path`` (open as ``fd``) when it matches the
-        file, else None.
-
-        The index stops at the cached end: the caller reads whatever follows.
-        """
-        found = self.restore_with_extras(path, fd)
-        return found[0] if found is not None else None
-
     def restore_with_extras(self, path: Path, fd: int) -> tuple[FileIndex, Extras | None] | None:
-        """:meth:`restore`, with the extras computed from the cached entries (None when
-        none were saved, or they do not decode)."""
+        """The cached index of ``path`` (open as ``fd``) when it matches the file (it stops at
+        the cached end: the caller reads what follows), with the extras computed from the
+        cached entries (None when none were saved, or they do not decode); else None."""
         try:
             with open(self._file_for(path), "rb") as f:
                 return self._restore(fd, f.fileno())

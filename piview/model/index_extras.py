@@ -17,10 +17,9 @@ from typing import Any, Protocol
 import msgspec
 
 from piview.model.fileindex import FileIndex
-from piview.model.follow import Built
 from piview.model.pairing import CallResults, Pairing, ResultCalls
 from piview.model.store import NodeStore
-from piview.model.tree import Children, Tree
+from piview.model.tree import Built, Children, Tree
 from piview.model.usage import SUMS_KEY, UsageTotals, info_sums
 
 __all__ = [

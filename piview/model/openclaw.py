@@ -1,18 +1,11 @@
 """Provides what OpenClaw adds to Pi's session format, as the model reads it.
 
-- Assistant messages with ``provider: "openclaw"`` and model ``delivery-mirror``,
-  ``cli-mirror`` or ``gateway-injected`` were delivered or injected by the gateway, not
-  written by a model (:func:`gateway_origin`).
-- A ``leaf`` entry (``targetId``) makes that entry the active leaf, not the last line; an entry
-  with ``appendMode: "side"`` is a side note, which does not move the leaf either
-  (:func:`active_leaf`, :func:`side_line`; ``Session.is_side_note``). As in OpenClaw's
-  transcript tree, a side note hangs under the entry it annotates but is never a leaf and
-  starts no branch: the tree leaves it out of its leaves and branch points
-  (:func:`side_notes` finds them all, ``Tree.side``).
-- A ``reset`` entry (``reason``, optional ``firstKeptEntryId``) starts the conversation afresh.
-
-Only the lines that need it are read back, so the cost stays linear in what is read.
-"""
+- Assistant messages of provider ``openclaw`` and model ``delivery-mirror``, ``cli-mirror`` or
+  ``gateway-injected`` came from the gateway, not a model (:func:`gateway_origin`).
+- A ``leaf`` entry (``targetId``) makes that entry the active leaf; a side note
+  (``appendMode: "side"``) hangs under the entry it annotates but is never a leaf and starts
+  no branch (:func:`active_leaf`, :func:`side_notes`, ``Tree.side``).
+- A ``reset`` entry starts the conversation afresh."""
 
 from __future__ import annotations
 

@@ -1,20 +1,13 @@
-"""Provides :func:`parse_query` and :class:`Query`: the one rule every search in piview
-follows (the transcript's ``/``, the search over all branches, the branch panel's ``/``).
+r"""Provides :func:`parse_query` and :class:`Query`: the one rule every search follows.
 
-The rule:
+- **words**: whitespace-separated (a ``"quoted phrase"`` is one); a text matches when it
+  contains every word;
+- **regex**: ``re:`` then one RE2 expression, linear in the text (no pattern can hang);
+- **smart case**: case is ignored unless the query has a capital (escapes like ``\S`` do not
+  count);
+- **scope**: ``all:`` asks for every branch.
 
-- **words**: a plain query is whitespace-separated words (a ``"quoted phrase"`` is one word);
-  a text matches when it contains every word, and every occurrence of every word is a match;
-- **regex**: a query starting ``re:`` is one regular expression in RE2's syntax (Python's
-  without backreferences and lookaround), matched by RE2 in time linear in the text, so no
-  pattern can hang a search (``(a+)+$`` over a long line of ``a`` is as quick as ``a``);
-- **smart case**: matching ignores case unless the query has a capital letter (in a regular
-  expression, escapes such as ``\\S`` or ``\\W`` do not count);
-- **scope**: a query starting ``all:`` asks for every branch, not only the one shown.
-
-The prefixes combine in any order (``all:re:…``); a leading backslash ends them, so ``\\re:``
-finds the text ``re:``. Nothing here imports Textual or Rich.
-"""
+The prefixes combine in any order (``all:re:…``); a leading backslash ends them."""
 
 from __future__ import annotations
 

@@ -12,13 +12,11 @@ import gc
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 # What a first screen's tail (session_tail.py) needs; the rest is imported where it is used.
-from piview.model.built import Built
-from piview.model.cache_min import CACHE_MIN_BYTES
 from piview.model.decode import BadLineError, decode_entry, decode_json
 from piview.model.fileindex import BadLine, FileIndex
 from piview.model.fsio import FileChangedError, open_readonly
@@ -26,18 +24,30 @@ from piview.model.idmap import take_id_map
 from piview.model.labels import resolve_labels, session_name
 from piview.model.openclaw import active_leaf, side_notes, side_notes_at
 from piview.model.pairing import Pairing, pair_tool_calls
-from piview.model.session_build import tree_ids
-from piview.model.sqlite_ref import parse_sqlite_ref
+from piview.model.source import SqliteSession, SqliteSourceError, parse_sqlite_ref
 from piview.model.store import F_NO_ID, ROLE_NAMES, NodeStore
 from piview.model.store_ts import StoreTimestamps
-from piview.model.tree import Tree, build_tree, build_tree_resolved
+from piview.model.tree import Built, Tree, build_tree, build_tree_resolved
 from piview.model.types import CompactionEntry, Entry, SessionHeader, UnknownEntry
 
 if TYPE_CHECKING:
     from piview.model.index_cache import IndexCache
-    from piview.model.source import SqliteSession
 
-__all__ = ["Session", "SessionOpenError", "load_session"]
+__all__ = ["CACHE_MIN_BYTES", "Session", "SessionOpenError", "load_session"]
+
+CACHE_MIN_BYTES = 16 * 1024 * 1024
+"""Files smaller than this load faster from scratch than from the index cache."""
+
+
+def tree_ids(tree: Tree) -> Mapping[str, int]:
+    """``tree.id_index``; for a tree reopened from the index cache, what
+    :func:`~piview.model.index_extras.ids_of` gives (imported only then: a first screen's tail
+    never needs that module)."""
+    if type(tree) is Tree:
+        return tree.id_index
+    from piview.model.index_extras import ids_of
+
+    return ids_of(tree)
 
 
 class SessionOpenError(OSError):
@@ -293,8 +303,6 @@ class Session:
             return self._fd
 
     def _open_source(self) -> SqliteSession:
-        from piview.model.source import SqliteSession, SqliteSourceError
-
         assert self.sqlite_ref is not None
         try:
             self._source = SqliteSession(self.sqlite_ref)

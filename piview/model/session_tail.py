@@ -11,7 +11,7 @@ from pathlib import Path
 from piview.model.decode import BadLineError, decode_skeleton
 from piview.model.fileindex import BOM
 from piview.model.session import Session, SessionOpenError, _open_readonly, load_session
-from piview.model.sqlite_ref import parse_sqlite_ref
+from piview.model.source import parse_sqlite_ref
 from piview.model.types import SessionHeader
 
 __all__ = ["load_tail"]

@@ -1,15 +1,11 @@
 """Provides session sources other than a plain file: an OpenClaw SQLite transcript.
 
-Since its 2026.8 releases OpenClaw keeps transcripts in ``openclaw-agent.sqlite``, table
+OpenClaw (2026.8 on) keeps transcripts in ``openclaw-agent.sqlite``, table
 ``transcript_events(session_id, seq, event_json, created_at)``, each ``event_json`` one
-Pi-shaped line. Such a session is named ``PATH#SESSION_ID`` (an id prefix is enough). Its rows'
-``event_json``, joined by newlines in ``seq`` order, form the same byte stream a Pi file holds:
-the stream is kept in an anonymous in-memory file, so the rest of the model reads it by byte
-offset exactly as it reads a file. Following it appends the rows with a higher ``seq``.
-
-The database is opened read-only (a ``mode=ro`` URI) and no statement is left open between
-reads, so piview never writes to it nor holds a lock on it.
-"""
+Pi-shaped line; a session is named ``PATH#SESSION_ID`` (an id prefix is enough). The rows,
+joined by newlines in ``seq`` order, are kept in an anonymous in-memory file that the model
+reads like a session file; following appends the rows with a higher ``seq``. The database is
+opened read-only and no statement stays open between reads."""
 
 from __future__ import annotations
 
@@ -17,10 +13,8 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import quote
-
-from piview.model.sqlite_ref import SQLITE_SUFFIXES, SqliteRef, parse_sqlite_ref
 
 if TYPE_CHECKING:
     import sqlite3
@@ -34,6 +28,30 @@ __all__ = [
     "parse_sqlite_ref",
     "peek_sqlite_session",
 ]
+
+SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+"""A path ending so, then ``#`` and an id, names a session inside a database."""
+
+
+class SqliteRef(NamedTuple):
+    """``PATH#SESSION_ID``: a database and a session id (or a prefix of one). A NamedTuple,
+    not a frozen dataclass: made at import before the first screen, a tenth of the time."""
+
+    db: Path
+    session_id: str
+
+    def __str__(self) -> str:
+        return f"{self.db}#{self.session_id}"
+
+
+def parse_sqlite_ref(path: str | os.PathLike[str]) -> SqliteRef | None:
+    """The database and session of ``DB.sqlite#ID``; None for any other path."""
+    text = os.fspath(path)
+    db, sep, sid = text.rpartition("#")
+    if not sep or not sid or "/" in sid or not db.lower().endswith(SQLITE_SUFFIXES):
+        return None
+    return SqliteRef(Path(db).expanduser(), sid)
+
 
 _BATCH = 4096
 """Rows read and written to the stream at a time."""

@@ -1,24 +1,13 @@
 """Provides :class:`NodeStore`: the skeletons of a file's entries, kept in compact columns.
 
-A msgspec skeleton per entry is some twenty small objects; a big session has hundreds of
-thousands of entries, so a list of them took most of the memory and most of the load time
-went into allocating and freeing them. The store keeps instead, per entry:
-
-* codes in byte arrays (entry type, role, stop reason, flags), the timestamp as 8 bytes of
-  milliseconds (Pi's ``toISOString()`` form packed by :mod:`piview.model.store_ts`; any other
-  value goes to a side table), the parent as the
-  index of the entry whose id it names, the model as a code into a table of distinct pairs;
-* the id, as a string (these are needed anyway for lookups);
-* sparse tables for what only some entries have: usage, tool-call blocks, tool-result ids,
-  user text.
-
-Plain messages (user, assistant and tool results with no unusual fields) are stored that way.
-Every other entry (settings changes, summaries, labels, custom and bash messages, anything
-repaired or unknown) is rare and is kept whole as its :class:`~piview.model.decode.SkEntry`.
-``store[i]`` rebuilds an equal ``SkEntry`` on demand, so code that wants the skeleton object
-still gets one; the hot loops (tree, pairing, usage, filters) read the columns directly.
-The form the index cache writes is in :mod:`piview.model.store_state`.
-"""
+A msgspec skeleton per entry is some twenty small objects; the store keeps instead codes in
+byte arrays (entry type, role, stop reason, flags), the timestamp as 8 bytes
+(:mod:`piview.model.store_ts`), the parent as an entry index, the model as a code, the id as
+a string, and sparse tables for what only some entries have (usage, tool-call blocks,
+tool-result ids, user text). Plain messages are stored that way; every other (rare) entry is
+kept whole as its :class:`~piview.model.decode.SkEntry`. ``store[i]`` rebuilds an equal
+``SkEntry``; the hot loops read the columns. The index cache's form is in
+:mod:`piview.model.store_state`."""
 
 from __future__ import annotations
 

@@ -1,14 +1,11 @@
 """Provides the form of an entry's timestamp in :attr:`NodeStore.ts
 <piview.model.store.NodeStore.ts>`: the milliseconds since the epoch of Pi's
-``toISOString()`` form (``2026-06-05T16:01:45.555Z``) as 8 bytes, little-endian, instead of
-its 24 ASCII bytes (a third of the space).
+``toISOString()`` form (``2026-06-05T16:01:45.555Z``) as 8 bytes, little-endian.
 
-Only a timestamp in exactly that form, with a real date and time, is packed: formatting the
-number again gives the very string (:func:`unpack_ts`). Anything else (another form, a leap
-second, the 30th of February, the year 0 that ``datetime`` has not) is :data:`TS_GAP`, the
-string kept aside as before. The compiled loop (``_fill.c``) packs as :func:`pack_ts` does;
-the tests compare them.
-"""
+Only a timestamp that formats back to the very same string (:func:`unpack_ts`) is packed;
+anything else (another form, a leap second, the 30th of February, the year 0) is
+:data:`TS_GAP`, its string kept aside. ``_fill.c`` packs as :func:`pack_ts` does; the tests
+compare them."""
 
 from __future__ import annotations
 

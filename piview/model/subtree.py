@@ -1,18 +1,13 @@
 """Provides the usage figures of the session tree: what each subtree and each branch cost.
 
-:func:`subtree_sums` computes, once per tree, for every entry the cost, tokens, assistant
-turns and first and last timestamp of its subtree (itself and every descendant), and for
-every leaf the same figures from its root down to it and from its fork point (its nearest
-ancestor with two or more children) down to it. Two linear passes over the packed children,
-no walk per row and no recursion: a depth-first pass down (it carries the figures of the path
-in locals, so a chain of 1,000,000 entries costs no stack and a fan of 1,000,000 leaves one
-frame), then a pass up in reverse of its order. Everything is kept in arrays.
+:func:`subtree_sums` computes once per tree, for every entry, the cost, tokens, assistant turns
+and first and last timestamp of its subtree, and for every leaf the same from its root and from
+its fork point. Two linear passes over the packed children, kept in arrays, without recursion:
+one down (the path's figures in locals), one up in reverse.
 
-What counts: every usage record, as money was spent on it: assistant messages, the nested
-usage a tool result reports and the usage a compaction or branch summary records. Turns count
-assistant messages. A duration is the wall time from the earliest to the latest timestamp
-(timestamps may be equal or run backwards; invalid ones are left out).
-"""
+Every usage record counts (assistant messages, a tool result's nested usage, summaries');
+turns count assistant messages; a duration runs from the earliest to the latest valid
+timestamp."""
 
 from __future__ import annotations
 

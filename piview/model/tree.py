@@ -1,17 +1,14 @@
 """Provides the session tree: parents, ordered children, roots, leaves and paths.
 
-Entries are addressed by their index in file order. Ids come from a moving, hand-editable
-format, so the tree never trusts them blindly:
+Ids come from a hand-editable format, so the tree never trusts them blindly:
 
-* a ``parentId`` resolves to the nearest *preceding* entry with that id (the entry that existed
-  when the child was appended), else to the first later one, else the entry is a root (orphan);
-* an entry that is its own parent is a root;
-* cycles (possible only through forward references) are broken and reported;
+* a ``parentId`` resolves to the nearest preceding entry with that id, else the first later
+  one, else the entry is a root (orphan); an entry that is its own parent is a root;
+* cycles (only through forward references) are broken and reported;
 * siblings are ordered by timestamp, file order breaking ties; entries without a valid
-  timestamp sort after their siblings that have one.
+  timestamp sort last.
 
-No walk here recurses, so a chain 100,000 entries deep is fine.
-"""
+No walk recurses."""
 
 from __future__ import annotations
 
@@ -22,9 +19,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import accumulate, compress, islice
 from operator import eq
-from typing import Any, Protocol, overload
+from typing import Any, NamedTuple, Protocol, overload
 
-__all__ = ["Children", "Timestamps", "Tree", "build_tree", "build_tree_resolved", "parse_iso_ms"]
+__all__ = [
+    "Built",
+    "Children",
+    "Timestamps",
+    "Tree",
+    "build_tree",
+    "build_tree_resolved",
+    "parse_iso_ms",
+]
 
 
 class Timestamps(Protocol):
@@ -216,20 +221,6 @@ class Tree:
         while start[i + 1] > start[i]:
             i = items[start[i + 1] - 1]
         return i
-
-    def latest_leaf_under(self, i: int) -> int:
-        """The leaf under ``i`` (or ``i``) that comes last in file order: the freshest branch."""
-        best = i
-        stack = [i]
-        start, items = self.children.start, self.children.items
-        while stack:
-            j = stack.pop()
-            a, b = start[j], start[j + 1]
-            if a == b:
-                best = max(best, j)
-            else:
-                stack.extend(items[a:b])
-        return best if start[best] == start[best + 1] else self.newest_leaf(best)
 
     def is_ancestor(self, a: int, b: int) -> bool:
         """True when ``a`` is ``b`` or one of its ancestors."""
@@ -598,3 +589,12 @@ def _break_cycles(parents: array[int]) -> list[int]:
         for j in walk:
             state[j] = 2
     return sorted(cut)
+
+
+class Built(NamedTuple):
+    """The ids and tree of a session's entries (``Session.build``). A NamedTuple, not a
+    frozen dataclass: made at import before the first screen, a tenth of the time."""
+
+    ids: list[str]
+    tree: Tree
+    legacy: bool

@@ -1,25 +1,18 @@
-"""Provides the rows of the branch panel: Pi's ``/tree`` selector, flattened and folded.
+"""Provides the rows of the branch panel: Pi's ``/tree`` selector (``tree-selector.ts``),
+flattened and folded.
 
-The layout follows Pi's ``tree-selector.ts`` (and the HTML export's sidebar, which copies it):
+* A visible entry hangs under its nearest visible ancestor (:mod:`piview.model.treefilter`).
+* Single-child chains stay flat; a branch point indents its children by one level, and the
+  first entry after a branch start once more (Pi's "visual grouping").
+* Several visible roots hang under a virtual root that draws no connector.
+* OpenClaw's side notes are rows right under the entry they annotate, one level in, never a
+  fork.
+* At every level the child holding the active leaf comes first.
+* A segment start (the first entry of each branch after a branch point, or a root) is
+  foldable; segments off the active path start folded.
 
-* entries are filtered first (:mod:`piview.model.treefilter`); hidden entries never break the
-  structure: a visible entry hangs under its nearest *visible* ancestor;
-* single-child chains stay flat; a branch point indents its children by one level, and the
-  first entry after a branch start is indented once more (Pi's "visual grouping");
-* several visible roots hang under a virtual root that draws no connector;
-* OpenClaw's side notes (``appendMode: "side"``) are rows right under the entry they
-  annotate, one level in and marked, never a fork: they are no branch of their parent;
-* at every level the child holding the active leaf comes first, the rest keep tree order;
-* a *segment start* (the first entry of each branch after a branch point, or a root) is
-  foldable: folding hides everything under it. Segments off the active path start folded,
-  which keeps a 20,000-entry file to a few hundred rows.
-
-:func:`refold` folds or unfolds one segment by laying out only its subtree again. Row texts
-are not computed here (they cost a file read each): :func:`piview.model.treetext.row_text`
-gives the text of one entry, to be called for the rows on screen only; the search is in
-:mod:`piview.model.treesearch`. Every walk is iterative, so a chain 100,000 entries deep is
-fine. Nothing here imports Textual or Rich.
-"""
+Row texts are :func:`piview.model.treetext.row_text`, for the rows on screen only. Every walk
+is iterative."""
 
 from __future__ import annotations
 

@@ -1,18 +1,11 @@
 """Provides :func:`grow_rows`: the branch panel's rows once Pi appended a chain of entries
-under an entry of the active path (to its leaf, or a new branch after ``/tree``), from the rows
-it had, without flattening the whole tree again.
+under an entry of the active path, from the rows it had, without flattening the tree again.
 
-Only the fork's segment is laid out again (the row of the fork, or of its nearest visible
-ancestor when the filter hides it, and what hangs under it, as
-:func:`~piview.model.treeview.refold` does for a fold); the visible tree is carried over: the
-new entries join it, the fork's children and the old branch's branch points are put back in
-tree order (the active child first), the subtree sizes of the fork's ancestors grow, and the
-preorder positions after the fork's subtree move on. The result equals
+Only the fork's segment is laid out again (as :func:`~piview.model.treeview.refold` does for
+a fold); the rest of the visible tree is carried over. The result equals
 :func:`~piview.model.treeview.flatten` of the grown session; the shapes it does not handle
-(side notes, archives, labels among the new entries, hidden entries where the order of the
-visible children would have to be worked out again, user folds) give None, and the caller
-flattens as before.
-"""
+(side notes, archives, labels among the new entries, hidden entries that would reorder
+visible children, user folds) give None, and the caller flattens."""
 
 from __future__ import annotations
 

@@ -238,11 +238,6 @@ class UsageReport:
         the whole file."""
         return pi_total(self.all, self.tools_all, self.summaries_all)
 
-    @property
-    def total_path(self) -> UsageTotals:
-        """The same three on the branch shown."""
-        return pi_total(self.path, self.tools_path, self.summaries_path)
-
 
 def pi_breakdown(report: UsageReport) -> list[tuple[str, UsageTotals]]:
     """The lines of Pi's ``/session`` cost breakdown for the whole file: assistant usage per

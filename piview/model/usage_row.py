@@ -1,15 +1,11 @@
 """Provides the form a message's usage takes in :attr:`NodeStore.usage_blob
-<piview.model.store.NodeStore.usage_blob>`: a msgpack array of :class:`~piview.model.types.Usage`'s
-values, without its field names (a map carried the names in every row: they were more
-than half of the blob).
+<piview.model.store.NodeStore.usage_blob>`: a msgpack array of
+:class:`~piview.model.types.Usage`'s values without their field names.
 
 A row is ``[input, output, cacheRead, cacheWrite, totalTokens, cost, cacheWrite1h,
 reasoning]``, ``cost`` being ``None`` or ``[input, output, cacheRead, cacheWrite, total]``;
-trailing ``None`` values are left out (the fields after ``cacheWrite`` that the file did not
-set). The compiled loop (``_fill.c``) writes the same bytes as :func:`row_of`; the two are
-compared by the tests. :func:`usage_of` gives back exactly the ``Usage`` that was encoded:
-the Struct drops fields it does not know when the file is read, so there is nothing else.
-"""
+trailing ``None`` values are left out. ``_fill.c`` writes the same bytes as :func:`row_of` (the
+tests compare them); :func:`usage_of` gives back exactly the ``Usage`` encoded."""
 
 from __future__ import annotations
 

@@ -1,15 +1,11 @@
 """Provides :func:`markdown_lines`: Rich's lines of a Markdown text, element by element.
 
-Rich draws a :class:`~rich.markdown.Markdown` as one stream of segments (every paragraph,
-list and code block rendered through the console's generators), which
-``console.render_lines`` cuts into lines again. Here Rich's own loop over the parsed tokens
-runs unchanged, but each top-level element it would render is handed back instead and laid
-out on its own: what it yields, when that is one renderable (a paragraph's or a heading's
-Text, a code block's Padding or Syntax), by :func:`piview.render.fastlayout.layout`'s rules,
-anything else (a list's segments) by Rich. Every element Rich renders ends its last line, so
-the lines of the whole are the elements' lines in order, an empty line where Rich writes the
-new line between two; an element that leaves its last line open before another (an image
-placeholder) gives ``None``, and the caller draws the text with Rich."""
+Rich's own loop over the parsed tokens runs unchanged, but each top-level element is handed
+back and laid out on its own: one renderable (a paragraph's or heading's Text, a code block's
+Padding or Syntax) by :func:`piview.render.fastlayout.layout`'s rules, anything else by Rich.
+The lines of the whole are the elements' lines in order, an empty line between two; an element
+that leaves its last line open (an image placeholder) gives ``None``, and the caller draws the
+text with Rich."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ import re
 import struct
 import warnings
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable
 from dataclasses import dataclass
 from io import BytesIO
 
@@ -334,8 +334,3 @@ def _reason(exc: Exception) -> str:
 
 
 _OBJ_RE = re.compile(r"\s*<[\w.]+ object at 0x[0-9a-f]+>")
-
-
-def image_texts(blocks: Iterable[tuple[object, object]]) -> list[str]:
-    """``[image …]`` labels of ``(data, mime)`` pairs, for search text."""
-    return [f"[image {image_label(image_info(d, m))}]" for d, m in blocks]

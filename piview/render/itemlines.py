@@ -1,15 +1,10 @@
 """Provides :func:`item_lines` and :func:`fast_item_lines`: the transcript's lines of one block,
 laid out by :mod:`piview.render.fastlayout` instead of Rich's chain of generators.
 
-:func:`piview.render.items.item_lines` drew a block as ``console.render_lines`` of
-:func:`~piview.render.items.render_item`'s renderable: Rich laid the content out once inside
-the renderable that catches failures, then split, styled and padded the lines again (felt
-on the screenful a jump brings into view on a big session). Here the
-content is laid out once by :func:`~piview.render.fastlayout.layout` (Rich's own lines for
-what it does not lay out itself), then styled and padded as ``render_lines`` does: the same
-segments, which the tests compare with :func:`rich_item_lines` on every block of the
-fixtures and the corpus.
-"""
+``console.render_lines`` of :func:`~piview.render.items.render_item` laid the content out,
+then split, styled and padded the lines again. Here the content is laid out once by
+:func:`~piview.render.fastlayout.layout`, then styled and padded as ``render_lines`` does: the
+same segments, which the tests compare with :func:`rich_item_lines`."""
 
 from __future__ import annotations
 

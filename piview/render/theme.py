@@ -1,13 +1,8 @@
 """Provides piview's palette: every colour the transcript uses, by name, in one place.
 
-Renderers use the :class:`~rich.style.Style` objects from :func:`style` directly rather than
-style *names*, so the output is the same on any console (a Textual app's console does not know
-piview's names). :data:`THEME` exposes the same palette as a Rich theme for consoles that want
-to resolve the names (``Console(theme=THEME)``).
-
-Colours are ANSI names, not RGB, so they follow the user's terminal scheme on dark and light
-backgrounds alike.
-"""
+Renderers use the :class:`~rich.style.Style` objects of :func:`style`, not style names, so the
+output is the same on any console; :data:`THEME` is the same palette as a Rich theme. Colours
+are ANSI names, so they follow the terminal's scheme."""
 
 from __future__ import annotations
 

@@ -1,14 +1,10 @@
 """Provides :func:`warm_lexers`: the Pygments lexers a branch's blocks will highlight with,
 made before the blocks are drawn.
 
-Pygments compiles a lexer class's regular expressions the first time one of its lexers is made
-(Python's and Bash's are among the slowest), paid by whichever key first brings such a block
-on screen (a jump to the next label landing on a file read). Made ahead, in a worker, from the
-paths the branch's tool calls name (and the shell and Python lexers that commands and cells
-use), the drawing finds them made. Nothing drawn changes: these are the caches the renderers
-fill themselves (:func:`piview.render.roles._common._lexer_for`,
-:func:`piview.render.lexers.lexer`).
-"""
+A lexer class compiles its patterns when its first lexer is made, paid by the key that first
+brings such a block on screen. Made ahead in a worker, from the paths the branch's tool calls
+name (and the shell and Python lexers), they fill the renderers' own caches
+(:func:`piview.render.roles._common._lexer_for`, :func:`piview.render.lexers.lexer`)."""
 
 from __future__ import annotations
 

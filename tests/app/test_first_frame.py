@@ -280,7 +280,6 @@ NOT_BEFORE_A_TAILS_FIRST_SCREEN = (
     "piview.model.index_cache",
     "piview.model.index_extras",
     "piview.model.split",
-    "piview.model.source",
     "piview.model.usage",  # the usage sidebar's report, hidden at first
 )
 

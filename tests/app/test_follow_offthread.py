@@ -272,7 +272,9 @@ async def test_the_index_is_cached_in_a_worker(
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await wait_until(
-            pilot, lambda: cache.restore(live, s.file_descriptor()) is not None, "the cache"
+            pilot,
+            lambda: cache.restore_with_extras(live, s.file_descriptor()) is not None,
+            "the cache",
         )
         assert not s.index_unsaved
     assert threads and not any(threads)

@@ -144,7 +144,7 @@ def _leaves(session: Session) -> list[int]:
     if leaves:
         picks += [leaves[0], leaves[len(leaves) // 2], leaves[-1]]
     if tree.roots:
-        picks += [tree.newest_leaf(tree.roots[0]), tree.latest_leaf_under(tree.roots[-1])]
+        picks += [tree.newest_leaf(tree.roots[0]), tree.newest_leaf(tree.roots[-1])]
     return list(dict.fromkeys(picks))
 
 

@@ -96,7 +96,6 @@ TAIL_BEFORE_THE_FORK_LATER = (
     "piview.model.store_state",
     "piview.model.split",
     "piview.model.memory",
-    "piview.model.source",  # OpenClaw's databases only
     "piview.model.blobs",  # oh-my-pi's images: when an entry is decoded in full
     "piview.model.usage",  # the sums of the usage sidebar and info, hidden at first
 )

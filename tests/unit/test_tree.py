@@ -178,4 +178,3 @@ def test_newest_leaf_under_branch_point(write_session) -> None:
         )
     )
     assert s.ids[s.tree.newest_leaf(0)] == "c"
-    assert s.ids[s.tree.latest_leaf_under(0)] == "d"

@@ -541,11 +541,6 @@ def lines_label(n: int) -> str:
     return fmt_count(n, "line")
 
 
-def notice_text(message: str) -> Text:
-    """A one-line red notice."""
-    return Text(sanitize_line(message), style=style("piview.error.text"), no_wrap=True)
-
-
 def message_as(ctx: Ctx, cls: type[_M]) -> _M | None:
     """The message of the item's entry when it is a ``cls`` (else ``None``)."""
     m = getattr(ctx.entry, "message", None)
