@@ -162,12 +162,17 @@ async def test_tools_view_opens_with_calls_collected_ahead_and_makes_visible_cel
     monkeypatch.setattr(SessionScreen, "AHEAD_AFTER", 0.05)
     app = make_app(load_session(many_calls))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.2)
-        await app.workers.wait_for_complete()
         s = app.session
         assert s is not None
-        path = app.screen.query_one(Transcript).path
-        rows = cached_tool_rows(s, path)
+        # The timer fires once the screen is up, however long that takes on a busy machine:
+        # wait for its worker's rows (never for a fixed time).
+        rows = None
+        for _ in range(200):
+            await pilot.pause(0.05)
+            await app.workers.wait_for_complete()
+            rows = cached_tool_rows(s, app.screen.query_one(Transcript).path)
+            if rows is not None:
+                break
         assert rows is not None and len(rows) == 3000  # collected ahead, before T
         await pilot.press("T")
         await pilot.pause()
