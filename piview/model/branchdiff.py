@@ -1,9 +1,5 @@
-"""Provides the comparison of two branches: what each did after their fork.
-
-For each side (what follows the common ancestor on one branch): the user prompts, the tool
-calls (and those the other side did not make with the same name and arguments), the files
-the built-in tools read, edited and wrote, the outcome and the totals. Linear in the two
-paths. The data of the comparison screen and ``piview diff``."""
+"""Provides the comparison of two branches: what each did after their fork (prompts, tool
+calls, files, outcome and totals), for the comparison screen and ``piview diff``."""
 
 from __future__ import annotations
 
@@ -196,10 +192,8 @@ class BranchDiff:
 
 
 def compare_branches(session: Session, leaf_a: int, leaf_b: int) -> BranchDiff:
-    """Compare the branch from the root to ``leaf_a`` with the one to ``leaf_b``.
-
-    Either may be any entry: its branch is the path from its root down to it.
-    """
+    """Compare the branch from the root to ``leaf_a`` with the one to ``leaf_b`` (either
+    may be any entry)."""
     tree = session.tree
     path_a, path_b = tree.path(leaf_a), tree.path(leaf_b)
     k = 0

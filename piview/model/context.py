@@ -1,13 +1,7 @@
 """Provides what the model saw at any entry: the context Pi builds, and the system prompt state.
 
-:func:`build_context` follows Pi's ``buildSessionContext`` and ``convertToLlm``: the path from
-the root to the entry; when a compaction is on it, its summary first, then the kept entries from
-``firstKeptEntryId`` (or the compaction's ``retainedTail``, in newer files), then everything after
-it; branch summaries with a non-empty summary; custom messages (hidden ones too: ``display``
-only affects the terminal); bash executions unless excluded with ``!!``. oh-my-pi's
+:func:`build_context` follows Pi's ``buildSessionContext`` and ``convertToLlm``; oh-my-pi's
 ``reset_boundary`` (``/clear``) starts the context again after it.
-
-:func:`system_prompt_state` replays the system messages on the path in order.
 """
 
 from __future__ import annotations
