@@ -9,12 +9,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from piview.model.context import content_text
 from piview.model.tools import ToolRow, tool_rows
 from piview.model.tree import parse_iso_ms
 from piview.model.types import (
     AssistantMessage,
     MessageEntry,
-    TextContent,
     ToolResultMessage,
     UserMessage,
 )
@@ -328,17 +328,9 @@ def _message(session: Session, i: int) -> Any:
     return entry.message if isinstance(entry, MessageEntry) else None
 
 
-def _text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(b.text for b in content if isinstance(b, TextContent))
-    return ""
-
-
 def _user_text(session: Session, i: int) -> str:
     msg = _message(session, i)
-    return _text(msg.content).strip() if isinstance(msg, UserMessage) else ""
+    return content_text(msg.content).strip() if isinstance(msg, UserMessage) else ""
 
 
 def _turn_problem(session: Session, i: int, reason: str) -> Problem:
@@ -354,7 +346,7 @@ def _result_problem(session: Session, i: int) -> str:
     msg = _message(session, i)
     if not isinstance(msg, ToolResultMessage):
         return "error"
-    first = _text(msg.content).strip().partition("\n")[0]
+    first = content_text(msg.content).strip().partition("\n")[0]
     return f"{msg.tool_name or '?'}: {first}" if first else msg.tool_name or "error"
 
 
@@ -366,7 +358,7 @@ def _last_text(session: Session, entries: list[int]) -> tuple[str | None, int | 
             continue
         msg = _message(session, i)
         if isinstance(msg, AssistantMessage):
-            text = _text(msg.content).strip()
+            text = content_text(msg.content).strip()
             if text:
                 return text, i
     return None, None

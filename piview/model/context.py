@@ -25,6 +25,7 @@ __all__ = [
     "SessionContext",
     "SystemPromptState",
     "build_context",
+    "content_text",
     "system_prompt_state",
 ]
 
@@ -186,7 +187,8 @@ class SystemPromptState:
     """Every system message replayed, in order."""
 
 
-def _text_of(content: object) -> str:
+def content_text(content: object) -> str:
+    """A message's string content, or its text blocks joined by newlines."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -212,7 +214,7 @@ def system_prompt_state(session: Session, at: int | None = None) -> SystemPrompt
         if msg.replace or state.baseline is None:
             state = SystemPromptState(baseline=i, messages=state.messages)
         state.messages.append(i)
-        text = _text_of(msg.content)
+        text = content_text(msg.content)
         if text:
             state.prompts.append((i, text))
         for name, value in (msg.sections or {}).items():
