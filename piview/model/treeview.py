@@ -36,8 +36,7 @@ Gutter = tuple[int, bool, "Gutter | None"]
 
 @dataclass(slots=True)
 class Row:
-    """One line of the branch panel (treat as read-only; not frozen because it is built
-    100,000 times for a long chain and frozen dataclasses are twice as slow to build)."""
+    """One line of the branch panel (read-only; not frozen: frozen ones are slower to build)."""
 
     entry: int
     """Entry index in file order."""

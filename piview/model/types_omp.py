@@ -164,7 +164,6 @@ OMP_SETTINGS_TYPES: frozenset[str] = frozenset(
 """oh-my-pi's bookkeeping entries: one-line dividers, filtered as Pi's settings entries are."""
 
 OMP_ENTRY_TYPES = OMP_SETTINGS_TYPES | {
-    str(t.__struct_config__.tag)
-    for t in (SessionInitEntry, ResetBoundaryEntry, ArchiveEntry)
+    str(t.__struct_config__.tag) for t in (SessionInitEntry, ResetBoundaryEntry, ArchiveEntry)
 }
 """Entry types that only oh-my-pi writes."""
