@@ -1,8 +1,5 @@
 """Provides session discovery: where Pi keeps sessions, and which files are sessions.
-
-Pi writes ``~/.pi/agent/sessions/--<cwd>--/<timestamp>_<id>.jsonl`` (``$PI_CODING_AGENT_DIR``
-moves the agent directory). Session files are only ever read.
-"""
+Session files are only ever read."""
 
 from __future__ import annotations
 

@@ -1,12 +1,8 @@
 """Provides :class:`SearchIndex`: every session's text in SQLite with an FTS5 table.
 
-The database (``search.db`` in the user cache directory, ``$PIVIEW_SEARCH_DB``) is in WAL mode
-so that searches read while an update writes; session files are only read. An update skips
-unchanged files, indexes only the new whole lines of a file that grew (its bytes before the
-indexed end unchanged), re-indexes any other change and drops a file gone (a renamed file is
-found again by its inode and bytes). A cold build reads files in a pool of two processes, the
-parent the one writer. The FTS5 table is contentless (snippets are read back from the file),
-with columns ``text`` and ``tools``."""
+The database is in WAL mode so that searches read while an update writes. An update skips
+unchanged files, indexes only the new lines of a file that grew and re-indexes any other
+change. The FTS5 table is contentless (snippets are read back from the file)."""
 
 from __future__ import annotations
 
@@ -111,14 +107,11 @@ CREATE INDEX IF NOT EXISTS entries_file ON entries(file);
 
 class SearchIndex:
     """The search index at ``path`` (default :func:`index_path`), opened or created; with
-    ``memory``, in memory only. ``background``: no one waits for the open (the picker's
-    builder), which may then check it longer (:func:`~piview.catalog.fts_db.check_damage`).
+    ``memory``, in memory only; ``background``: no one waits for the open.
 
     Raises:
         IndexRefusedError: ``path`` is not a piview index (nothing is changed).
-        OSError: its folder cannot be made.
-        sqlite3.Error: it cannot be opened (busy, read-only, a full disk); a damaged index
-            of ours is swapped for a new one instead (:attr:`rebuilt`).
+        OSError, sqlite3.Error: its folder cannot be made, or it cannot be opened.
     """
 
     def __init__(
@@ -238,12 +231,9 @@ class SearchIndex:
         workers: int = 2,
         roots: Iterable[Path | str] | None = None,
     ) -> Progress:
-        """Bring the index up to date with ``paths``, every session file in ``roots`` (the
-        folders they were found in): a file the index has that is not among them is dropped
-        when it is in one of ``roots`` (any, without ``roots``) or gone from the disk, so
-        that folders searched one at a time share the index. Returns the last progress.
-
-        ``cancelled`` is asked between files: what is indexed so far is kept.
+        """Bring the index up to date with ``paths``, the session files in ``roots``; a file
+        indexed in one of ``roots`` (any, without ``roots``) but not listed, or gone, is
+        dropped. ``cancelled`` is asked between files. Returns the last progress.
         """
         self._maybe_rebuild()
         known = self.files()
@@ -449,14 +439,9 @@ class SearchIndex:
         candidates: int | None = None,
         under: Path | str | None = None,
     ) -> list[Hit]:
-        """The entries matching ``query`` (FTS5 syntax, see :mod:`piview.catalog.fts_query`),
-        best first (bm25); ``since`` an ISO date or time (entries from then on);
-        ``per_session`` keeps at most that many hits of one session; ``under`` only the
-        sessions in that folder.
-
-        ``candidates`` ranks only the newest that many matching entries (the last indexed):
-        quick first results for a common word, which a search without it then completes
-        (bm25 costs a few microseconds a match, and a common word matches 100,000 entries).
+        """The entries matching ``query`` (FTS5 syntax), best first (bm25), from ``since`` on,
+        at most ``per_session`` a session, ``under`` a folder; ``candidates`` ranks only the
+        newest that many matches (quick first results for a common word).
         """
         q = query if isinstance(query, FtsQuery) else parse_fts_query(query, tools=tools)
         if q.blank or limit <= 0:

@@ -1,10 +1,5 @@
 """Provides :func:`update_in_process`: the search index brought up to date in a process of its
-own.
-
-The picker runs its build this way: SQLite's writer and the decoding of every line would
-otherwise take the interpreter lock from the UI thread for seconds at a time (typing lags,
-quitting waits). The builder process (and its pool of readers, see
-:meth:`piview.catalog.fts.SearchIndex.update`) ends when the process that started it ends.
+own, so that SQLite and the decoding do not take the interpreter lock from the UI thread.
 """
 
 from __future__ import annotations
@@ -57,9 +52,8 @@ def update_in_process(
     cancelled: Callable[[], bool] | None = None,
     workers: int = 2,
 ) -> str | None:
-    """:meth:`SearchIndex.update` in a spawned process; ``progress`` gets
-    ``(files done, files, bytes done, bytes)``. Returns None when done, else why not
-    (cancelled: the process is ended; what it indexed so far is kept)."""
+    """:meth:`SearchIndex.update` in a spawned process, ``progress`` getting ``(files done,
+    files, bytes done, bytes)``; None when done, else why not (what it indexed is kept)."""
     ctx = get_context("spawn")
     reader, writer = ctx.Pipe(duplex=False)
     args: tuple[Any, ...] = (

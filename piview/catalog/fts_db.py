@@ -1,15 +1,8 @@
 """Provides what keeps the search index's SQLite file safe (issue #26): whose file it is, what
 a SQLite error means, and a damaged index swapped for a new one.
 
-- piview's index files carry :data:`APPLICATION_ID` (``PRAGMA application_id``).
-  :func:`check_ours` refuses any other existing file (a session named by
-  ``$PIVIEW_SEARCH_DB`` by mistake, a folder, a device) before SQLite opens it: piview never
-  deletes or replaces a file it did not make. An index from before the mark (its tables are
-  ours) is ours too, and so is whatever is at the default path in piview's own cache folder.
-- :func:`swap_in_new` replaces a damaged index of ours by a new empty one, made beside it and
-  renamed over it (never an unlink of a file that might not be ours).
-- :func:`error_kind` sorts SQLite's errors into busy (another piview writes), full, damaged
-  an I/O error and unusable (a read-only folder).
+piview never deletes or replaces a file it did not make (:func:`check_ours`): its index
+files carry :data:`APPLICATION_ID`, and a damaged one is replaced by a new file renamed over it.
 """
 
 from __future__ import annotations
@@ -49,8 +42,7 @@ _OUR_TABLES = {"meta", "files", "entries", "docs"}
 _CHECK_ALWAYS_BYTES = 2 * 1024 * 1024
 """An index up to this size has FTS5's integrity check at every open for an update."""
 _CHECK_AT_ONCE_BYTES = 64 * 1024 * 1024
-"""Up to this size, a command checks a bigger index itself (daily); above, the picker's
-builder does, in the background."""
+"""Up to this size a command checks the index itself (daily); above, the picker's builder."""
 _CHECK_EVERY = 24 * 3600.0
 """Seconds between FTS5 integrity checks of a bigger index."""
 
@@ -65,11 +57,8 @@ def is_default_path(path: Path) -> bool:
 
 
 def check_ours(path: Path) -> None:
-    """Nothing to do when ``path`` is absent, empty or a piview index.
-
-    Raises:
-        IndexRefusedError: ``path`` is a folder, a device, or a file of someone else's.
-    """
+    """Nothing to do when ``path`` is absent, empty or a piview index; raises
+    :class:`IndexRefusedError` for a folder, a device, or a file of someone else's."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -107,9 +96,8 @@ def _marked(path: Path) -> bool:
 
 
 def swap_in_new(path: Path) -> None:
-    """Replace the index at ``path`` (ours: see :func:`check_ours`) by a new empty one, made
-    beside it then renamed over it; its write-ahead log goes first (it would be replayed into
-    the new file)."""
+    """Replace the index at ``path`` (ours: :func:`check_ours`) by a new empty one renamed over
+    it; its write-ahead log goes first (it would be replayed into the new file)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.new")
     tmp.unlink(missing_ok=True)
     try:
@@ -140,8 +128,7 @@ ErrorKind = Literal["busy", "full", "io", "damaged", "unusable"]
 
 def error_kind(exc: sqlite3.Error) -> ErrorKind:
     """What a SQLite error means for the index: ``busy`` (another process holds the lock),
-    ``full`` (the disk), ``damaged`` (not a database, or corrupt pages: build it again) or
-    ``unusable`` (read-only, cannot open: run without it)."""
+    ``full`` (the disk), ``damaged`` (build it again) or ``unusable`` (run without it)."""
     code = getattr(exc, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
     text = str(exc).lower()
@@ -163,16 +150,8 @@ def error_kind(exc: sqlite3.Error) -> ErrorKind:
 
 
 def check_damage(db: sqlite3.Connection, path: Path, *, background: bool = False) -> None:
-    """Raise on damaged pages at open, not halfway through an update or as a silent wrong
-    answer. ``quick_check`` reads every page, at every open; FTS5's own check also finds damage
-    inside its blobs, which quick_check misses and which made the index answer ``[]`` while
-    hits exist, but its cost grows with the index: at every open up to
-    ``_CHECK_ALWAYS_BYTES``, else once a day (by a command up to ``_CHECK_AT_ONCE_BYTES``, by
-    the picker's builder at any size).
-
-    Raises:
-        sqlite3.DatabaseError: the index is damaged.
-    """
+    """Raise :class:`sqlite3.DatabaseError` on damaged pages at open, not halfway through an
+    update (FTS5's own check at every open up to ``_CHECK_ALWAYS_BYTES``, else once a day)."""
     row = db.execute("PRAGMA quick_check(1)").fetchone()
     if row is None or row[0] != "ok":
         raise sqlite3.DatabaseError(f"database disk image is malformed: {row}")

@@ -1,11 +1,8 @@
 """Provides the text the search index keeps of a session file, read in one pass.
 
-Each line is decoded into a small msgspec Struct holding only what is indexed (ids, the role,
-message text, summaries, custom content, tool-call arguments, tool output); thinking, images
-and usage are skipped by msgspec without being allocated. A line that does not fit the Struct
-takes a tolerant path over plain JSON; a line that is not JSON is skipped. Only whole lines are
-read: a torn last line (Pi still writing) is left for the next update. Session files are only
-ever read. Pure: the standard library and msgspec, so that it runs in a worker process.
+Each line is decoded into a small Struct holding only what is indexed, a line that does not
+fit takes a tolerant path over plain JSON; a torn last line is left for the next update.
+Pure (the standard library and msgspec), so that it runs in a worker process.
 """
 
 from __future__ import annotations

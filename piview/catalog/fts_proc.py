@@ -1,8 +1,5 @@
 """Provides what the processes of a search-index build share: :func:`exit_with_parent` and
-:func:`real_stderr`.
-
-A module of its own, below :mod:`piview.catalog.fts` (its reader pool) and
-:mod:`piview.catalog.fts_build` (its builder process), so that neither imports the other.
+:func:`real_stderr` (a module of its own so that fts and fts_build need not import each other).
 """
 
 from __future__ import annotations
@@ -19,9 +16,8 @@ __all__ = ["exit_with_parent", "real_stderr"]
 
 
 def exit_with_parent(parent: int) -> None:
-    """In a child process: end when ``parent`` ends. The viewer quits at once
-    (``os._exit``), and a pool worker waiting for its next file would never see its queue
-    close (each worker holds both ends)."""
+    """In a child process: end when ``parent`` ends (the viewer quits with ``os._exit``, and
+    a pool worker would never see its queue close)."""
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -33,9 +29,8 @@ def exit_with_parent(parent: int) -> None:
 
 @contextmanager
 def real_stderr(null: IO[str]) -> Iterator[None]:
-    """``sys.stderr`` is ``null`` meanwhile, unless it has a file descriptor: Textual's has
-    none, and multiprocessing hands stderr's to its helper process ("bad value(s) in
-    fds_to_keep")."""
+    """``sys.stderr`` is ``null`` meanwhile unless it has a file descriptor (multiprocessing
+    hands it to its helper process: "bad value(s) in fds_to_keep")."""
     try:
         ok = sys.stderr is not None and sys.stderr.fileno() >= 0
     except (AttributeError, OSError, ValueError):

@@ -1,13 +1,9 @@
 """Provides the search index's queries: what the user typed → an FTS5 ``MATCH`` expression,
 and the words to highlight in a snippet.
 
-The syntax is FTS5's own (words, ``"phrases"``, ``prefix*``, ``AND``/``OR``/``NOT``,
-parentheses). A query FTS5 cannot parse (an unbalanced quote, a stray ``:``) is searched as its
-plain words instead, so typing never fails; so is a query of operators only (``AND OR``,
-``NOT``). A query is bounded (:data:`MAX_QUERY_CHARS`, :data:`MAX_PREFIXES`): each prefix term
-expands to every indexed word it starts, and thousands of them take minutes. By default only
-the ``text`` column is searched; with ``tools`` (or a leading ``tools:``) tool calls and tool
-output are searched too.
+A query FTS5 cannot parse, or of operators only, is searched as its plain words, so typing
+never fails. A query is bounded (:data:`MAX_QUERY_CHARS`, :data:`MAX_PREFIXES`): each prefix
+expands to every indexed word it starts, and thousands of them take minutes.
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """Provides :func:`updated_index` and :func:`search_updated`: the search index brought up to
 date and searched whatever the disk and other processes do (issue #26).
 
-The index is a cache: when it cannot be used it is done without, with one note for the user.
-
-- Another piview holds it locked (updating it): after a short wait
-  (:data:`~piview.catalog.fts_db.BUSY_TIMEOUT`) it is searched as it stands.
-- It is damaged (at open, at the update or at the query): a new one is built in its place
-  (:meth:`SearchIndex.rebuild`), once.
-- Its folder cannot be made or written, or the disk is full: the sessions are indexed in
-  memory for this run (the same answer, read from scratch); a full disk's half-written index
-  of ours is removed.
-- Its path names a file piview did not make: :class:`IndexRefusedError`, nothing changed.
+The index is a cache: locked by another piview, it is searched as it stands; damaged, it is
+rebuilt once; unwritable or on a full disk, the sessions are indexed in memory for this run.
 """
 
 from __future__ import annotations
@@ -47,9 +39,8 @@ def updated_index(
     workers: int = 2,
     background: bool = False,
 ) -> tuple[SearchIndex, list[str]]:
-    """The index at ``path`` (default: :func:`~piview.catalog.fts.index_path`) brought up to
-    date with ``paths`` (see :meth:`SearchIndex.update`), and at most one note for the user;
-    ``background``: no one waits (see :class:`SearchIndex`).
+    """The index at ``path`` (default :func:`~piview.catalog.fts.index_path`) brought up to
+    date with ``paths``, and at most one note for the user.
 
     Raises:
         IndexRefusedError: ``path`` is not a piview index.
@@ -105,9 +96,8 @@ def search_updated(
     progress: Callable[[Progress], None] | None = None,
     **options: Any,
 ) -> tuple[list[Hit], list[str]]:
-    """:func:`updated_index`, then :meth:`SearchIndex.search` of ``query`` with ``options``;
-    damage found by the query builds the index again (once). Returns the hits and at most
-    one note."""
+    """:func:`updated_index`, then :meth:`SearchIndex.search` of ``query`` (rebuilt once if the
+    query finds damage); the hits and at most one note."""
     files, folders = list(paths), list(roots)
     index, notes = updated_index(files, roots=folders, path=path, progress=progress)
     try:

@@ -1,17 +1,10 @@
 """Provides where each host of the Pi family keeps its sessions, and finding them there.
 
-- **Pi**: ``~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl`` (``$PI_CODING_AGENT_DIR`` moves
-  the agent folder).
-- **oh-my-pi**: ``~/.omp/agent/sessions/<bucket>/<time>_<id>.jsonl`` (``$PI_CODING_AGENT_DIR``
-  moves it too), its profiles' ``~/.omp/profiles/<name>/agent/sessions`` (the active one is
-  ``$OMP_PROFILE``, else ``$PI_PROFILE``; the picker lists every profile) and
-  ``$XDG_DATA_HOME/omp/sessions`` when that folder exists. A subagent's transcript is nested
-  under its parent's: ``<parent file without .jsonl>/<id>.jsonl``; it is listed with its parent.
-- **OpenClaw**: ``~/.openclaw`` (``$OPENCLAW_STATE_DIR``) ``/agents/<agent>/sessions/<id>.jsonl``
-  with ``sessions.json`` beside them (names and last activity), and since 2026.8
-  ``/agents/<agent>/agent/openclaw-agent.sqlite`` (sessions named ``DB#ID``). The header's cwd
-  is the gateway's folder, so OpenClaw sessions are grouped by agent. Files it set aside
-  (``*.reset.<ts>``, ``*.corrupt-*``, ``*.imported-*``, ``*.deleted.*``) are skipped.
+- **Pi**: ``~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl`` (``$PI_CODING_AGENT_DIR``).
+- **oh-my-pi**: ``~/.omp/agent/sessions/<bucket>/`` and its profiles'; a subagent's transcript
+  is nested under its parent's ``<parent file without .jsonl>/<id>.jsonl``.
+- **OpenClaw**: ``~/.openclaw/agents/<agent>/sessions/<id>.jsonl`` (grouped by agent, since the
+  header's cwd is the gateway's) and ``openclaw-agent.sqlite`` (sessions named ``DB#ID``).
 
 Everything here only reads.
 """

@@ -1,13 +1,8 @@
 """Provides the lineage of session files: which session each was forked from, and subagents.
 
-A fork names its source in its header: ``parentSession`` (``branchedFrom`` in older files), an
-absolute path written on the machine that made it. The path is matched exactly first, then,
-for a folder that was moved or copied, by file name (Pi's names hold the session id, so they
-are unique). A subagent's session is a file inside a folder named after its parent session's
-file (``<parent stem>/…/<file>.jsonl``), as subagent extensions write them.
-
-Everything here is linear in the number of files; a cycle in bad headers is cut, never
-followed. Session files are only ever read.
+A fork's header names its source (``parentSession``, ``branchedFrom`` in older files) by an
+absolute path, matched exactly first, then by file name (for a moved folder). A subagent's
+file is inside a folder named after its parent's file. A cycle in bad headers is cut.
 """
 
 from __future__ import annotations
@@ -99,11 +94,8 @@ def with_subagents(paths: Sequence[Path]) -> list[Path]:
 
 
 def link_sessions(paths: Sequence[str], refs: Mapping[str, str | None]) -> dict[str, Link]:
-    """The :class:`Link` of every path; ``refs[path]`` is its header's parent reference.
-
-    A reference is resolved against ``paths`` (exact, normalised path; else the one file of
-    that name); a file with none, nested in another's own folder, is that one's subagent.
-    """
+    """The :class:`Link` of every path; ``refs[path]`` is its header's parent reference
+    (a file without one, nested in another's own folder, is that one's subagent)."""
     exact = {os.path.normpath(p): p for p in paths}
     by_name: dict[str, str | None] = {}
     for p in paths:
@@ -134,13 +126,8 @@ def link_files(paths: Sequence[str]) -> dict[str, Link]:
 def find_parent(
     path: str | os.PathLike[str], ref: str | None, roots: Sequence[Path] = ()
 ) -> tuple[Path | None, str]:
-    """The file session ``path`` was forked from (its header's ``ref``), or that it is a
-    subagent of, and ``"fork"`` or ``"subagent"``; ``(None, "")`` when not found.
-
-    The reference is tried as written, then by file name beside ``path``, in the other
-    project folders of its sessions folder, and in ``roots`` (sessions folders, each project
-    folder in them): a folder moved or copied elsewhere.
-    """
+    """The file session ``path`` was forked from, or is a subagent of, and ``"fork"`` or
+    ``"subagent"``; ``(None, "")`` when not found (looked for beside it and in ``roots``)."""
     here = Path(path)
     if ref:
         name = os.path.basename(ref)
@@ -166,9 +153,8 @@ def find_parent(
 
 
 def fork_point(child_ids: Sequence[str], find: Callable[[str], int | None]) -> int | None:
-    """Where a fork left its parent: the parent's index of the last of the fork's first
-    entries that the parent has (``find`` looks an id up in the parent). The fork's copied
-    history comes first in its file; the first entry the parent lacks ends it."""
+    """Where a fork left its parent: the parent's index (``find``) of the last of the fork's
+    first entries that the parent has (the first entry it lacks ends the copied history)."""
     at: int | None = None
     for ref in child_ids:
         hit = find(ref) if ref else None
@@ -193,11 +179,8 @@ def _nesting_parent(path: str, exact: Mapping[str, str]) -> str | None:
 
 
 def thread_order(paths: Sequence[str], parents: Mapping[str, str | None]) -> list[tuple[str, int]]:
-    """``(path, depth)`` for every path: each under its parent, siblings in the given order.
-
-    A path whose parent is not among ``paths`` is a root. Files in a cycle of parents (bad
-    headers) are reached from none: the first of them in the given order becomes a root.
-    """
+    """``(path, depth)`` for every path: each under its parent, siblings in the given order;
+    a path whose parent is not among ``paths``, or the first of a cycle, is a root."""
     known = set(paths)
     children: dict[str, list[str]] = {}
     roots: list[str] = []

@@ -1,16 +1,8 @@
 """Provides true usage totals across session files (``piview stats``): forks counted once.
 
-Pi's ``/fork``, ``/clone`` and ``pi --fork`` copy history into a new file: same entries, ids,
-timestamps and usage. Here a usage record counts only in the first file that has it, files
-taken parents first (:mod:`piview.catalog.lineage`), then by their header's time. A record is
-known by (entry id, timestamp, its usage as stored): two different model calls agree on all
-three only if a random 8-hex-digit id repeats in the same millisecond with the same counts.
-One global set of these keys catches forks whose parent moved, verbatim copies and files
-sharing their first entries, in one linear pass. Repeats inside one file count as
-``piview info`` counts them.
-
-Main-model, nested (tool-result) and summary usage are summed apart; the three together are
-Pi's ``/session`` totals."""
+Pi's ``/fork`` and ``/clone`` copy history into a new file, so a usage record, known by
+(entry id, timestamp, usage), counts only in the first file that has it, parents first.
+Main-model, nested (tool-result) and summary usage are summed apart."""
 
 from __future__ import annotations
 
@@ -93,11 +85,7 @@ class StatsReport:
 
 
 def parse_day(text: str) -> date:
-    """``YYYY-MM-DD`` or ``YYYYMMDD`` (as ccusage takes them).
-
-    Raises:
-        ValueError: anything else.
-    """
+    """``YYYY-MM-DD`` or ``YYYYMMDD`` (as ccusage takes them); ValueError for anything else."""
     t = text.strip()
     if len(t) == 8 and t.isdigit():
         t = f"{t[:4]}-{t[4:6]}-{t[6:]}"
@@ -200,11 +188,8 @@ def collect_stats(
     index_cache: IndexCache | None = None,
     cancelled: Callable[[], bool] | None = None,
 ) -> StatsReport:
-    """Sum usage over ``files`` per ``by`` group, each copied record counted once.
-
-    ``since`` and ``until`` (inclusive) keep the records whose entry falls on those local days;
-    ``cancelled`` is asked before each file (a worker stops early when it says True).
-    """
+    """Sum usage over ``files`` per ``by`` group, each copied record counted once, on the
+    local days ``since`` to ``until``; ``cancelled`` is asked before each file."""
     if by not in GROUPINGS:
         raise ValueError(f"unknown grouping {by!r}")
     order = processing_order(files)

@@ -1,11 +1,7 @@
 """Provides the summary of each session file the picker lists, and their on-disk cache.
 
-A *quick* summary reads only the head and the tail of a file (the header, the first user
-message, a recent name); a *full* one indexes the file (entry count, cost, the exact name).
-Full summaries are cached under the user cache directory, keyed by path, size and modification
-time, so a second start is instant. Each says which host wrote it (:mod:`piview.catalog.hosts`):
-an OpenClaw database's session (``DB#ID``) is summarised from its rows. Session files are only
-ever read.
+A *quick* summary reads only the head and the tail of a file; a *full* one indexes it and is
+cached, keyed by path, size and modification time, so that a second start is instant.
 """
 
 from __future__ import annotations
@@ -113,11 +109,8 @@ def _user_text(obj: Any, role: str = "user") -> str | None:
 
 
 def _head_tail(path: Path) -> tuple[int, float, bytes, bytes]:
-    """Size, modification time, the first ``HEAD_BYTES`` and the last ``_TAIL`` bytes (no tail when
-    the file is short).
-
-    For a database's session: its first and last events (size and time come from discovery).
-    """
+    """Size, modification time, the first ``HEAD_BYTES`` and the last ``_TAIL`` bytes (no tail
+    when the file is short); for a database's session, its first and last events."""
     ref = parse_sqlite_ref(path)
     if ref is not None:
         head, tail = peek_sqlite_session(ref)

@@ -1,8 +1,6 @@
 """Provides the pure model of Pi session files: decoding, tree, pairing, usage and context.
 
-Nothing here imports Textual or Rich; the viewer imports the model, never the other way round.
-Each name loads its module on first use (PEP 562), so the viewer's start imports only what its
-first screen needs.
+Nothing here imports Textual or Rich; each name loads its module on first use (PEP 562).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Provides the resolution of oh-my-pi's blob references: images stored beside the sessions.
 
-oh-my-pi moves an image's base64 out of the session file once it is 1,024 characters or more:
-the block's ``data`` becomes ``blob:sha256:<64 hex>`` and the raw bytes are in
-``<agent dir>/blobs/<hex>``, the agent dir being the folder above ``sessions/``. Blobs are
-opened read-only; a missing or unreadable blob leaves the reference as it is.
+A block's ``data`` ``blob:sha256:<hex>`` is the file ``<agent dir>/blobs/<hex>``; a missing
+or unreadable blob leaves the reference as it is.
 """
 
 from __future__ import annotations

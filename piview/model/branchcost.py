@@ -1,9 +1,5 @@
-"""Provides :func:`branch_costs`: what each branch of a session cost, for the usage sidebar.
-
-Each leaf's own part (from its fork point down to it, see :class:`~piview.model.subtree.LeafPart`)
-the most expensive first, what the branches off the one shown cost in all, and what the
-summaries cost when their entries record usage. Everything comes from the tree's
-:class:`~piview.model.subtree.SubtreeSums`; only the few branches listed read a row text.
+"""Provides :func:`branch_costs`: what each branch of a session cost, for the usage sidebar,
+from the tree's :class:`~piview.model.subtree.SubtreeSums`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""Provides the comparison of two branches: what each did after their fork.
-
-For each side (what follows the common ancestor on one branch): the user prompts, the tool
-calls (and those the other side did not make with the same name and arguments), the files
-the built-in tools read, edited and wrote, the outcome and the totals. Linear in the two
-paths. The data of the comparison screen and ``piview diff``."""
+"""Provides the comparison of two branches: what each did after their fork (prompts, tool
+calls, files, outcome and totals), for the comparison screen and ``piview diff``."""
 
 from __future__ import annotations
 
@@ -13,12 +9,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from piview.model.context import content_text
 from piview.model.tools import ToolRow, tool_rows
 from piview.model.tree import parse_iso_ms
 from piview.model.types import (
     AssistantMessage,
     MessageEntry,
-    TextContent,
     ToolResultMessage,
     UserMessage,
 )
@@ -196,10 +192,8 @@ class BranchDiff:
 
 
 def compare_branches(session: Session, leaf_a: int, leaf_b: int) -> BranchDiff:
-    """Compare the branch from the root to ``leaf_a`` with the one to ``leaf_b``.
-
-    Either may be any entry: its branch is the path from its root down to it.
-    """
+    """Compare the branch from the root to ``leaf_a`` with the one to ``leaf_b`` (either
+    may be any entry)."""
     tree = session.tree
     path_a, path_b = tree.path(leaf_a), tree.path(leaf_b)
     k = 0
@@ -334,17 +328,9 @@ def _message(session: Session, i: int) -> Any:
     return entry.message if isinstance(entry, MessageEntry) else None
 
 
-def _text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(b.text for b in content if isinstance(b, TextContent))
-    return ""
-
-
 def _user_text(session: Session, i: int) -> str:
     msg = _message(session, i)
-    return _text(msg.content).strip() if isinstance(msg, UserMessage) else ""
+    return content_text(msg.content).strip() if isinstance(msg, UserMessage) else ""
 
 
 def _turn_problem(session: Session, i: int, reason: str) -> Problem:
@@ -360,7 +346,7 @@ def _result_problem(session: Session, i: int) -> str:
     msg = _message(session, i)
     if not isinstance(msg, ToolResultMessage):
         return "error"
-    first = _text(msg.content).strip().partition("\n")[0]
+    first = content_text(msg.content).strip().partition("\n")[0]
     return f"{msg.tool_name or '?'}: {first}" if first else msg.tool_name or "error"
 
 
@@ -372,7 +358,7 @@ def _last_text(session: Session, entries: list[int]) -> tuple[str | None, int | 
             continue
         msg = _message(session, i)
         if isinstance(msg, AssistantMessage):
-            text = _text(msg.content).strip()
+            text = content_text(msg.content).strip()
             if text:
                 return text, i
     return None, None

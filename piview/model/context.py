@@ -1,13 +1,7 @@
 """Provides what the model saw at any entry: the context Pi builds, and the system prompt state.
 
-:func:`build_context` follows Pi's ``buildSessionContext`` and ``convertToLlm``: the path from
-the root to the entry; when a compaction is on it, its summary first, then the kept entries from
-``firstKeptEntryId`` (or the compaction's ``retainedTail``, in newer files), then everything after
-it; branch summaries with a non-empty summary; custom messages (hidden ones too: ``display``
-only affects the terminal); bash executions unless excluded with ``!!``. oh-my-pi's
+:func:`build_context` follows Pi's ``buildSessionContext`` and ``convertToLlm``; oh-my-pi's
 ``reset_boundary`` (``/clear``) starts the context again after it.
-
-:func:`system_prompt_state` replays the system messages on the path in order.
 """
 
 from __future__ import annotations
@@ -31,6 +25,7 @@ __all__ = [
     "SessionContext",
     "SystemPromptState",
     "build_context",
+    "content_text",
     "system_prompt_state",
 ]
 
@@ -192,7 +187,8 @@ class SystemPromptState:
     """Every system message replayed, in order."""
 
 
-def _text_of(content: object) -> str:
+def content_text(content: object) -> str:
+    """A message's string content, or its text blocks joined by newlines."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -218,7 +214,7 @@ def system_prompt_state(session: Session, at: int | None = None) -> SystemPrompt
         if msg.replace or state.baseline is None:
             state = SystemPromptState(baseline=i, messages=state.messages)
         state.messages.append(i)
-        text = _text_of(msg.content)
+        text = content_text(msg.content)
         if text:
             state.prompts.append((i, text))
         for name, value in (msg.sections or {}).items():

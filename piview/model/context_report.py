@@ -1,10 +1,5 @@
-"""Provides the context at an entry message by message, as Pi builds it (``piview context``).
-
-:func:`context_report` lists what Pi's ``buildSessionContext`` returns at an entry: every
-message it builds, in order, with the entry it comes from, its role, whether ``convertToLlm``
-sends it (a ``!!`` bash execution, or a role it does not know, is built but never sent), its
-first text and its share of the tokens. :func:`report_json` is the ``--json`` object. The
-token shares are the ones the context view shows (:func:`token_shares`).
+"""Provides the context at an entry message by message, as Pi builds it (``piview context``),
+with whether ``convertToLlm`` sends each message and its share of the tokens.
 """
 
 from __future__ import annotations
@@ -79,11 +74,8 @@ class ContextReport:
 
 
 def context_input_tokens(session: Session, path: list[int]) -> float | None:
-    """Tokens the model read at the entry: the next assistant turn's input + cache.
-
-    The entry's children are looked at first (the turn that read this context), then the
-    path back to the root (the last turn before it).
-    """
+    """Tokens the model read at the entry: the next assistant turn's input + cache (from the
+    entry's children first, then the last turn on the path back to the root)."""
     if not path:
         return None
     nodes = session.nodes
@@ -98,10 +90,8 @@ def context_input_tokens(session: Session, path: list[int]) -> float | None:
 
 
 def token_shares(session: Session, ctx: SessionContext) -> tuple[float | None, list[float | None]]:
-    """``(total, shares)``: the context's input tokens split by each item's size in the file.
-
-    ``shares`` has one value per ``ctx.items`` (None for all when the total is unknown).
-    """
+    """``(total, shares)``: the context's input tokens split by each item's size in the file
+    (one share per ``ctx.items``, None for all when the total is unknown)."""
     total = context_input_tokens(session, ctx.path)
     sizes = [max(1, session.line_length(it.index)) for it in ctx.items]
     if not total:

@@ -1,13 +1,8 @@
 """Provides tolerant line decoding: strict typed Structs first, repair second, never a crash.
 
-* :func:`decode_skeleton`, used by a load, reads only what the tree, pairing and usage need,
-  letting msgspec skip every large string.
-* :func:`decode_entry` gives the complete typed entry, when an entry is shown.
-
-When the strict decode fails validation, the line is decoded to plain JSON and repaired from
-msgspec's error path: an unknown entry type, role or block is wrapped as ``Unknown*`` (raw
-value kept); a field of the wrong type is dropped to its default. Only text that is not a JSON
-object is a bad line."""
+When the strict decode fails, the line is decoded to plain JSON and repaired from msgspec's
+error path: unknown types are wrapped as ``Unknown*``, a field of the wrong type is dropped to
+its default. Only text that is not a JSON object is a bad line."""
 
 from __future__ import annotations
 
@@ -178,11 +173,8 @@ def _line_decoder() -> msgspec.json.Decoder[Line]:
 
 
 def decode_json(data: bytes | memoryview) -> Any:
-    """Decode one line to plain JSON values, raising :class:`BadLineError` with a short reason.
-
-    Bytes that are not UTF-8 are replaced (U+FFFD) rather than rejected: one bad byte in a
-    tool's output should not hide the whole entry.
-    """
+    """Decode one line to plain JSON values, raising :class:`BadLineError` with a short reason;
+    bytes that are not UTF-8 are replaced, so one bad byte does not hide the entry."""
     try:
         return _any_decoder.decode(data)
     except msgspec.DecodeError as exc:
@@ -202,18 +194,8 @@ def _short_reason(exc: Exception) -> str:
 
 
 def decode_skeleton(data: bytes | memoryview, *, legacy: bool = False) -> SkEntry | SessionHeader:
-    """Decode the index view of one line.
-
-    Args:
-        data: the line, without its newline.
-        legacy: the file is older than version 3, so role ``hookMessage`` means ``custom``.
-
-    Returns:
-        The header of the file, or the skeleton of an entry.
-
-    Raises:
-        BadLineError: the line is not a JSON object.
-    """
+    """Decode the skeleton of one line (no newline); ``legacy``: the file is older than
+    version 3 (role ``hookMessage`` means ``custom``). Raises BadLineError on a non-object."""
     try:
         sk = _sk_decoder.decode(data)
     except msgspec.ValidationError:
@@ -331,19 +313,8 @@ _LINE_TAGS = frozenset(
 
 
 def decode_entry(data: bytes | memoryview, *, legacy: bool = False) -> tuple[Any, list[str]]:
-    """Decode one line completely, repairing what the strict types reject.
-
-    Args:
-        data: the line, without its newline.
-        legacy: the file is older than version 3 (``hookMessage`` is ``custom``).
-
-    Returns:
-        ``(value, notes)``: a :data:`~piview.model.types.Line` value (header or entry) and the
-        repairs made, one short note each (empty for a clean line).
-
-    Raises:
-        BadLineError: the line is not a JSON object.
-    """
+    """Decode one line completely, repairing what the strict types reject: ``(value, notes)``,
+    one short note per repair. Raises BadLineError when the line is not a JSON object."""
     try:
         return _legacy_hook(_line_decoder().decode(data), legacy), []
     except msgspec.ValidationError:

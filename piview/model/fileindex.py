@@ -1,10 +1,7 @@
 """Provides :class:`FileIndex`: a session file's lines read into skeletons, positions and bad lines.
 
-The file is read in chunks from where the last read stopped; each line's skeleton
-(:mod:`piview.model.decode`) is kept with its line number, byte offset and length. A last line
-without a newline is kept pending (Pi may be writing it). A poll's lines are read into a
-:meth:`FileIndex.piece` off the UI thread, then added with :meth:`FileIndex.absorb`. The caller
-passes a read-only descriptor."""
+The file is read in chunks from where the last read stopped; a last line without a newline is
+kept pending (Pi may be writing it). The caller passes a read-only descriptor."""
 
 from __future__ import annotations
 
@@ -32,10 +29,8 @@ from piview.model.types import SessionHeader, TitleSlot
 __all__ = ["BOM", "BadLine", "FileIndex"]
 
 _CHUNK = 1024 * 1024
-"""Bytes read and decoded at once. The block's bytes are still in the CPU's cache when they
-are decoded, and its skeletons when the store takes them and when they are freed: blocks of
-this size cost less CPU than larger ones (``load_session`` without the split), for a few
-more reads."""
+"""Bytes read and decoded at once: while a block's bytes and skeletons are still in the CPU's
+cache, blocks of this size cost less CPU than larger ones."""
 _TYPE_OF = attrgetter("type")
 BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte order mark, skipped before the first line."""
@@ -115,14 +110,11 @@ class FileIndex:
     """Bytes of the title slot's line, newline included (0: the file has none)."""
     side_at: array[int] | None = None
     """Where OpenClaw's side-note key (:data:`~piview.model.openclaw.SIDE_KEY`) is in the
-    lines read, found in each block as it is read, when asked for (an empty array before the
-    first read); None: not looked for (the file is searched again for it)."""
+    lines read, when asked for; None: not looked for (the file is searched again for it)."""
 
     def read_title_slot(self, fd: int) -> bool:
         """Read the title slot again (oh-my-pi rewrites it in place); True when it changed.
-
-        Only a file whose line 1 was a slot when first read has one: the slot never appears
-        later except by a whole-file rewrite (a new file, reloaded)."""
+        Only a file whose line 1 was a slot when first read has one."""
         found = read_slot(os.pread(fd, self.slot_bytes or _SLOT_PEEK, 0))
         if found is None or (self.slot_bytes and found[1] != self.slot_bytes):
             return False  # torn mid-rewrite, or not a slot: keep what was read
@@ -145,11 +137,8 @@ class FileIndex:
     def consume(self, fd: int, *, final: bool, end: int | None = None) -> int:
         """Index the complete lines after :attr:`size`; return how many entries were added.
 
-        A last line without a newline is kept pending (Pi may be writing it right now): with
-        ``final`` it is still decoded, as an entry if it parses, else as a torn bad line; it is
-        read again on the next call either way. ``end`` stops the reading at that byte (the
-        lines after the last newline before it are read by the next call; :mod:`piview.model.
-        split` reads a big file's halves so).
+        With ``final`` a pending last line is decoded too (it is read again next time either
+        way); ``end`` stops the reading at that byte.
         """
         # The pending last line of the previous call is read again, now maybe complete.
         self._drop_pending()
@@ -158,10 +147,8 @@ class FileIndex:
             self.read_title_slot(fd)  # oh-my-pi's line 1: the title, not an entry
         base = self.size
         line_no = self.line_no
-        # Each block is read into one buffer, from just after the last complete line (the
-        # partial line at the end of a block is read again with the next): a new buffer
-        # per block, and one more to join the partial line to the next, cost a page fault per
-        # page of every block.
+        # One buffer for every block, read from just after the last complete line (the partial
+        # line is read again with the next block): a new buffer per block faults every page.
         want = _CHUNK
         buf = bytearray()
         while True:
@@ -216,9 +203,8 @@ class FileIndex:
         )
 
     def piece(self) -> FileIndex:
-        """An empty index that reads on from where this one stopped, with its header: a poll
-        reads what was appended into it (in a worker: this index is not touched), then
-        :meth:`absorb` adds it. The pending last line, if any, is read again into it."""
+        """An empty index reading on from where this one stopped (its pending line again), for
+        a poll's worker to read into and :meth:`absorb` to add."""
         return FileIndex(
             nodes=_Pending(),
             header=self.header,
@@ -264,10 +250,8 @@ class FileIndex:
     def _take_block(self, buf: bytes | bytearray, end: int, base: int, line_no: int) -> int:
         """Index the complete lines in ``buf[:end]``; return the last line number.
 
-        Fast path: one ``decode_lines`` call for the whole block, and line positions from a
-        ``find`` per line (or all at once in :mod:`piview.model.fill`'s ``line_spans``). A
-        block with blank lines or a header line takes a slower pass; when any line is not a
-        clean, well-typed object, the block is read again line by line, tolerantly.
+        One ``decode_lines`` call for the whole block; a block with a line that is not a
+        clean, well-typed object is read again line by line, tolerantly.
         """
         start = 3 if base == 0 and buf.startswith(BOM) else 0
         if start >= end:
@@ -287,9 +271,8 @@ class FileIndex:
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
             values = None
         if values is not None and len(values) == count:
-            # A header line needs the slow pass; so do an old file's roles (migrated there)
-            # and a line with spaces or a CR around it (trimmed there): what a line becomes
-            # does not depend on where its block starts.
+            # A header line, an old file's roles and a line with spaces or a CR around it take
+            # the slow pass, so what a line becomes does not depend on where its block starts.
             if "session" not in map(_TYPE_OF, values) and not self._legacy_hint():
                 if _fill is None:
                     starts = array("q", [start])

@@ -1,10 +1,6 @@
 """Provides :func:`load`: the compiled loop of :meth:`~piview.model.store.NodeStore.extend`
-(``piview/model/_fill.c``), when it was built and matches this source.
-
-``hatch_build.py`` compiles it at install time (``pip install -e .`` included); when there is
-no compiler the install goes on without it and the store runs its Python loop, which is the
-reference: the compiled one gives the same columns, tables and strings, entry by entry.
-``PIVIEW_PURE=1`` in the environment forces the Python loop.
+(``_fill.c``), when it was built and matches this source; the Python loop is the reference.
+``PIVIEW_PURE=1`` forces the Python loop.
 """
 
 from __future__ import annotations
@@ -17,9 +13,8 @@ from types import ModuleType
 __all__ = ["ABI", "load", "source_tag"]
 
 ABI = 4
-"""The ``FILL_ABI`` of ``_fill.c`` this source was written for: a module built for another is
-ignored, and so is one built from another ``_fill.c`` than the one beside it (an editable
-install not built again after an edit)."""
+"""The ``FILL_ABI`` of ``_fill.c`` this source was written for: a module built for another,
+or from another ``_fill.c`` than the one beside it, is ignored."""
 
 
 def load() -> ModuleType | None:

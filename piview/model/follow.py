@@ -1,15 +1,8 @@
 """Provides following a session file in steps, the heavy ones off the UI thread.
 
-* :func:`look` (a worker) reads and decodes what Pi appended; when each new entry hangs from an
-  earlier one with a new id (a plain append, or a new branch after ``/tree``), it also computes
-  the tree, pairing and labels extended by them, linear in the new entries.
-* :func:`absorb` (the UI thread) adds them to the index and installs the extension; for
-  anything else (a new root, an orphan, a repeated id, a changed pending line, a header) it
-  returns False, and
-* :func:`rebuild` (a worker) computes the whole file's ids, tree, pairing and labels, which
-  :func:`install` makes the session's.
-
-:meth:`piview.model.session.Session.poll` runs the same steps in a row."""
+:func:`look` (a worker) reads what Pi appended and, for plain appends, extends the tree,
+pairing and labels; :func:`absorb` (the UI thread) installs them, or returns False and
+:func:`rebuild` (a worker) recomputes the whole file for :func:`install`."""
 
 from __future__ import annotations
 
@@ -164,9 +157,8 @@ def install(session: Session, update: Update) -> None:
 def _extend(
     session: Session, entries: list[SkEntry], piece: FileIndex
 ) -> tuple[Update, bool] | None:
-    """The session extended by ``entries`` when each hangs from an entry before it (a plain
-    append, or a new branch under an earlier entry), and whether it is a plain append; else
-    None."""
+    """The session extended by ``entries`` when each hangs from an entry before it, and
+    whether it is a plain append; else None."""
     if len(entries) > EXTEND_MAX or session.legacy_ids or session.version < 3:
         return None
     store, tree = session.nodes, session.tree

@@ -1,10 +1,7 @@
 """Provides :func:`fork`, the one place piview forks a child process, and :func:`can_fork`.
 
-A child forked while another thread runs inherits the locks that thread held, held for ever:
-it may hang on the first of them it takes (the allocator's, an import's, a logger's). So
-piview forks only while the process has one thread, that is before the app starts (the first
-frame's blocks, a big file's second half, ``piview print``'s second half). Once Textual or a
-worker runs, :func:`fork` refuses and the caller does the work itself.
+A child forked while another thread runs inherits the locks that thread held, for ever; so
+piview forks only while the process has one thread, and otherwise the caller does the work.
 """
 
 from __future__ import annotations

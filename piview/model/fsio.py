@@ -1,13 +1,5 @@
-"""Provides what every layer needs of the file system at piview's edges (issue #26).
-
-- :func:`input_kind` names what a path is when it is not a regular file: a session is read by
-  byte offset, so a character device (``/dev/zero``: endless), a block device, a socket or a
-  directory is refused, and a FIFO is a stream that must be read whole first.
-- :func:`copy_fifo` reads a FIFO whole into a file of piview's, in ticks that can be stopped:
-  a reader waiting for a writer never blocks in ``open()`` or ``read()``.
-- :func:`atomic_write` writes an output file piview makes (an export, an image beside it):
-  to a temporary file in the same folder, then renamed over the target, so a full disk or an
-  interrupted write never leaves half a file, and an earlier good file stays whole.
+"""Provides what every layer needs of the file system at piview's edges (issue #26): what a
+path is (a device or directory is refused, a FIFO is copied whole first) and atomic writes.
 """
 
 from __future__ import annotations
@@ -52,9 +44,8 @@ _KINDS = (
 
 
 def input_kind(mode: int) -> str | None:
-    """None for a regular file (``st_mode`` of :func:`os.stat`), else what it is, in words:
-    ``"a character device"``, ``"a block device"``, ``"a socket"``, ``"a directory"``,
-    ``"a FIFO"`` (anything else stat knows, such as a door: ``"not a regular file"``)."""
+    """None for a regular file (``st_mode`` of :func:`os.stat`), else what it is in words
+    (``"a character device"``, ``"a FIFO"``, …, else ``"not a regular file"``)."""
     if stat.S_ISREG(mode):
         return None
     for test, words in _KINDS:
@@ -73,11 +64,7 @@ def is_fifo(path: str | os.PathLike[str]) -> bool:
 
 def check_input(path: str | os.PathLike[str]) -> None:
     """Refuse a path that is not a regular file nor a FIFO, before it is opened (opening a
-    device may block or read forever).
-
-    Raises:
-        InputKindError: ``path`` is a device, a socket or a directory.
-    """
+    device may block or read forever): raises :class:`InputKindError`."""
     try:
         mode = os.stat(path).st_mode
     except (OSError, ValueError):
@@ -91,8 +78,7 @@ def open_readonly(path: str | os.PathLike[str]) -> int:
     """A read-only descriptor of the session file ``path`` (a FIFO blocks until a writer).
 
     Raises:
-        InputKindError: ``path`` is a device, a socket or a directory (refused unopened).
-        OSError: it cannot be opened; ``str()`` is one line for the user.
+        InputKindError, OSError: ``path`` is refused, or cannot be opened.
     """
     check_input(path)
     try:
@@ -124,17 +110,11 @@ def copy_fifo(
     progress: Callable[[int], object] | None = None,
     tick: float = FIFO_TICK,
 ) -> bool:
-    """Copy what writers send to the FIFO ``path`` into the file ``dest``, until the writer
-    that sent something closes it: False when ``stop()`` became true first (checked every
-    ``tick`` seconds), True when the stream ended; ``progress(bytes so far)`` after each read.
-
-    The FIFO is opened without blocking and read only when ``poll`` says it has data or its
-    writer hung up; an end of file before any byte keeps waiting.
+    """Copy the FIFO ``path`` into the file ``dest`` until its writer closes it (True), or until
+    ``stop()`` (False, checked every ``tick`` seconds); never blocks in ``open()`` or ``read()``.
 
     Raises:
-        InputKindError: ``path`` is not a FIFO.
-        OSError: it cannot be opened or read, or ``dest`` cannot be written; ``str()`` is one
-            line for the user."""
+        InputKindError, OSError: ``path`` is not a FIFO, or cannot be read or copied."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
@@ -171,13 +151,8 @@ def copy_fifo(
 
 
 def atomic_write(path: str | os.PathLike[str], data: bytes | str) -> Path:
-    """Write ``data`` (text as UTF-8, unencodable characters replaced) to ``path`` whole or
-    not at all: into a temporary file beside it, flushed, then renamed over it. On any error
-    the temporary file is removed and an earlier file at ``path`` is left as it was.
-
-    Raises:
-        OSError: the folder cannot be written, the disk is full, and so on.
-    """
+    """Write ``data`` (text as UTF-8) to ``path`` whole or not at all: to a temporary file
+    beside it, then renamed over it. Raises OSError; an earlier file is then left as it was."""
     target = Path(path)
     raw = data.encode("utf-8", errors="replace") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.", suffix=".tmp")

@@ -1,10 +1,7 @@
 """Provides the on-disk cache of a session's index, so that reopening a big file is quick.
 
-The index is written as msgpack under the user cache directory. It is used when the file has
-the same size and modification time; when the file only grew and the bytes just before the
-cached end are unchanged, it is extended with the new lines. The
-:class:`~piview.model.index_extras.Extras` after it (tree, side notes, pairing, usage sums)
-are used only when the file has not grown."""
+Used when the file has the same size and modification time, extended when it only grew; the
+:class:`~piview.model.index_extras.Extras` are used only when it has not grown."""
 
 from __future__ import annotations
 
@@ -33,8 +30,8 @@ _MAGIC = b"PVIDX\x00\x00\x0a"
 _PROBE = 4096
 _LEN = 8
 _CRC = 4
-"""Each frame is its length, the CRC-32 of its bytes, then the bytes: a cache damaged on disk
-is found before any of it is used (CRC-32 is cheap beside decoding the frame)."""
+"""Each frame is its length, the CRC-32 of its bytes, then the bytes (damage is found before
+any of it is used)."""
 
 
 class _Header(msgspec.Struct, array_like=True):
@@ -73,12 +70,8 @@ def _probe(fd: int, size: int) -> str:
 
 
 class IndexCache:
-    """Index files in ``directory`` (default ``$XDG_CACHE_HOME/piview/index``).
-
-    A file is a magic number, then length- and checksum-prefixed msgpack frames: the header,
-    the line arrays, and each field of the node store. Frames are written and read one at a time,
-    so neither side holds a second copy of a big index.
-    """
+    """Index files in ``directory`` (default ``$XDG_CACHE_HOME/piview/index``): checksummed
+    msgpack frames, written and read one at a time (no second copy of a big index)."""
 
     def __init__(self, directory: Path | None = None) -> None:
         self.directory = directory or _default_dir()
@@ -97,9 +90,8 @@ class IndexCache:
         return self.directory / f"{key}.index"
 
     def restore_with_extras(self, path: Path, fd: int) -> tuple[FileIndex, Extras | None] | None:
-        """The cached index of ``path`` (open as ``fd``) when it matches the file (it stops at
-        the cached end: the caller reads what follows), with the extras computed from the
-        cached entries (None when none were saved, or they do not decode); else None."""
+        """The cached index of ``path`` (open as ``fd``) when it matches the file, and the extras
+        of the cached entries (None when absent or undecodable); else None."""
         try:
             with open(self._file_for(path), "rb") as f:
                 return self._restore(fd, f.fileno())

@@ -1,10 +1,5 @@
-"""Provides what the index cache keeps beside the index: the tree, OpenClaw's side notes, the
-tool pairing and the usage sums of ``piview info``, so that reopening a big file recomputes
-none of them.
-
-They are what the session computed from exactly the entries cached (:class:`Extras` names
-how many): reopened with more entries (Pi appended to the file), they are ignored and
-computed again. Arrays are kept as their raw bytes, read back at C speed.
+"""Provides what the index cache keeps beside the index (tree, side notes, pairing, usage sums),
+valid only for exactly the entries cached (:class:`Extras` names how many).
 """
 
 from __future__ import annotations
@@ -44,9 +39,8 @@ _TOTALS = tuple(f.name for f in fields(UsageTotals))
 
 
 class TreeState(msgspec.Struct, array_like=True):
-    """A :class:`~piview.model.tree.Tree`, its ids and side notes, as the cache keeps them.
-
-    The arrays are read as views of the frame (copied once, into the tree's arrays)."""
+    """A :class:`~piview.model.tree.Tree`, its ids and side notes, as the cache keeps them
+    (arrays as views of the frame)."""
 
     parents: memoryview
     start: memoryview
@@ -335,9 +329,8 @@ class Session(Protocol):
 
 
 def adopt(session: Session, extras: Extras) -> bool:
-    """Install in ``session`` (just restored from the index cache, with no entry added) the
-    tree, pairing and sums kept in ``extras``: what building it would compute. False when
-    they do not fit its entries (then nothing was changed)."""
+    """Install in ``session`` (just restored, no entry added) the tree, pairing and sums kept
+    in ``extras``; False when they do not fit its entries (then nothing was changed)."""
     try:
         ids, tree, legacy = tree_from(extras, session.nodes.ids)
         pairing = pairing_from(extras)
@@ -352,10 +345,8 @@ def adopt(session: Session, extras: Extras) -> bool:
 
 
 def capture(session: Session, index: FileIndex, *, complete: bool) -> Extras | None:
-    """What the index cache keeps beside ``index``: the session's tree, and its pairing and
-    sums when they were computed (with ``complete``, computed now: in the child process that
-    writes the cache). None when the tree does not cover exactly ``index``'s entries (a copy
-    taken while following may hold entries the tree has not yet)."""
+    """What the index cache keeps beside ``index`` (the tree, and pairing and sums, computed
+    now with ``complete``); None when the tree does not cover exactly ``index``'s entries."""
     tree = session.tree
     n = len(index.nodes)
     if not n or len(tree) != n or len(session.ids) != n:

@@ -19,8 +19,7 @@ _ONLY_MESSAGES = bytes(0xFF if k == _MESSAGE else 0 for k in range(256))
 
 def _code_counts(types: bytearray, roles: bytearray) -> tuple[dict[int, int], dict[int, int]]:
     """How many entries of each type code but messages, and how many messages of each role
-    code (only codes that occur): what counting the pairs of codes gives, at C speed (not a
-    Python loop over every entry)."""
+    code (only codes that occur), counted at C speed."""
     by_type = {t: types.count(t) for t in set(types)}
     messages = by_type.pop(_MESSAGE, 0)
     by_role: dict[int, int] = {}
@@ -38,15 +37,8 @@ def _code_counts(types: bytearray, roles: bytearray) -> tuple[dict[int, int], di
 def session_info(session: Session) -> dict[str, Any]:
     """Summarise a loaded session with exactly the keys of ``piview info --json``.
 
-    Id lists (``leaves``, ``branch_points``, ``roots``, ``path``) are in file order, except
-    ``path``, which runs from the root down to the leaf. ``title`` is oh-my-pi's (null in
-    Pi files); ``usage.model_usage`` sums oh-my-pi's ``model_usage`` entries (titles,
-    summaries: model work outside the conversation, never counted as main-model turns).
-    ``usage.summaries`` sums the usage of compaction and branch-summary entries, and
-    ``usage.total`` is what Pi's ``/session`` reports: ``all`` + ``tools`` + ``summaries``.
-    ``parent_session`` is the header's ``parentSession`` (``branchedFrom`` in older files).
-    Version 1 files have no ids of their own: their lists hold the synthetic ids ``L<line>``
-    and ``leaf`` is null.
+    Id lists are in file order except ``path`` (root to leaf); ``usage.total`` is Pi's
+    ``/session`` total; version 1 files list synthetic ids ``L<line>`` and ``leaf`` is null.
     """
     tree = session.tree
     nodes = session.nodes

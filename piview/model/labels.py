@@ -13,11 +13,8 @@ __all__ = ["extend_labels", "resolve_labels", "session_name"]
 
 
 def resolve_labels(nodes: Sequence[SkEntry], tree: Tree, ids: Sequence[str]) -> dict[int, str]:
-    """Label of each labelled entry: the latest ``label`` entry per target wins.
-
-    A label entry without a label (or with an empty one) clears it. Labels on ids that are
-    not in the file are ignored.
-    """
+    """Label of each labelled entry: the latest ``label`` entry per target wins, an empty
+    one clears it, and labels on ids not in the file are ignored."""
     store = as_store(nodes)
     out: dict[int, str] = {}
     _apply(out, ((i, store[i]) for i in store.of_type("label")), tree, ids)
@@ -27,9 +24,8 @@ def resolve_labels(nodes: Sequence[SkEntry], tree: Tree, ids: Sequence[str]) -> 
 def extend_labels(
     old: dict[int, str], entries: Iterable[tuple[int, SkEntry]], tree: Tree, ids: Sequence[str]
 ) -> dict[int, str]:
-    """``old`` (the labels so far) with the label entries among ``entries`` (index, skeleton;
-    appended after every entry ``old`` saw) applied in order, as :func:`resolve_labels` would.
-    A new dict: ``old`` is left as it was."""
+    """``old`` (the labels so far) with the label entries among ``entries`` applied in order,
+    as :func:`resolve_labels` would; a new dict."""
     out = dict(old)
     _apply(out, ((i, sk) for i, sk in entries if sk.type == "label"), tree, ids)
     return out

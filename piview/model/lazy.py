@@ -1,8 +1,5 @@
-"""Provides the PEP 562 hooks of a package whose names load their modules on first use.
-
-The model and the widgets both re-export names this way, so that importing the package (or
-one of its modules) does not import every module behind it.
-"""
+"""Provides the PEP 562 hooks of a package whose names load their modules on first use, so
+that importing the package does not import every module behind it."""
 
 from __future__ import annotations
 
@@ -15,9 +12,8 @@ from typing import Any
 def lazy_exports(
     package: str, where: Mapping[str, str]
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """The ``__getattr__`` and ``__dir__`` of ``package``: a name of ``where`` is read from
-    its module (``where[name]``, relative to the package) when first asked for, then kept as a
-    plain attribute of the package."""
+    """The ``__getattr__`` and ``__dir__`` of ``package``: a name of ``where`` is read from its
+    module (relative to the package) when first asked for, then kept as an attribute."""
     namespace = sys.modules[package].__dict__
 
     def __getattr__(name: str) -> Any:

@@ -1,9 +1,5 @@
-"""Provides :func:`release_free_memory`: the C heap's free pages handed back to the system.
-
-Loading a big file makes and drops millions of small objects beside the ones it keeps; the
-C allocator keeps the pages they freed between those it still uses, and the viewer then
-builds its views on top of them. glibc's ``malloc_trim`` returns them; elsewhere (no glibc)
-nothing is done.
+"""Provides :func:`release_free_memory`: the C heap's free pages handed back to the system
+(glibc's ``malloc_trim``; elsewhere nothing is done).
 """
 
 from __future__ import annotations

@@ -1,11 +1,5 @@
-"""Provides what OpenClaw adds to Pi's session format, as the model reads it.
-
-- Assistant messages of provider ``openclaw`` and model ``delivery-mirror``, ``cli-mirror`` or
-  ``gateway-injected`` came from the gateway, not a model (:func:`gateway_origin`).
-- A ``leaf`` entry (``targetId``) makes that entry the active leaf; a side note
-  (``appendMode: "side"``) hangs under the entry it annotates but is never a leaf and starts
-  no branch (:func:`active_leaf`, :func:`side_notes`, ``Tree.side``).
-- A ``reset`` entry starts the conversation afresh."""
+"""Provides what OpenClaw adds to Pi's session format, as the model reads it: gateway
+messages, ``leaf`` entries moving the active leaf, side notes, and ``reset`` entries."""
 
 from __future__ import annotations
 
@@ -63,16 +57,8 @@ def side_notes(
     lengths: Sequence[int],
     start: int = 0,
 ) -> set[int]:
-    """The side notes among entries ``start ..``: their lines are found by looking for
-    :data:`SIDE_KEY` in the file's bytes (C speed, in chunks), and only those lines are
-    decoded; linear in the bytes of those entries.
-
-    Args:
-        pread: reads ``n`` bytes at an offset of the file (``pread(n, offset)``).
-        offsets: the byte offset of each entry's line.
-        lengths: the byte length of each entry's line.
-        start: the first entry to look at (those before were looked at already).
-    """
+    """The side notes among entries ``start ..``, found by looking for :data:`SIDE_KEY` in
+    the file's bytes (``pread(n, offset)``, at each entry's ``offsets`` and ``lengths``)."""
     n = len(offsets)
     out: set[int] = set()
     if start >= n:
@@ -127,12 +113,8 @@ def active_leaf(
     read_line: Callable[[int], bytes],
     id_index: Mapping[str, int],
 ) -> int | None:
-    """The active leaf when OpenClaw's entries move it, else None (the last entry is).
-
-    From the end of the file: a ``leaf`` entry names the active leaf (when its ``targetId``
-    is an entry of the file); side notes and unresolvable ``leaf`` entries are passed over;
-    any other entry is the leaf itself. Only the trailing entries are read.
-    """
+    """The active leaf when OpenClaw's ``leaf`` entries move it, else None (the last entry
+    is); only the trailing entries are read."""
     i = count - 1
     while i >= 0:
         if etype(i) == "leaf":

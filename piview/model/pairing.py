@@ -1,11 +1,7 @@
 """Provides tool-call pairing: each tool result with the call it answers.
 
 A ``toolResult`` pairs with the nearest *ancestor* assistant message holding a ``toolCall`` with
-the same id. Ids repeat across turns (and across branches of a fork), so neither a global
-lookup nor "first match in the file" (Pi's HTML export) is right. A short walk up from each
-result finds its call in almost every file (it is the parent, or a few entries up); the results
-it leaves open are paired by one depth-first pass that keeps, per call id, a stack of the calls
-open on the current path. Both are linear, whatever the ids repeat and the tree's shape.
+the same id: ids repeat across turns and branches, so a global lookup is wrong.
 """
 
 from __future__ import annotations
@@ -213,14 +209,9 @@ def tool_calls_of(node: SkEntry) -> list[tuple[int, str, str]]:
 
 
 def pair_tool_calls(nodes: Sequence[SkEntry], tree: Tree) -> Pairing:
-    """Pair every tool result of the file with its call.
-
-    The nearest proper ancestor holding a call with the result's id wins (the first such block
-    of that entry). The work is linear in the entries and calls for any id pattern: at most
-    :data:`_WALK` steps up per result, then one depth-first pass for the results still open.
-    A big session has hundreds of thousands of calls: the loops below touch only arrays, a
-    shared block list without calls is looked at once, and a result whose call id is unique
-    in the file walks up comparing each step with the one entry that holds it.
+    """Pair every tool result of the file with its call: the nearest proper ancestor
+    holding a call with the result's id; linear for any id pattern (a short walk up, then one
+    depth-first pass for the results still open).
     """
     store = as_store(nodes)
     parents = tree.parents
@@ -257,17 +248,14 @@ def pair_tool_calls(nodes: Sequence[SkEntry], tree: Tree) -> Pairing:
     )
     if not codes or not results:
         return out
-    # The nearest ancestor holding a call with the result's id: usually the direct parent,
-    # so a short walk up settles almost every result. A result it leaves open (a call far up
-    # a deep chain, or none at all) waits for one depth-first pass over the whole tree:
-    # never a walk per candidate call, whatever the ids repeat (#11).
+    # A short walk up settles almost every result (its call is usually the parent); the rest
+    # wait for one depth-first pass over the whole tree, never a walk per candidate (#11).
     n = len(parents)
     has_call = bytearray(n)
     for code in codes:
         has_call[code >> _SHIFT] = 1
-    # Call id → the slot of its only call; -1 for an id that several calls have (each step
-    # up then looks through the entry's calls). Ids are unique in most files: a step up is
-    # then one comparison with the entry that holds the call.
+    # Call id → the slot of its only call, so that a step up is one comparison with the entry
+    # holding it; -1 for an id that several calls have (each step looks through the calls).
     # The tree's ints as the slots where it has them: no new int object per call.
     ints: Sequence[int] | None = tree.int_pool()
     if ints is None or len(ints) < len(call_ids):
@@ -403,14 +391,8 @@ _ASSISTANT = ROLE_NAMES.index("assistant")
 def extend_pairing(
     old: Pairing, store: NodeStore, tree: Tree, entries: Sequence[SkEntry]
 ) -> Pairing:
-    """``old`` (the pairing of ``store``'s entries) with ``entries`` added after them, as
-    ``tree`` (which has them all) places them: what :func:`pair_tool_calls` would give for the
-    whole file, in time linear in the new entries and the walks up from their results (plus
-    copies of the arrays at C speed; ``old`` is left as it was, for whoever still reads it).
-
-    Each new result walks up from its parent to the nearest ancestor holding a call with its
-    id, as :func:`pair_tool_calls` pairs it; a result whose call is missing walks to the root.
-    """
+    """``old`` (the pairing of ``store``'s entries) with ``entries`` added, as ``tree``
+    places them: what :func:`pair_tool_calls` gives for the whole file; ``old`` is unchanged."""
     n = len(store)
     codes = array("q", old.call_codes)
     new_calls: dict[int, list[tuple[int, str]]] = {}

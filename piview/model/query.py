@@ -1,13 +1,8 @@
 r"""Provides :func:`parse_query` and :class:`Query`: the one rule every search follows.
 
-- **words**: whitespace-separated (a ``"quoted phrase"`` is one); a text matches when it
-  contains every word;
-- **regex**: ``re:`` then one RE2 expression, linear in the text (no pattern can hang);
-- **smart case**: case is ignored unless the query has a capital (escapes like ``\S`` do not
-  count);
-- **scope**: ``all:`` asks for every branch.
-
-The prefixes combine in any order (``all:re:…``); a leading backslash ends them."""
+Every word (a ``"quoted phrase"`` is one) must match, or ``re:`` one RE2 expression; case is
+ignored unless the query has a capital; ``all:`` asks for every branch; a backslash ends the
+prefixes."""
 
 from __future__ import annotations
 
@@ -57,10 +52,8 @@ class Pattern(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Query:
-    """A parsed search query: what to look for, and how.
-
-    Build one with :func:`parse_query`; it is immutable and safe to share with a worker.
-    """
+    """A parsed search query (made by :func:`parse_query`): immutable, safe to share with a
+    worker."""
 
     text: str
     """The query as typed, prefixes included (what the status line shows)."""
@@ -116,12 +109,8 @@ class Query:
         return merged
 
     def may_match_line(self, raw: bytes) -> bool:
-        """False only when ``raw``, one JSON line of the file, surely holds no match.
-
-        A quick test on the bytes before decoding: each plain ASCII word must appear in
-        them as it is (JSON escapes quotes, backslashes and control characters, so other
-        words, regular expressions and lines with ``\\u`` escapes are always let through).
-        """
+        """False only when ``raw``, one JSON line of the file, surely holds no match (each
+        plain ASCII word must appear in the bytes; anything else is let through)."""
         literals = [lit for lit in self._literals if lit is not None]
         if not literals:
             return bool(self.terms)
@@ -167,13 +156,8 @@ def parse_query(text: str) -> Query:
 
 def compile_regex(body: str, *, case_sensitive: bool) -> tuple[Pattern | None, str]:
     """``body`` compiled as a user's regular expression (``^``/``$`` at every line), or
-    ``(None, why not)``.
-
-    RE2 (``google-re2``) matches in linear time and is safe on any input; Python's ``re``
-    backtracks, and one catastrophic match holds the interpreter lock where nothing can
-    stop it, freezing the viewer. A pattern RE2 rejects (a backreference, lookaround) is
-    an error saying so, never run by ``re``. Without the package (a broken install), ``re``
-    is the fallback.
+    ``(None, why not)``. RE2 runs in linear time, so no pattern can freeze the viewer; ``re``
+    is only the fallback of a broken install.
     """
     try:
         import re2

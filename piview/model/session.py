@@ -1,9 +1,7 @@
 """Provides :class:`Session`: a session file loaded read-only into an index and a tree.
 
-Loading reads the file into a :class:`~piview.model.fileindex.FileIndex` (skeletons and line
-positions; or restores it from the index cache), then builds the tree. Full entries are decoded
-only when asked for, by reading the line back from the file at its byte offset, and kept in a
-small LRU cache. The file is opened read-only and never written, renamed, locked or truncated.
+Full entries are decoded only when asked for, from the line at its byte offset, and kept in a
+small LRU cache. The file is never written, renamed, locked or truncated.
 """
 
 from __future__ import annotations
@@ -40,9 +38,8 @@ CACHE_MIN_BYTES = 16 * 1024 * 1024
 
 
 def tree_ids(tree: Tree) -> Mapping[str, int]:
-    """``tree.id_index``; for a tree reopened from the index cache, what
-    :func:`~piview.model.index_extras.ids_of` gives (imported only then: a first screen's tail
-    never needs that module)."""
+    """``tree.id_index``, or for a tree reopened from the index cache
+    :func:`~piview.model.index_extras.ids_of` (imported only then)."""
     if type(tree) is Tree:
         return tree.id_index
     from piview.model.index_extras import ids_of
@@ -57,9 +54,7 @@ class SessionOpenError(OSError):
 class Session:
     """One session file: header, entries (as skeletons, full on demand), bad lines and tree.
 
-    Entries are addressed by their index in file order (``0 .. len(session) - 1``); ids are not
-    unique in every file, indices are. ``ids[i]`` is the id of entry ``i`` after migration
-    (``L<line>`` for version 1 files, which have none).
+    Entries are addressed by their index in file order (ids are not unique in every file).
     """
 
     def __init__(self, path: Path) -> None:
@@ -225,10 +220,8 @@ class Session:
         return data
 
     def raw(self, i: int) -> Any:
-        """Entry ``i`` as plain JSON values, exactly as written: unknown fields included.
-
-        ``None`` if the line changed on disk since it was indexed and no longer decodes.
-        """
+        """Entry ``i`` as plain JSON values, exactly as written: unknown fields included;
+        ``None`` if the line changed on disk since it was indexed and no longer decodes."""
         try:
             return decode_json(self.read_line(i))
         except (BadLineError, RecursionError):
@@ -381,11 +374,7 @@ class Session:
 
     def save_index(self, index: FileIndex | None = None) -> bool:
         """Write the index to the cache when it changed since it was read; True when written.
-
-        Safe to call from a worker thread with ``index``, a :meth:`index_snapshot` taken on
-        the thread that polls the file (the cache encodes views of its columns, and a column
-        with a view on it cannot grow). Without it, the session's own index is written.
-        """
+        A worker passes ``index``, an :meth:`index_snapshot` taken on the polling thread."""
         if self.index_cache is None or not self._index_dirty:
             return False
         from piview.model.index_extras import capture
@@ -406,11 +395,8 @@ class Session:
         return self.index.snapshot()
 
     def poll(self) -> str:
-        """Look for changes on disk: ``"none"``, ``"appended"`` (the new complete lines, or the
-        header of a file that was empty, were indexed and the tree extended or rebuilt),
-        ``"title"`` (only oh-my-pi's title slot was rewritten in place) or ``"replaced"``
-        (truncated or a different file: the caller should load it again). Never writes. The
-        viewer does the same in steps, the heavy ones in workers (:mod:`piview.model.follow`)."""
+        """Look for changes on disk: ``"none"``, ``"appended"``, ``"title"`` (only oh-my-pi's
+        title slot was rewritten) or ``"replaced"`` (the caller should load it again)."""
         from piview.model.follow import absorb, install, look, rebuild
 
         retitled = self.retitle()
@@ -435,9 +421,8 @@ class Session:
             return False
 
     def stat_change(self) -> Literal["none", "grown", "replaced"]:
-        """What one ``stat`` says of the file: ``"none"`` (as read), ``"grown"`` or
-        ``"replaced"`` (truncated, or another file now at the path). For an OpenClaw
-        database's session: its rows with a higher ``seq`` are read into the stream first."""
+        """What one ``stat`` says of the file: ``"none"``, ``"grown"`` or ``"replaced"``; an
+        OpenClaw database's session first reads its newer rows into the stream."""
         index = self.index
         if self.sqlite_ref is not None:
             try:
@@ -461,9 +446,8 @@ class Session:
         self.install(self.build())
 
     def build(self) -> Built:
-        """The ids and the tree of the entries indexed so far, computed without changing what
-        the session shows (a worker may call this while the UI reads the session; only the
-        rare entries kept whole get their role migrated in place). :meth:`install` them."""
+        """The ids and the tree of the entries indexed so far, without changing what the
+        session shows (a worker may call this); :meth:`install` them."""
         built = self._build()
         # OpenClaw's side notes: the few lines naming appendMode are found in one pass.
         index = self.index
@@ -547,13 +531,7 @@ def _open_readonly(path: Path) -> int:
 
 
 def load_session(path: str | os.PathLike[str], *, index_cache: IndexCache | None = None) -> Session:
-    """Load a session file read-only.
-
-    Bad lines are recorded in :attr:`Session.bad_lines` and skipped; they never stop the load.
-
-    Args:
-        path: the session file.
-        index_cache: reuse (and later :meth:`Session.save_index`) the index of big files.
+    """Load a session file read-only; bad lines are kept in :attr:`Session.bad_lines`.
 
     Raises:
         SessionOpenError: the file does not exist or cannot be read.

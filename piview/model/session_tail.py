@@ -18,15 +18,8 @@ __all__ = ["load_tail"]
 
 
 def load_tail(path: str | os.PathLike[str], max_bytes: int = 1024 * 1024) -> Session:
-    """Load only the last ``max_bytes`` of a big file, for a first screen while the rest loads.
-
-    The result has :attr:`Session.partial` set: entries whose parents lie before the window
-    are roots, line numbers count from the window, and totals cover the window only. The
-    header is still read from the first line.
-
-    Raises:
-        SessionOpenError: the file does not exist or cannot be read.
-    """
+    """Load only the last ``max_bytes`` of a big file, for a first screen while the rest loads
+    (:attr:`Session.partial` set). Raises SessionOpenError when it cannot be read."""
     if parse_sqlite_ref(path) is not None:
         return load_session(path)  # a database's session is rebuilt whole, in memory
     session = Session(Path(path))

@@ -1,11 +1,8 @@
 """Provides session sources other than a plain file: an OpenClaw SQLite transcript.
 
-OpenClaw (2026.8 on) keeps transcripts in ``openclaw-agent.sqlite``, table
-``transcript_events(session_id, seq, event_json, created_at)``, each ``event_json`` one
-Pi-shaped line; a session is named ``PATH#SESSION_ID`` (an id prefix is enough). The rows,
-joined by newlines in ``seq`` order, are kept in an anonymous in-memory file that the model
-reads like a session file; following appends the rows with a higher ``seq``. The database is
-opened read-only and no statement stays open between reads."""
+A session ``PATH#SESSION_ID`` is the ``transcript_events`` rows of ``openclaw-agent.sqlite``,
+joined in ``seq`` order into an in-memory file the model reads like a session file. The
+database is opened read-only."""
 
 from __future__ import annotations
 
@@ -97,11 +94,8 @@ def _seconds(value: object) -> float:
 
 
 def list_sqlite_sessions(db: Path) -> list[SqliteSessionInfo]:
-    """Every session of ``db`` with its event count, stream size and last activity.
-
-    A database without the transcript table lists nothing; one that cannot be opened raises
-    :class:`SqliteSourceError`.
-    """
+    """Every session of ``db`` with its event count, stream size and last activity (none
+    without the transcript table); raises :class:`SqliteSourceError` if it cannot be opened."""
     import sqlite3
 
     con = _connect(db)
@@ -164,12 +158,8 @@ def peek_sqlite_session(
 
 
 class SqliteSession:
-    """One session's transcript read from a database into an anonymous in-memory file.
-
-    :attr:`fd` is readable with ``os.pread`` like a session file's descriptor; :meth:`refresh`
-    appends the events written since (a higher ``seq``). Nothing is ever written to the
-    database.
-    """
+    """One session's transcript read from a database into an anonymous in-memory file
+    (:attr:`fd`, read with ``os.pread``); :meth:`refresh` appends newer events."""
 
     def __init__(self, ref: SqliteRef) -> None:
         self.db = ref.db
@@ -210,11 +200,8 @@ class SqliteSession:
         raise SqliteSourceError(f"session id {prefix!r} is ambiguous in {self.db}: {shown}")
 
     def refresh(self) -> int:
-        """Append the events after :attr:`last_seq` to the stream; return how many.
-
-        Returns -1 when the session lost events (rows deleted, or their numbering went
-        back): the caller should read it again from the start.
-        """
+        """Append the events after :attr:`last_seq` to the stream; return how many, or -1
+        when the session lost events (the caller should read it again from the start)."""
         import sqlite3
 
         if self._con is None:

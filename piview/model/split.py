@@ -1,20 +1,8 @@
 """Provides :func:`consume_split`: a big file's index read on both cores, its two halves joined.
 
-Filling the store's columns is a loop run once per entry (most of a big file's load). For a
-big file, a forked child reads the second half of the file (from a line
-boundary near the middle) into an index of its own while this process reads the first half;
-the child hands its index back through an anonymous in-memory file (``memfd``), pickled, and
-:func:`join` adds it after the first half, in time linear in the second half at C speed for
-the columns. The joined index is equal, column by column, to the one a single pass makes:
-line numbers, parents naming entries of the first half, shared block lists, model codes,
-usage and result rows and bad lines are all renumbered as a single pass would have made them.
-
-The child never writes the session file and leaves when this process is gone (``q`` while
-loading ends the viewer at once: the child sees its parent change and stops within a step).
-Where there is no fork (or another thread runs, as in the viewer's load worker: see
-:mod:`piview.model.forking`) or ``memfd``, on one core or a busy machine (:func:`spare_core`),
-for small files, or with ``PIVIEW_NO_SPLIT`` set, nothing is done and the caller reads the
-file in one pass.
+A forked child reads the second half of the file into an index of its own, handed back through
+a ``memfd``, and :func:`join` renumbers it after the first half, equal to a single pass. Without
+fork or ``memfd``, a spare core, or for small files, the caller reads the file in one pass.
 """
 
 from __future__ import annotations
@@ -43,18 +31,15 @@ __all__ = [
 ]
 
 SPLIT_MIN_BYTES = 48 * 1024 * 1024
-"""Files smaller than this are read in one pass (below it, a fork and a join cost more than
-they save)."""
+"""Files smaller than this are read in one pass (a fork and a join cost more than they save)."""
 _HEAD = 64 * 1024
 """Bytes read before forking, so that the child knows the header (and the file's version)."""
 _STEP = 16 * 1024 * 1024
-"""The child reads in steps of this many bytes, looking between them whether its parent is
-still there."""
+"""The child reads in steps of this many bytes, checking between them for its parent."""
 _PEEK = 1024 * 1024
 _SHARE = 0.60
 """The share of the bytes the first half (this process) reads: more than half, as the child
-then hands its half over, and with the compiled loop a share nearer a half left this process
-waiting for the child (``benchmarks/bench_split_share.py`` measures the share)."""
+then hands its half over (``benchmarks/bench_split_share.py`` measures it)."""
 _STORE_FIELDS = tuple(name for name in NodeStore.__slots__ if not name.startswith("_"))
 """The store's columns and tables a child hands back (the lookups beside them are rebuilt)."""
 
@@ -82,10 +67,8 @@ def applies(fd: int, index: FileIndex, min_bytes: int) -> bool:
 
 
 def spare_core() -> bool:
-    """Whether there are two cores and they are not both busy (the load average of the last
-    minute below the number of cores): on a busy machine the two halves would only take turns
-    on the same cores, and handing the second half over costs CPU of its own, so the file is
-    read in one pass."""
+    """Whether there are two cores and the load average is below their number (on a busy
+    machine the two halves would only take turns)."""
     cores = _cores()
     if cores < 2:
         return False
@@ -112,9 +95,8 @@ def split_point(fd: int, start: int, size: int) -> int | None:
 
 
 def read_all(index: FileIndex, fd: int, *, fresh: bool) -> int:
-    """Index the whole file; return how many entries were added. A ``fresh`` index (nothing
-    read yet) of a big file is read on two cores (:func:`consume_split`), and OpenClaw's
-    side notes are looked for as it is read; else it reads on in one pass."""
+    """Index the whole file; return how many entries were added. A ``fresh`` big file is read
+    on two cores (:func:`consume_split`), side notes looked for as it is read."""
     before = len(index.nodes)
     if fresh:
         index.side_at = array("q")
@@ -126,9 +108,8 @@ def read_all(index: FileIndex, fd: int, *, fresh: bool) -> int:
 
 def consume_split(index: FileIndex, fd: int, *, min_bytes: int | None = None) -> int | None:
     """Index the whole file as ``index.consume(fd, final=True)`` does, the second half in a
-    forked child; return how many entries were added, or None when the split does not apply
-    (``index`` may then hold the file's first lines: ``consume`` reads on from there).
-    ``min_bytes`` (default :data:`SPLIT_MIN_BYTES`): smaller files are read in one pass."""
+    forked child (files from ``min_bytes`` on); return how many entries were added, or None
+    when the split does not apply (``consume`` then reads on from where ``index`` stopped)."""
     if not applies(fd, index, SPLIT_MIN_BYTES if min_bytes is None else min_bytes):
         return None
     size = os.fstat(fd).st_size
@@ -172,9 +153,8 @@ def _fork(read: Callable[[], FileIndex]) -> tuple[int, int] | None:
 
 
 def second_half(index: FileIndex, fd: int, split: int, *, parent: int | None = None) -> FileIndex:
-    """The index of the lines from byte ``split`` (just after a newline) to the end, as
-    ``index`` (which holds the file's first lines) would read them, with line numbers counted
-    from ``split``; stops early when ``parent`` is given and is no longer this one's parent."""
+    """The index of the lines from byte ``split`` (just after a newline) to the end, line
+    numbers from ``split``; stops early when ``parent`` is no longer this one's parent."""
     part = FileIndex(
         header=index.header,
         header_line=index.header_line,

@@ -1,13 +1,8 @@
 """Provides :class:`NodeStore`: the skeletons of a file's entries, kept in compact columns.
 
-A msgspec skeleton per entry is some twenty small objects; the store keeps instead codes in
-byte arrays (entry type, role, stop reason, flags), the timestamp as 8 bytes
-(:mod:`piview.model.store_ts`), the parent as an entry index, the model as a code, the id as
-a string, and sparse tables for what only some entries have (usage, tool-call blocks,
-tool-result ids, user text). Plain messages are stored that way; every other (rare) entry is
-kept whole as its :class:`~piview.model.decode.SkEntry`. ``store[i]`` rebuilds an equal
-``SkEntry``; the hot loops read the columns. The index cache's form is in
-:mod:`piview.model.store_state`."""
+Plain messages are kept as codes in byte arrays and sparse tables (a msgspec skeleton per
+entry is some twenty small objects); every other (rare) entry is kept whole. ``store[i]``
+rebuilds an equal ``SkEntry``; the hot loops read the columns."""
 
 from __future__ import annotations
 
@@ -57,8 +52,7 @@ _LAST_PLAIN_ROLE = ROLE_NAMES.index("toolResult")
 _ENTRY_DEFAULTS = list(astuple(SkEntry()))[5:]
 """SkEntry's fields after ``message``, all at their defaults: only other entry types set them."""
 _NO_ODD = [None] * 5
-"""SkMessage's customType, display, excludeFromContext, exitCode and responseModel, all
-absent."""
+"""SkMessage's customType, display, excludeFromContext, exitCode and responseModel, absent."""
 _NO_MESSAGE = (None,) * 14
 """SkMessage's fields for an entry without a message: its codes are 0 and it is kept whole."""
 _fill = load_fill()
@@ -133,9 +127,8 @@ class NodeStore(Sequence[SkEntry]):
         self.texts: dict[int, str] = {}
         """String content of messages (user text is kept: it decides what folds)."""
         self.usage_at = array("i")
-        """Per entry: the row of its usage, or -1. Row ``r`` is ``usage_blob[usage_end[r - 1] :
-        usage_end[r]]``: the usage as a msgpack array of its values, without field names
-        (:mod:`piview.model.usage_row`: no Python objects per entry; exact numbers)."""
+        """Per entry: the row of its usage, or -1; row ``r`` is ``usage_blob[usage_end[r - 1] :
+        usage_end[r]]``, a msgpack array of the values (:mod:`piview.model.usage_row`)."""
         self.usage_blob = bytearray()
         self.usage_end = array("q")
         self.result_at = array("i")
@@ -164,8 +157,7 @@ class NodeStore(Sequence[SkEntry]):
 
     def extend(self, sks: Iterable[SkEntry]) -> None:
         """Add the skeletons of the next entries in file order: in the compiled loop
-        (:mod:`piview.model.fill`) when it is there, each entry it leaves (not of the
-        decoder's exact types) and every entry without it in :meth:`_extend_py`."""
+        (:mod:`piview.model.fill`) when it is there, else (or for what it leaves) in Python."""
         if _fill is None or type(self) is not NodeStore:
             self._extend_py(sks)
             return
@@ -191,11 +183,8 @@ class NodeStore(Sequence[SkEntry]):
         return recent
 
     def _extend_py(self, sks: Iterable[SkEntry]) -> None:
-        """:meth:`extend` in Python (the reference the compiled loop follows).
-
-        This runs once per line of the file: attribute lookups are hoisted into locals and
-        fields are read with one ``astuple`` call instead of one lookup each.
-        """
+        """:meth:`extend` in Python (the reference the compiled loop follows); run once per
+        line, so lookups are hoisted into locals and fields read with one ``astuple``."""
         recent = self._recent_ids()
         base = self._base
         ids = self.ids
@@ -318,9 +307,8 @@ class NodeStore(Sequence[SkEntry]):
             i += 1
 
     def prepare(self) -> None:
-        """Build now the lookups the next :meth:`extend` would build first, over every entry
-        (after a restore from the index cache). A poll's worker calls this, so that the UI
-        thread's append is linear in what it appends."""
+        """Build now the lookups the next :meth:`extend` would build first (a poll's worker
+        calls this, so that the UI thread's append is linear in what it appends)."""
         if self._pattern_code is None:
             self._pattern_code = {
                 tuple(map(astuple, p)): k
@@ -389,9 +377,8 @@ class NodeStore(Sequence[SkEntry]):
         self._base = None
 
     def snapshot(self) -> NodeStore:
-        """A copy of the columns and tables as they are now (memcpy for the columns; the
-        skeletons and strings are shared, never changed): the index cache encodes it in a
-        worker while the file is followed (views of the live columns would forbid appends)."""
+        """A copy of the columns and tables as they are now (skeletons and strings shared), for
+        the index cache to encode in a worker while the file is followed."""
         out = NodeStore.__new__(NodeStore)
         for name in NodeStore.__slots__:
             value = getattr(self, name)
@@ -563,9 +550,8 @@ class NodeStore(Sequence[SkEntry]):
 
 
 def _positions(codes: bytearray, code: int, start: int = 0) -> Iterator[int]:
-    # memchr from one hit to the next: most codes are rare (a session_info, a label), and
-    # then a big session's entries cost next to nothing; a common one costs what a compress
-    # over map did (the header, title and status read these on every poll).
+    # memchr from one hit to the next: most codes are rare (a session_info, a label), and the
+    # header, title and status read these on every poll.
     needle = bytes((code,))
     find = codes.find
     i = find(needle, start)

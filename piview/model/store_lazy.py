@@ -1,12 +1,8 @@
 """Provides a node store restored from the index cache whose block lists, result ids and
-names and texts are decoded on first use.
+names and texts are decoded on first use (``piview info`` with cached extras reads none).
 
-They are a large part of what reopening a session decodes (every tool call's block list,
-and the tool-call ids shared with their calls' strings), and ``piview info`` reopened with
-the cache's extras reads none of them. Until one is read, the
-store is a :class:`DeferredStore` holding their frames as bytes; the first read decodes them
-all, under a lock, and makes the store a plain :class:`~piview.model.store.NodeStore` again
-(the same object: nothing else changes, and reads cost nothing more from then on).
+Until then the store is a :class:`DeferredStore`; the first read decodes them all, under a
+lock, and makes it a plain :class:`~piview.model.store.NodeStore` again.
 """
 
 from __future__ import annotations
@@ -21,10 +17,8 @@ from piview.model.store import NodeStore
 __all__ = ["DEFERRED", "DeferredStore", "Frame", "defer", "frame_count", "shared_ids"]
 
 DEFERRED = ("patterns", "result_ids", "result_names", "texts")
-"""The columns read on first use (the index cache passes them as :class:`Frame`): none of
-them is read by ``piview info`` when the cache's extras hold the pairing and the sums. Not
-the timestamps and usage rows: they are bytes, whose frames are cheap to decode but would
-be held until then (a peak the viewer's load felt)."""
+"""The columns read on first use (the index cache passes them as :class:`Frame`): ``piview
+info`` with the cache's extras reads none of them."""
 
 _SLOTS: dict[str, Any] = {name: NodeStore.__dict__[name] for name in DEFERRED}
 """The store's own slots for them (member descriptors)."""
@@ -82,9 +76,8 @@ class _Column:
 
 
 class DeferredStore(NodeStore):
-    """A :class:`NodeStore` whose :data:`DEFERRED` columns are still frames (see the module).
-
-    No slot of its own, so that it can become a plain store in place."""
+    """A :class:`NodeStore` whose :data:`DEFERRED` columns are still frames (no slot of its
+    own, so that it can become a plain store in place)."""
 
     __slots__ = ()
 
@@ -131,12 +124,7 @@ def shared_ids(
     patterns: list[tuple[SkBlock, ...]], result_ids: list[str | None]
 ) -> list[str | None]:
     """``result_ids`` with each id that some block of ``patterns`` has replaced by that
-    block's string (one string per id, as a load keeps them).
-
-    Results come in the order of their calls (each call's block list is a pattern of its
-    own, in file order), so one scan along both settles almost all; the rest are looked up
-    in a map of every block id, made only when one is needed.
-    """
+    block's string (one string per id, as a load keeps them)."""
     calls = [b.id for p in patterns for b in p if b.id is not None]
     out: list[str | None] = []
     add = out.append

@@ -1,10 +1,5 @@
 """Provides :class:`StoreState`: a :class:`~piview.model.store.NodeStore` as the index cache
-writes and reads it.
-
-The columns are written as raw bytes (views of the store's arrays, not copies) and converted
-back by :func:`column` one field at a time, so that no second copy of the whole index is ever
-held. Block lists and entries kept whole are written as plain values and restored without
-validation: a skeleton from the tolerant path can hold values outside the literal sets.
+writes and reads it, columns as raw bytes converted back one field at a time.
 """
 
 from __future__ import annotations
@@ -167,9 +162,8 @@ def store_from_state(st: StoreState) -> NodeStore:
 
 
 def store_from_columns(columns: dict[str, Any]) -> NodeStore:
-    """A store from every field of :class:`StoreState`, each passed through
-    :func:`column` (the index cache converts each as it reads it, so that no second copy
-    of the whole index is ever held); raises ``ValueError`` when they disagree."""
+    """A store from every field of :class:`StoreState`, each passed through :func:`column`;
+    raises ``ValueError`` when they disagree."""
     out = NodeStore()
     for name in _STATE:
         setattr(out, name, columns[name])

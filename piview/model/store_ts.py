@@ -1,11 +1,7 @@
 """Provides the form of an entry's timestamp in :attr:`NodeStore.ts
-<piview.model.store.NodeStore.ts>`: the milliseconds since the epoch of Pi's
-``toISOString()`` form (``2026-06-05T16:01:45.555Z``) as 8 bytes, little-endian.
-
-Only a timestamp that formats back to the very same string (:func:`unpack_ts`) is packed;
-anything else (another form, a leap second, the 30th of February, the year 0) is
-:data:`TS_GAP`, its string kept aside. ``_fill.c`` packs as :func:`pack_ts` does; the tests
-compare them."""
+<piview.model.store.NodeStore.ts>`: the milliseconds of Pi's ``toISOString()`` as 8 bytes.
+A timestamp that does not format back to the same string is :data:`TS_GAP`, its string kept.
+"""
 
 from __future__ import annotations
 
@@ -16,8 +12,7 @@ __all__ = ["GAP_MS", "TS_GAP", "TS_LEN", "StoreTimestamps", "pack_ts", "ts_strin
 TS_LEN = 8
 """Bytes of one timestamp in the column."""
 GAP_MS = -(2**63)
-"""The value of an entry whose timestamp is kept aside (no timestamp packed: never a real one,
-which lies within years 1-9999)."""
+"""The value of an entry whose timestamp is kept aside (never a real one, in years 1-9999)."""
 TS_GAP = GAP_MS.to_bytes(TS_LEN, "little", signed=True)
 
 _DAY_MS = 86_400_000
@@ -103,8 +98,7 @@ class _Store(Protocol):
 
 class StoreTimestamps:
     """The entries' timestamps for the tree (:class:`~piview.model.tree.Timestamps`), read
-    from the store only when sorting; :meth:`ms` gives the tree their milliseconds without
-    making the strings (a fan of 200,000 children read each one)."""
+    from the store when sorting; :meth:`ms` gives milliseconds without making the strings."""
 
     __slots__ = ("_store",)
 

@@ -1,13 +1,6 @@
-"""Provides the usage figures of the session tree: what each subtree and each branch cost.
-
-:func:`subtree_sums` computes once per tree, for every entry, the cost, tokens, assistant turns
-and first and last timestamp of its subtree, and for every leaf the same from its root and from
-its fork point. Two linear passes over the packed children, kept in arrays, without recursion:
-one down (the path's figures in locals), one up in reverse.
-
-Every usage record counts (assistant messages, a tool result's nested usage, summaries');
-turns count assistant messages; a duration runs from the earliest to the latest valid
-timestamp."""
+"""Provides the usage figures of the session tree: what each subtree and each branch cost,
+in two linear passes over the packed children, without recursion.
+"""
 
 from __future__ import annotations
 
@@ -213,9 +206,8 @@ _computing = threading.Lock()
 
 
 def subtree_sums(session: Session) -> SubtreeSums:
-    """The sums of ``session``'s current tree, computed once (kept with the session's other
-    derived data, which a reload or an append clears). Thread-safe: the panel's worker and
-    the sidebar's may ask at once, and the second waits for the first one's sums."""
+    """The sums of ``session``'s current tree, computed once and kept in its derived data;
+    thread-safe (a second asker waits for the first one's sums)."""
     sums = cached_sums(session)
     if sums is not None:
         return sums
@@ -238,9 +230,8 @@ class _Cost(msgspec.Struct, array_like=True, gc=False):
 
 
 class _Usage(msgspec.Struct, array_like=True, gc=False):
-    """The parts of a usage the sums read, in a row's order (:mod:`piview.model.usage_row`;
-    the values after ``cost`` are ignored): untracked by the cyclic GC, whose passes over
-    170,000 tracked structs took most of the time of decoding them."""
+    """The parts of a usage the sums read, in a row's order (:mod:`piview.model.usage_row`),
+    untracked by the cyclic GC."""
 
     input: int | float = 0
     output: int | float = 0
@@ -256,8 +247,7 @@ _LIMIT = NUMBER_LIMIT
 
 def _usage_figures(usage: Usage | _Usage) -> tuple[float, float]:
     """Cost and tokens of one usage, each number read as :func:`~piview.model.types.number`
-    does (inline: a call per field cost as much as the rest together). NaN fails every
-    comparison, so it reads as 0 too."""
+    does, inline (NaN fails every comparison, so it reads as 0 too)."""
     lim = _LIMIT
     tokens = 0.0
     for v in (usage.input, usage.output, usage.cache_read, usage.cache_write):
@@ -277,9 +267,8 @@ def _usage_figures(usage: Usage | _Usage) -> tuple[float, float]:
 
 
 def _all_usages(store: NodeStore) -> list[_Usage]:
-    """Every usage row of the store, decoded in one call: the rows are msgpack values end
-    to end, so an array header in front makes them one msgpack array (not one decode call
-    per row)."""
+    """Every usage row of the store, decoded in one call (the rows are msgpack values end to
+    end: an array header in front makes them one array)."""
     rows = len(store.usage_end)
     if not rows:
         return []

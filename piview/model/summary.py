@@ -1,9 +1,5 @@
-"""Provides the parts of a summary as Pi's summarizer writes it: the Markdown, then file lists.
-
-Compaction and branch summaries end with ``<read-files>…</read-files>`` and
-``<modified-files>…</modified-files>`` blocks, one path a line (Pi's ``formatFileOperations``).
-Markdown renderers drop them as HTML, so every view takes them apart here and shows the lists
-itself.
+"""Provides the parts of a summary as Pi's summarizer writes it: the Markdown, then the
+``<read-files>`` and ``<modified-files>`` lists (which Markdown renderers drop as HTML).
 """
 
 from __future__ import annotations

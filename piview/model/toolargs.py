@@ -1,8 +1,5 @@
-"""Provides the facts about a tool call's arguments that every view states alike.
-
-The transcript, the tools view, ``piview tools``, the branch panel and the exports all say how
-many lines a written file has and which lines a read asked for: one rule for each, here.
-"""
+"""Provides the facts about a tool call's arguments that every view states alike (how many
+lines a written file has, which lines a read asked for)."""
 
 from __future__ import annotations
 

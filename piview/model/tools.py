@@ -1,8 +1,5 @@
-"""Provides the tool-call list of a branch: what each tool was called with, returned and took.
-
-This is the data of the tools view and of ``piview tools``. A call's latency runs from its
-assistant message to its result (entry timestamps); output size is the number of characters
-of the result's text blocks.
+"""Provides the tool-call list of a branch: what each tool was called with, returned and took
+(the data of the tools view and of ``piview tools``).
 """
 
 from __future__ import annotations
@@ -82,10 +79,8 @@ def _output_chars(session: Session, result: int) -> int:
 
 
 def tool_rows(session: Session, path: list[int]) -> list[ToolRow]:
-    """Every tool call on ``path`` in order, with its result; results without a call too.
-
-    A call answered only on another branch counts as ``no_result`` here.
-    """
+    """Every tool call on ``path`` in order, with its result; results without a call too
+    (a call answered only on another branch counts as ``no_result``)."""
     pairing = session.pairing
     on_path = set(path)
     rows: list[ToolRow] = []
@@ -181,9 +176,8 @@ def cached_tool_rows(session: Session, path: list[int]) -> list[ToolRow] | None:
 
 
 def branch_tool_rows(session: Session, path: list[int]) -> list[ToolRow]:
-    """:func:`tool_rows` of ``path``, kept for the next ask (the tools view opened again, or
-    collected ahead in a worker); a thread asking while another collects the same rows waits
-    for them instead of collecting them twice. Only the last branch asked for is kept."""
+    """:func:`tool_rows` of ``path``, kept for the next ask (only the last branch); a thread
+    asking while another collects the same rows waits for them."""
     session.pairing  # noqa: B018 - computed first: it is part of the key
     key = _key(session, path)
     with _lock:

@@ -1,14 +1,8 @@
 """Provides the session tree: parents, ordered children, roots, leaves and paths.
 
-Ids come from a hand-editable format, so the tree never trusts them blindly:
-
-* a ``parentId`` resolves to the nearest preceding entry with that id, else the first later
-  one, else the entry is a root (orphan); an entry that is its own parent is a root;
-* cycles (only through forward references) are broken and reported;
-* siblings are ordered by timestamp, file order breaking ties; entries without a valid
-  timestamp sort last.
-
-No walk recurses."""
+A ``parentId`` resolves to the nearest preceding entry with that id, else the first later one,
+else the entry is a root; cycles are broken; siblings are ordered by timestamp, then file order.
+"""
 
 from __future__ import annotations
 
@@ -167,9 +161,8 @@ class Tree:
         return out
 
     def path_array(self, i: int) -> array[int]:
-        """:meth:`path` as an array, shared with the tree's cache of the last long path (do
-        not change it): no int object per entry (an array holds 8 bytes an entry, a list a
-        pointer and an int object)."""
+        """:meth:`path` as an array (no int object per entry), shared with the tree's cache of
+        the last long path: do not change it."""
         last = self._last_path
         if last is not None and last[0] == i:
             return last[1]
@@ -186,10 +179,8 @@ class Tree:
         return out
 
     def int_pool(self) -> list[int] | None:
-        """The int objects 0 … n-1 that the map of ids holds, in a list (``pool[k] == k``;
-        made once per tree): lists of entry indices made of them hold no int of their own
-        (40 bytes an entry less). None when the map does not hold one per entry in file
-        order (repeated or missing ids)."""
+        """The int objects 0 … n-1 that the map of ids holds (``pool[k] == k``), so that lists
+        of indices hold no int of their own; None when the ids are repeated or missing."""
         n = len(self.parents)
         found = self._ints
         if found is None or found[0] != n:
@@ -256,14 +247,9 @@ class Tree:
         )
 
     def with_chain(self, ids: Sequence[str], side: frozenset[int] = frozenset()) -> Tree:
-        """A new tree: this one and, after its last entry, one new entry per id of ``ids``,
-        each the only child of the entry before it (Pi appending to its current leaf, the
-        last entry). The caller checks that this is what the file says: the last entry has
-        no children, and the new ids are new and name no orphan's missing parent. ``side``:
-        the new entries that are side notes.
-
-        Linear in the new entries, but for copies of the arrays (at C speed): this tree is
-        left as it was, for whoever still reads it.
+        """A new tree: this one and, after its last entry, a chain of one new entry per id
+        of ``ids`` (Pi appending to its leaf); ``side``: the new side notes. This one is
+        left as it was.
         """
         n, k = len(self.parents), len(ids)
         if not n:
@@ -299,17 +285,9 @@ class Tree:
         sort_key: Callable[[int], float],
         side: frozenset[int] = frozenset(),
     ) -> Tree:
-        """A new tree: this one and, after its last entry, one new entry per id of ``ids``,
-        the ``j``-th under ``parents[j]`` (an earlier entry: one of this tree's, or a new one
-        before it). This is Pi appending anywhere: to its leaf, or under an earlier entry when
-        the user went back with ``/tree`` (a new branch). The caller checks that this is what
-        the file says: the new ids are new, name no orphan's missing parent, and each parent
-        is the nearest preceding entry with the ``parentId``. ``sort_key``: an entry's
-        timestamp in ms (``inf`` when invalid), to place a new child among its siblings as
-        :func:`build_tree` orders them. ``side``: the new entries that are side notes.
-
-        Linear in the new entries and the siblings they join, but for copies of the arrays
-        (at C speed): this tree is left as it was, for whoever still reads it.
+        """A new tree: this one and one new entry per id of ``ids``, the ``j``-th under
+        ``parents[j]`` (Pi appending anywhere, after ``/tree`` too), placed among siblings by
+        ``sort_key``; ``side``: the new side notes. This one is left as it was.
         """
         n, k = len(self.parents), len(ids)
         if len(parents) != k:
@@ -365,9 +343,8 @@ class Tree:
         return tree
 
     def _path_through(self, parents: array[int], n: int) -> tuple[int, array[int]] | None:
-        """The cached path, carried to a tree of ``parents`` with entries from ``n`` on added:
-        the path to its last entry when it hangs from the cached path (up the new entries
-        only), else the cached path as it was (paths of old entries never change)."""
+        """The cached path carried to a tree of ``parents`` with entries from ``n`` on added
+        (extended when the new entries hang from it; paths of old entries never change)."""
         last = self._last_path
         if last is None or len(parents) == n:
             return last
@@ -407,13 +384,8 @@ _ID_INDEX: Any = Tree.__dict__["id_index"]
 def build_tree(
     ids: Sequence[str], parent_refs: Sequence[str | None], timestamps: Timestamps
 ) -> Tree:
-    """Build the tree of a file's entries.
-
-    Args:
-        ids: the id of each entry, in file order (possibly repeated).
-        parent_refs: the ``parentId`` of each entry (``None`` for a root).
-        timestamps: the ISO timestamp of each entry (anything invalid is tolerated).
-    """
+    """Build the tree of a file's entries from their ``ids``, ``parent_refs`` (``None`` for
+    a root) and ISO ``timestamps``."""
     n = len(ids)
     hint = array("q", [-1]) * n
     forward: dict[int, str] = {}
@@ -437,16 +409,9 @@ def build_tree_resolved(
     timestamps: Timestamps,
     id_index: dict[str, int] | None = None,
 ) -> Tree:
-    """Build the tree from parents already resolved to the nearest preceding entry.
-
-    Args:
-        ids: the id of each entry, in file order.
-        preceding: per entry, the nearest preceding entry with the id its ``parentId`` names,
-            or -1 (a null ``parentId``, or one listed in ``forward``).
-        forward: the ``parentId`` of each entry that names no preceding entry.
-        timestamps: the ISO timestamp of each entry (read only to order siblings).
-        id_index: ``dict(zip(ids, range(len(ids))))`` when the caller has it already (the
-            store's, :func:`~piview.model.idmap.take_id_map`); the tree keeps it.
+    """Build the tree from parents already resolved: ``preceding`` the nearest preceding
+    entry with the id, or -1; ``forward`` the ``parentId`` of each entry naming no preceding
+    one; ``id_index`` the store's map of ids, when the caller has it.
     """
     n = len(ids)
     parents = array("q", preceding)
@@ -500,9 +465,8 @@ def _children(parents: array[int], timestamps: Timestamps) -> tuple[Children, li
     for p in parents:
         counts[p + 1] += 1
     nroots = counts[0]
-    # Entries grouped by parent in file order (roots first): a counting sort into an array.
-    # A stable sort of range(n) by parent made two lists of n ints, at the very peak of the
-    # load (every column is full by then).
+    # Entries grouped by parent in file order (roots first): a counting sort into an array,
+    # not lists of n ints at the very peak of the load.
     order = array("q", bytes(8 * n))
     slot = array("q", accumulate(counts, initial=0))
     for i, p in enumerate(parents):

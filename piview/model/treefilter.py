@@ -1,8 +1,5 @@
-"""Provides the branch panel's filter modes and which entries pass each (Pi's ``treeFilterMode``).
-
-The current leaf is always shown, whatever the filter says: :func:`piview.model.treeview.flatten`
-adds it back. Nothing here imports Textual or Rich.
-"""
+"""Provides the branch panel's filter modes and which entries pass each (Pi's ``treeFilterMode``);
+the current leaf is always shown (:func:`piview.model.treeview.flatten` adds it back)."""
 
 from __future__ import annotations
 
@@ -85,13 +82,8 @@ def _assistant_is_empty(node: SkEntry) -> bool:
 
 
 def entry_visible(node: SkEntry, mode: FilterMode, labelled: bool) -> bool:
-    """Whether an entry passes ``mode`` (the current leaf is shown whatever this says).
-
-    Args:
-        node: the entry's skeleton.
-        mode: the filter mode.
-        labelled: the entry has a resolved label.
-    """
+    """Whether an entry (``node``, ``labelled`` when it has a label) passes ``mode`` (the
+    current leaf is shown whatever this says)."""
     if _assistant_is_empty(node):
         return False
     etype = node.type
@@ -158,10 +150,8 @@ def visibility(nodes: Sequence[SkEntry], mode: FilterMode, labels: dict[int, str
 
 
 def archived(session: Session) -> bytearray | None:
-    """One byte per entry, 1 inside a subtree oh-my-pi archived (``archive`` entries: the last
-    one for a target wins, ``archived: false`` undoes); ``None`` when nothing is archived.
-
-    Linear: each entry is marked once, a walk stops at what an earlier walk marked."""
+    """One byte per entry, 1 inside a subtree oh-my-pi archived (the last ``archive`` entry for
+    a target wins); ``None`` when nothing is archived. Linear."""
     store = session.nodes
     tree = session.tree
     state: dict[int, bool] = {}
@@ -188,10 +178,8 @@ def archived(session: Session) -> bytearray | None:
 
 
 def session_visibility(session: Session, mode: FilterMode) -> bytearray:
-    """:func:`visibility` of ``session``, kept per mode until entries are added: folding,
-    unfolding and switching branch reuse it (a fresh copy each time, for the caller to mark).
-
-    Archived subtrees (oh-my-pi) are hidden in every mode but ``all``."""
+    """:func:`visibility` of ``session`` (archived subtrees hidden but in mode ``all``), kept
+    per mode until entries are added; a fresh copy each time, for the caller to mark."""
     key = ("treefilter.visibility", mode)
     kept = session.derived.get(key)
     if kept is None:

@@ -1,9 +1,5 @@
-"""Provides the branch panel's search: rows, or every entry, whose label and text match.
-
-Both follow the rule of every search in piview (:mod:`piview.model.query`: every word, or a
-``re:`` regular expression, with smart case), applied to the entry's label plus its row text.
-An ``all:`` prefix changes nothing here: the panel always searches every entry. Nothing here
-imports Textual or Rich.
+"""Provides the branch panel's search: rows, or every entry, whose label and text match
+(:mod:`piview.model.query`'s rule).
 """
 
 from __future__ import annotations
@@ -28,14 +24,8 @@ def search(
     query: str,
     text: Callable[[Session, int], str] = row_text,
 ) -> list[Row]:
-    """The rows matching ``query`` (see :mod:`piview.model.query`) in their label plus text.
-
-    Args:
-        session: the session the rows come from.
-        rows: the rows to search (flatten with everything unfolded to search all).
-        query: the search text; blank matches every row.
-        text: the row-text function (pass a cached one to avoid re-reading the file).
-    """
+    """The ``rows`` of ``session`` matching ``query`` in their label plus ``text(row)``
+    (blank matches every row)."""
     q = parse_query(query)
     if not q.body.strip():
         return list(rows)
@@ -54,8 +44,7 @@ def search_entries(
     text: Callable[[Session, int], str] = row_text,
 ) -> list[int]:
     """The entries, in file order, that pass ``mode`` and match ``query`` as :func:`search`
-    matches rows (in the entry's label plus its row text). Folded or not, every entry is
-    looked at; blank (or a regular expression that does not compile) matches none."""
+    matches rows, folded or not; blank (or a bad regular expression) matches none."""
     q = parse_query(query)
     if q.blank:
         return []

@@ -1,8 +1,5 @@
-"""Provides the text and style class of one branch panel row, as Pi's ``/tree`` shows it.
-
-A row's text costs a file read (messages are decoded in full), so the panel asks only for the
-rows on screen. Nothing here imports Textual or Rich.
-"""
+"""Provides the text and style class of one branch panel row, as Pi's ``/tree`` shows it
+(a file read per message, so the panel asks only for the rows on screen)."""
 
 from __future__ import annotations
 
@@ -151,11 +148,8 @@ def _message_text(session: Session, i: int, entry: MessageEntry) -> str:
 
 
 def row_text(session: Session, i: int) -> str:
-    """The one-line text of entry ``i`` as Pi's ``/tree`` shows it (at most ~100 chars).
-
-    Messages and custom messages are decoded from the file (one read each); other entries
-    come from the skeleton.
-    """
+    """The one-line text of entry ``i`` as Pi's ``/tree`` shows it (at most ~100 chars);
+    messages are decoded from the file, other entries come from the skeleton."""
     node = session.nodes[i]
     t = node.type
     if t == "compaction":

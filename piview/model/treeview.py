@@ -1,18 +1,9 @@
 """Provides the rows of the branch panel: Pi's ``/tree`` selector (``tree-selector.ts``),
 flattened and folded.
 
-* A visible entry hangs under its nearest visible ancestor (:mod:`piview.model.treefilter`).
-* Single-child chains stay flat; a branch point indents its children by one level, and the
-  first entry after a branch start once more (Pi's "visual grouping").
-* Several visible roots hang under a virtual root that draws no connector.
-* OpenClaw's side notes are rows right under the entry they annotate, one level in, never a
-  fork.
-* At every level the child holding the active leaf comes first.
-* A segment start (the first entry of each branch after a branch point, or a root) is
-  foldable; segments off the active path start folded.
-
-Row texts are :func:`piview.model.treetext.row_text`, for the rows on screen only. Every walk
-is iterative."""
+A visible entry hangs under its nearest visible ancestor; a branch point indents its
+children; the child holding the active leaf comes first; segments off the active path start
+folded. Every walk is iterative."""
 
 from __future__ import annotations
 
@@ -45,8 +36,7 @@ Gutter = tuple[int, bool, "Gutter | None"]
 
 @dataclass(slots=True)
 class Row:
-    """One line of the branch panel (treat as read-only; not frozen because it is built
-    100,000 times for a long chain and frozen dataclasses are twice as slow to build)."""
+    """One line of the branch panel (read-only; not frozen: frozen ones are slower to build)."""
 
     entry: int
     """Entry index in file order."""
@@ -83,11 +73,8 @@ class Row:
         return self.foldable and not self.folded
 
     def prefix(self) -> str:
-        """The tree art before the row's text: guides, connector and fold marker.
-
-        ``├─ `` / ``└─ `` start a branch; ``⊟`` replaces the ``─`` of a foldable row and
-        ``⊞`` of a folded one; a folded row without a connector (a root) ends with ``⊞ ``.
-        """
+        """The tree art before the row's text: guides, connector (``├─ ``/``└─ ``) and fold
+        marker (``⊟`` for a foldable row, ``⊞`` for a folded one)."""
         cells = [" "] * (self.indent * 3)
         connector_level = self.indent - 1 if self.connector else -1
         guides: dict[int, bool] = {}
@@ -112,11 +99,8 @@ class Row:
 
 @dataclass(slots=True)
 class Folds:
-    """Which segments are folded: explicit choices over the default.
-
-    By default (``fold_side``) a foldable row is folded unless it is on the active path;
-    without ``fold_side`` every segment starts unfolded, as in Pi's ``/tree``.
-    """
+    """Which segments are folded: explicit choices over the default (with ``fold_side``,
+    a foldable row off the active path is folded; without it, none, as in Pi's ``/tree``)."""
 
     opened: set[int] = field(default_factory=set)
     """Entries the user unfolded."""
@@ -128,8 +112,7 @@ class Folds:
     @classmethod
     def for_tree(cls, entries: int, mode: str = "default") -> Folds:
         """The default for a tree of ``entries``: unfolded up to :data:`OPEN_TREE_ENTRIES`
-        (as Pi's ``/tree``), and always with the labeled-only filter, which must show every
-        label wherever it is."""
+        (as Pi's ``/tree``), and always with the labeled-only filter."""
         return cls(fold_side=entries > OPEN_TREE_ENTRIES and mode != "labeled-only")
 
     def copy(self) -> Folds:
@@ -218,14 +201,8 @@ def flatten(
     mode: FilterMode = "default",
     folds: Folds | None = None,
 ) -> TreeRows:
-    """Compute the panel rows of ``session``.
-
-    Args:
-        session: the loaded session.
-        leaf: the active leaf (default: the file's leaf, its last entry).
-        mode: the filter mode.
-        folds: fold choices (default: fold every segment off the active path).
-    """
+    """Compute the panel rows of ``session`` (``leaf`` active, default the last entry;
+    ``folds`` default to folding every segment off the active path)."""
     nodes = session.nodes
     tree = session.tree
     n = len(nodes)
@@ -438,9 +415,8 @@ def _push_children(
 
 
 def refold(tree_rows: TreeRows, index: int, folds: Folds) -> TreeRows:
-    """``tree_rows`` once the fold of row ``index`` follows ``folds`` (changed for that row
-    only): its subtree's rows are cut out or laid out again, nothing else is redone. Equal
-    to a new :func:`flatten` with ``folds``."""
+    """``tree_rows`` once the fold of row ``index`` follows ``folds``, only its subtree's rows
+    redone: equal to a new :func:`flatten` with ``folds``."""
     walk = tree_rows.walk
     rows = tree_rows.rows
     assert walk is not None

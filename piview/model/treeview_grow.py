@@ -1,11 +1,5 @@
 """Provides :func:`grow_rows`: the branch panel's rows once Pi appended a chain of entries
-under an entry of the active path, from the rows it had, without flattening the tree again.
-
-Only the fork's segment is laid out again (as :func:`~piview.model.treeview.refold` does for
-a fold); the rest of the visible tree is carried over. The result equals
-:func:`~piview.model.treeview.flatten` of the grown session; the shapes it does not handle
-(side notes, archives, labels among the new entries, hidden entries that would reorder
-visible children, user folds) give None, and the caller flattens."""
+under an entry of the active path, without flattening the tree again."""
 
 from __future__ import annotations
 
@@ -24,13 +18,8 @@ __all__ = ["grow_rows"]
 def grow_rows(
     old: TreeRows, session: Session, leaf: int, first_new: int, mode: FilterMode, folds: Folds
 ) -> TreeRows | None:
-    """The rows :func:`~piview.model.treeview.flatten` gives for ``session`` (``leaf``
-    active, ``mode``, ``folds``) when ``old`` are its rows before the entries from
-    ``first_new`` on were appended, with the same ``mode`` and ``folds``; None when this is
-    not a shape handled here (then flatten), ``old`` left as it was. Otherwise ``old`` is
-    grown in place (its lists and arrays are the new rows'): linear in the new entries, the
-    fork's subtree, what follows it in the rows, and the active path above the fork (whose
-    subtree sizes grow)."""
+    """The rows :func:`~piview.model.treeview.flatten` gives for ``session`` when ``old`` were
+    its rows before ``first_new``, grown in place; None for a shape not handled here."""
     walk = old.walk
     tree = session.tree
     store = session.nodes
@@ -78,10 +67,8 @@ def grow_rows(
 def _visible_below(
     session: Session, x: int, pre: array[int], first: frozenset[int] = frozenset()
 ) -> list[int]:
-    """The visible entries that hang from ``x`` in the visible tree (its visible children,
-    and those of its hidden children, passed up), in the order of flatten's walk: tree order,
-    but that a child in ``first`` (on the active path) comes first. Only the entries ``pre``
-    covers (those there before)."""
+    """The visible entries that hang from ``x`` in the visible tree (hidden children passed
+    up), in flatten's order (a child in ``first`` first), among those ``pre`` covers."""
     n0 = len(pre)
     children = session.tree.children
 

@@ -1,13 +1,8 @@
 """Provides the strict, typed shapes of everything a Pi session file can hold.
 
-Each Struct mirrors one shape of the spec of record (the pi.dev "Message types" page and
-Pi's session-manager). Python names are snake_case; the JSON keys are camelCase. Every field
-has a default so that a file missing an optional (or even a required) key still decodes:
-reading is tolerant, the model is strict. What the spec does not know (entry types, roles,
-content blocks) is kept whole as ``Unknown*`` objects holding the raw JSON value.
-
-The numbers, usage and content blocks live in :mod:`piview.model.types_base`, the shapes only
-oh-my-pi writes in :mod:`piview.model.types_omp`; both are re-exported here.
+Every field has a default so that a file missing a key still decodes; what the spec does not
+know is kept whole as ``Unknown*``. Shared shapes live in :mod:`piview.model.types_base`,
+oh-my-pi's in :mod:`piview.model.types_omp`; both are re-exported here.
 """
 
 from __future__ import annotations

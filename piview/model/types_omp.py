@@ -1,8 +1,5 @@
-"""Provides the shapes only oh-my-pi writes: its title slot, roles and entry types.
-
-oh-my-pi (``packages/coding-agent/src/session/session-entries.ts``) extends Pi's format; these
-Structs join the unions of :mod:`piview.model.types`, which re-exports them.
-"""
+"""Provides the shapes only oh-my-pi writes: its title slot, roles and entry types, joined to
+the unions of :mod:`piview.model.types`, which re-exports them."""
 
 from __future__ import annotations
 
@@ -153,22 +150,6 @@ class ArchiveEntry(_EntryBase, tag="archive", tag_field="type"):
     archived: bool = True
 
 
-OMP_ENTRY_TYPES = frozenset(
-    t.__struct_config__.tag
-    for t in (
-        TitleChangeEntry,
-        ModeChangeEntry,
-        ModelUsageEntry,
-        ServiceTierChangeEntry,
-        TtsrInjectionEntry,
-        CredentialPinEntry,
-        SessionInitEntry,
-        ResetBoundaryEntry,
-        ArchiveEntry,
-    )
-)
-"""Entry types that only oh-my-pi writes."""
-
 OMP_SETTINGS_TYPES: frozenset[str] = frozenset(
     str(t.__struct_config__.tag)
     for t in (
@@ -180,5 +161,9 @@ OMP_SETTINGS_TYPES: frozenset[str] = frozenset(
         CredentialPinEntry,
     )
 )
-"""oh-my-pi's bookkeeping entries: each a one-line divider, hidden by the panel's filters
-as Pi's settings entries are."""
+"""oh-my-pi's bookkeeping entries: one-line dividers, filtered as Pi's settings entries are."""
+
+OMP_ENTRY_TYPES = OMP_SETTINGS_TYPES | {
+    str(t.__struct_config__.tag) for t in (SessionInitEntry, ResetBoundaryEntry, ArchiveEntry)
+}
+"""Entry types that only oh-my-pi writes."""

@@ -1,11 +1,8 @@
 """Provides token and cost totals over any set of entries.
 
-Model usage comes from assistant messages. A tool result may carry the usage of nested model
-work done by the tool: it counts in session totals but is kept apart from main-model usage.
-Since Pi 0.81, compaction and branch-summary entries carry the usage of the model call that
-wrote the summary. Pi's own total (``/session``, ``getSessionStats``) is the three summed over
-every entry of the file: :func:`pi_total`.
-``reasoning`` is already part of ``output`` and is never added to it.
+Main-model usage comes from assistant messages, nested usage from tool results, and summary
+usage from compaction and branch summaries; Pi's ``/session`` total sums the three
+(:func:`pi_total`). ``reasoning`` is already part of ``output``.
 """
 
 from __future__ import annotations
@@ -55,11 +52,8 @@ class UsageTotals:
     """How many usage records were added."""
 
     def add(self, usage: Usage | None) -> None:
-        """Add one usage record (``None`` is ignored).
-
-        Files are hand-editable: :func:`~piview.model.types.number` reads NaN, infinities,
-        booleans and absurd sizes as 0 (10**400 would make the sums raise).
-        """
+        """Add one usage record (``None`` is ignored); :func:`~piview.model.types.number`
+        reads NaN, infinities, booleans and absurd sizes as 0."""
         if usage is None:
             return
         self.count += 1
@@ -173,15 +167,8 @@ class _Session(Protocol):
 def info_sums(
     session: _Session, leaf: int | None, path: list[int] | None = None
 ) -> dict[str, UsageTotals]:
-    """The usage sums of ``piview info`` for ``leaf``'s branch (``path``, root to leaf, when
-    the caller has it): ``path`` (its assistant turns), ``all`` (every assistant turn),
-    ``tools`` (the nested usage of tool results) and ``summaries`` (the usage of every
-    compaction and branch summary).
-
-    Kept in ``session.derived`` (emptied when entries are added), where a session reopened
-    from the index cache finds them (:mod:`piview.model.index_extras`): each sum decodes
-    every usage row of the branch or the file.
-    """
+    """The usage sums of ``piview info`` for ``leaf``'s branch: ``path``, ``all``, ``tools``
+    and ``summaries``, kept in ``session.derived`` (and the index cache's extras)."""
     key = (SUMS_KEY, -1 if leaf is None else leaf)
     found: dict[str, UsageTotals] | None = session.derived.get(key)
     if found is None:
@@ -240,11 +227,8 @@ class UsageReport:
 
 
 def pi_breakdown(report: UsageReport) -> list[tuple[str, UsageTotals]]:
-    """The lines of Pi's ``/session`` cost breakdown for the whole file: assistant usage per
-    ``provider/model``, tool-result and summary usage in one :data:`TOOLS_SUMMARIES` line;
-    lines without tokens or cost left out, the most expensive first (Pi's
-    ``getUsageCostBreakdown``), each model named by its ``responseModel`` when the provider
-    reported one."""
+    """The lines of Pi's ``/session`` cost breakdown for the whole file (``getUsageCostBreakdown``):
+    usage per ``provider/model`` and one :data:`TOOLS_SUMMARIES` line, the most expensive first."""
     lines = list(report.answered_all.items())
     lines.append((TOOLS_SUMMARIES, pi_total(report.tools_all, report.summaries_all)))
     kept = [(k, t) for k, t in lines if t.cost > 0 or t.tokens > 0]

@@ -1,11 +1,7 @@
 """Provides the form a message's usage takes in :attr:`NodeStore.usage_blob
 <piview.model.store.NodeStore.usage_blob>`: a msgpack array of
-:class:`~piview.model.types.Usage`'s values without their field names.
-
-A row is ``[input, output, cacheRead, cacheWrite, totalTokens, cost, cacheWrite1h,
-reasoning]``, ``cost`` being ``None`` or ``[input, output, cacheRead, cacheWrite, total]``;
-trailing ``None`` values are left out. ``_fill.c`` writes the same bytes as :func:`row_of` (the
-tests compare them); :func:`usage_of` gives back exactly the ``Usage`` encoded."""
+:class:`~piview.model.types.Usage`'s values, trailing ``None`` values left out.
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
 """Provides :func:`user_text`: the text of a user message, read without decoding its entry
-in full (a session's header names it by its first prompt; the full decoder, every entry,
-message and block type compiled, is made on the first full decode, which a first screen
-whose blocks a forked child draws never needs)."""
+in full (the full decoder is made on the first full decode, which a first screen may not need)."""
 
 from __future__ import annotations
 
@@ -32,10 +30,8 @@ _decoder = msgspec.json.Decoder(_Entry)
 
 
 def user_text(session: Session, i: int) -> str:
-    """The text of entry ``i``'s message content as its full decode gives it: the string, or
-    its text blocks' texts joined by spaces (``""`` for every other block). Anything out of
-    the ordinary (a block that is not an object, content neither text nor a list, bytes that
-    are not UTF-8) is read by the full decode, as before."""
+    """The text of entry ``i``'s message content as its full decode gives it (text blocks
+    joined by spaces); anything out of the ordinary is read by the full decode."""
     try:
         message = _decoder.decode(session.read_line(i)).message
     except (msgspec.DecodeError, OSError):
