@@ -40,12 +40,9 @@ def _compute(session: Session, leaf_a: int, leaf_b: int) -> tuple[BranchDiff, li
 class CompareScreen(Screen[None]):
     """The comparison of the branches to ``leaf_a`` (A) and ``leaf_b`` (B).
 
-    | Key(s) | Description |
-    | :- | :- |
-    | enter | Show the item's entry in the transcript, on its branch |
-    | left / right | Side by side: choose side A's or side B's item |
-    | escape | Back to the session |
+    Keys: :attr:`BINDINGS` (the help screen, ``?``, lists them from there, with a line each).
     """
+
 
     HELP_TITLE = "Comparison"
     """The heading of this part's keys in the help screen."""

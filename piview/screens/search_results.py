@@ -28,13 +28,9 @@ __all__ = ["SearchResultsScreen"]
 class SearchResultsScreen(ModalScreen[AllHit | None]):
     """Every branch's matches of a query. Dismisses with the chosen result, or ``None``.
 
-    | Key(s) | Description |
-    | :- | :- |
-    | enter | Show the result on its branch |
-    | escape | Close (the search stops) |
-    | ? | Help |
-    | q | Quit piview |
+    Keys: :attr:`BINDINGS` (the help screen, ``?``, lists them from there, with a line each).
     """
+
 
     HELP_TITLE = "Search all branches"
     """The heading of this part's keys in the help screen."""

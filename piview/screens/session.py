@@ -74,8 +74,7 @@ class SessionScreen(FirstResumeScreen):
     AUTO_FOCUS = "Transcript"
     """Not the first focusable widget: the hidden branch panel, styled for it, then blurred."""
     AHEAD_AFTER = 1.0
-    """Seconds on a branch before what ``b``, ``H``, ``u`` and ``T`` show is made ahead,
-    in a worker (a branch left sooner costs nothing more)."""
+    """Seconds on a branch before what ``b``, ``H``, ``u`` and ``T`` show is made ahead."""
 
     BINDINGS = [
         Binding(
@@ -202,8 +201,7 @@ class SessionScreen(FirstResumeScreen):
         self.follow = follow
         """True while the file is polled for what Pi appends (``p`` pauses and resumes)."""
         self.follow_shown = follow
-        """Whether the status line says "following" or "paused": from the start when the screen
-        follows the file, else once the user starts following it."""
+        """Whether the status line says "following" or "paused" (once the file is followed)."""
         self.last_entry_at: float | None = None
         """Wall-clock time the last entry arrived (at the start: the file's modification time)."""
         self.from_picker = from_picker
@@ -215,8 +213,8 @@ class SessionScreen(FirstResumeScreen):
         self._after_frame = AfterFrame()
         self._titled_width = 0
         self.composed = False
-        """True once the screen's Mount found its children. Textual mounts no child of a screen
-        closed before it composed, yet sends it its Mount and the Resize already queued."""
+        """True once the screen's Mount found its children (a screen closed before it composed
+        has none, yet gets its Mount and Resize)."""
         self.building_branch = False
         """True while a long branch's blocks are being built in a worker."""
         self._branch_generation = 0
@@ -230,10 +228,8 @@ class SessionScreen(FirstResumeScreen):
 
     def _compositor_refresh(self) -> None:
         # Inside the app's start-up batch Textual renders the whole screen and throws the
-        # frame away (nothing is written until the batch ends): the first screen was
-        # rendered twice. Only the transcript's settling is kept (its heights and scroll
-        # offset, hence the scrollbar, as they were); the dirty regions stay, so the first
-        # refresh after the batch paints everything.
+        # frame away: only the transcript's settling is done; the dirty regions stay, so the
+        # first refresh after the batch paints everything.
         if self.app._batch_count:
             for transcript in self.query(Transcript):  # none: closed before it composed
                 if transcript.region:
@@ -308,11 +304,8 @@ class SessionScreen(FirstResumeScreen):
     # ------------------------------------------------------------------ branches
 
     def show_branch(self, leaf: int | None, *, focus_entry: int | None = None) -> None:
-        """Show the path from the root to ``leaf``, with ``focus_entry`` in view.
-
-        A very long branch has its blocks built in a worker: the old branch stays on screen,
-        and usable, until they arrive.
-        """
+        """Show the path from the root to ``leaf``, with ``focus_entry`` in view (a very long
+        branch's blocks built in a worker, the old branch shown meanwhile)."""
         path = self.session.tree.path(leaf) if leaf is not None else []
         transcript = self.query_one(Transcript)
         items = None
@@ -513,9 +506,9 @@ class SessionScreen(FirstResumeScreen):
             self.dismiss(None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """While the search field has the focus, the screen's keys are letters to type:
-        the footer then shows only the field's own (find, close). A screen just swapped in
-        (the whole file for its tail) takes no key before its widgets are mounted."""
+        """While the search field has the focus, the screen's keys are letters to type; a
+        screen takes no key before its widgets are mounted."""
+
         if not self.is_mounted:
             return False
         return not (isinstance(self.focused, Input) and action != "escape")

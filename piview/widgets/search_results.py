@@ -2,12 +2,10 @@
 Line-API list (a line per result, no widget per row).
 
 A thread worker runs :func:`piview.render.search.scan_all` and hands the hits over in batches;
-the list grows while it runs, the cursor stays where the user put it. A branch is named on a
-line of its own before its first result (leaf id, label, first words, see
-:func:`piview.render.search.branch_info`); each result shows the kind of block and the line
-of it that matches, the match in reverse video. Only the lines on screen are drawn, and only
-their blocks are read from the file.
+the list grows while it runs. A branch is named on a line of its own before its first result;
+each result shows the kind of block and the line of it that matches.
 """
+
 
 from __future__ import annotations
 
@@ -52,12 +50,7 @@ _KIND_NAMES = {
 class SearchResults(ScrollView, can_focus=True):
     """The matches of ``query`` on every branch; enter chooses one (:class:`Chosen`).
 
-    | Key(s) | Description |
-    | :- | :- |
-    | j, down / k, up | Next / previous result |
-    | pagedown, space / pageup | A page down / up |
-    | g, home / G, end | First / last result |
-    | enter | Show the result on its branch |
+    Keys: :attr:`BINDINGS` (the help screen, ``?``, lists them from there, with a line each).
     """
 
     HELP_TITLE = "Search results"
@@ -89,11 +82,6 @@ class SearchResults(ScrollView, can_focus=True):
             super().__init__()
             self.results = results
             self.hit = hit
-
-        @property
-        def control(self) -> SearchResults:
-            """The list."""
-            return self.results
 
     class Progress(Message):
         """Results arrived, or the search finished."""

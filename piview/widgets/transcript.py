@@ -1,19 +1,11 @@
 """Provides :class:`Transcript`: the virtualized, Line-API view of one branch of a session.
 
-No widget per message: the transcript is one ScrollView over a flat list of items (see
-:mod:`piview.render.items`). Heights start as estimates; only the items that intersect the
-viewport are rendered (with Rich, at the current width) and cached as strips. When a rendered
-height differs from its estimate, the prefix sums are fixed and the scroll offset is shifted so
-that what the user is looking at stays put.
-
-Its parts are objects it holds: the heights and prefix sums are
-:class:`piview.render.layout.BlockLayout`; the cached strips are
-:class:`piview.widgets.transcript_strips.BlockStrips`; a search's matches are
-:class:`piview.widgets.transcript_search.Search`. The widget keeps the view still (before each
-paint the blocks in the viewport are rendered, their heights fixed and the scroll offset
-shifted so that what the user looks at stays put, or the end stays in view while the view
-follows it; on the first screen the blocks at the top are measured only after the end has been
-painted), and has the keys, among them the jumps to the next block of a sort.
+One ScrollView over a flat list of items (:mod:`piview.render.items`), no widget per message.
+Heights start as guesses (:class:`piview.render.layout.BlockLayout`); before each paint the
+blocks in the viewport are drawn (:class:`piview.widgets.transcript_strips.BlockStrips`), their
+heights fixed and the scroll offset shifted so that what the user looks at stays put (or the
+end stays in view while the view follows it). A search's matches are a
+:class:`piview.widgets.transcript_search.Search`.
 """
 
 from __future__ import annotations
@@ -164,11 +156,6 @@ class Transcript(ScrollView, can_focus=True):
             self.entry = entry
             """Entry index of the focused block, if any."""
 
-        @property
-        def control(self) -> Transcript:
-            """The transcript."""
-            return self.transcript
-
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, Transcript.CursorMoved)
 
@@ -178,11 +165,6 @@ class Transcript(ScrollView, can_focus=True):
         def __init__(self, transcript: Transcript) -> None:
             super().__init__()
             self.transcript = transcript
-
-        @property
-        def control(self) -> Transcript:
-            """The transcript."""
-            return self.transcript
 
     def __init__(
         self,
@@ -207,9 +189,7 @@ class Transcript(ScrollView, can_focus=True):
         self._deferred_window: tuple[ItemList, int, int] | None = None
         """Blocks :meth:`_defer_measure` left to measure: ``(items, first, last)``."""
         self._other_hidden: tuple[list[int], int, bool, ItemList] | None = None
-        """The path, its length, the setting and the items before the last
-        :meth:`set_show_hidden` (the items of the other setting, while the path stays the
-        same list)."""
+        """The path, its length, the setting and the items of the other hidden setting."""
         self._kept_for: object = None
         self._kept = 0
         """Where :meth:`_kept_from` was found, for which item list."""
@@ -259,13 +239,8 @@ class Transcript(ScrollView, can_focus=True):
     def update_path(
         self, path: list[int], *, added: Iterable[int] = (), items: ItemList | None = None
     ) -> None:
-        """Show a longer (or different) path, keeping what is already measured.
-
-        Used when the file grows by the entries ``added``: the blocks both paths share keep
-        their heights, but for the last few, and for the tool calls whose results are among
-        ``added`` (however far back: parallel calls), which are measured again. ``items``: the
-        items of ``path`` already built (extended, or built by a worker).
-        """
+        """Show a longer (or different) path (the file grew by ``added``), keeping the heights
+        of the blocks both share but the last few and the calls answered in ``added``."""
         self._measure_deferred()
         old = self.items
         new = (
@@ -326,11 +301,8 @@ class Transcript(ScrollView, can_focus=True):
     def keep_other_hidden(
         self, path: list[int], show_hidden: bool, items: ItemList, guesses: Guesses | None = None
     ) -> None:
-        """Keep ``items``, the blocks of ``path`` with hidden entries shown or not as
-        ``show_hidden`` says (built ahead, in a worker), for ``H`` to switch to without
-        building them; ignored unless ``path`` is the path shown and ``show_hidden`` the
-        setting it is not shown with. ``guesses``: their heights guessed ahead too, as
-        :meth:`guesses_ahead` asked."""
+        """Keep ``items``, the blocks of ``path`` for the other ``show_hidden`` setting (built
+        ahead), for ``H``; ``guesses``: their heights, from :meth:`guesses_ahead`."""
         if path is self.path and show_hidden != self.show_hidden:
             self._other_hidden = (path, len(path), show_hidden, items)
             if guesses is not None:
@@ -425,11 +397,8 @@ class Transcript(ScrollView, can_focus=True):
         return anchor, lay.offsets[anchor] - top
 
     def _restore_anchor(self, anchor: tuple[int, int] | None) -> None:
-        """Scroll so that the anchor's block starts on the same screen line as before.
-
-        The blocks above it on screen are measured first, so the settling that follows (which
-        keeps the top block still) keeps this one still too.
-        """
+        """Scroll so that the anchor's block starts on the same screen line as before (the
+        blocks above it measured first, so that the settling keeps it still too)."""
         if anchor is None:
             return
         index, row = anchor
@@ -511,12 +480,8 @@ class Transcript(ScrollView, can_focus=True):
         return True
 
     def _defer_measure(self, top: int, height: int) -> bool:
-        """Measure the blocks at lines ``top``..``top + height`` after the next paint; False
-        when there is nothing to measure there.
-
-        They are not shown (the view goes to the end), but measuring them fixes their heights,
-        hence the scrollbar, exactly as before the first screen was made to skip them.
-        """
+        """Measure the blocks at lines ``top``..``top + height`` (off screen: the view goes to
+        the end) after the next paint; False when there is nothing to measure there."""
         first, last = self._item_at_line(top), self._item_at_line(top + height)
         if all(self._layout.exact[first : last + 1]):
             return False
@@ -527,12 +492,8 @@ class Transcript(ScrollView, can_focus=True):
         return True
 
     def _measure_deferred(self) -> None:
-        """Measure the blocks :meth:`_defer_measure` left, if any.
-
-        Runs after the first paint, and before anything that reads or changes heights and
-        scroll offsets (a render, a scroll, a key, a click), so these see the heights they
-        always saw.
-        """
+        """Measure the blocks :meth:`_defer_measure` left, if any: after the first paint, and
+        before anything that reads or changes heights and scroll offsets."""
         if self._deferred_window is None:
             return
         window, self._deferred_window = self._deferred_window, None
@@ -793,14 +754,9 @@ class Transcript(ScrollView, can_focus=True):
     # ------------------------------------------------------------------ search
 
     def search(self, query: str | Query, *, target: tuple[int, int] | None = None) -> None:
-        """Search the blocks of this branch for ``query`` (see :mod:`piview.model.query`),
-        in a worker.
+        """Search the blocks of this branch for ``query`` in a worker, focusing the first match
+        after the cursor (or ``target`` = ``(entry, part)``, part -1: the entry's first)."""
 
-        Matches appear as they are found (the first one after the cursor is focused, or
-        the block ``target`` = ``(entry, part)`` if it matches, the first matching block of
-        the entry for a part of -1); ``SearchUpdated`` reports
-        progress. A new search, or :meth:`clear_search`, cancels the one running.
-        """
         self._cancel_search()
         if isinstance(query, str):
             # Imported on first use, as the search's own: the first screen searches nothing.
