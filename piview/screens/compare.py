@@ -43,7 +43,6 @@ class CompareScreen(Screen[None]):
     Keys: :attr:`BINDINGS` (the help screen, ``?``, lists them from there, with a line each).
     """
 
-
     HELP_TITLE = "Comparison"
     """The heading of this part's keys in the help screen."""
 

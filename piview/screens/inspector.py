@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 __all__ = ["ToolInspector", "inspector_renderable"]
 
 
-
 def _usage(u: Usage) -> str:
     parts = [
         f"in {fmt_tokens(u.input)}",

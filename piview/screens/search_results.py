@@ -31,7 +31,6 @@ class SearchResultsScreen(ModalScreen[AllHit | None]):
     Keys: :attr:`BINDINGS` (the help screen, ``?``, lists them from there, with a line each).
     """
 
-
     HELP_TITLE = "Search all branches"
     """The heading of this part's keys in the help screen."""
 

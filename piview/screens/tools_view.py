@@ -92,7 +92,6 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
     """Branches of at least this many entries have their calls collected in a worker (unless
     the session screen collected them ahead), the view usable meanwhile."""
 
-
     def __init__(self, session: Session, path: list[int]) -> None:
         super().__init__()
         self.session = session

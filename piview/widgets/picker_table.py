@@ -1,13 +1,7 @@
 """Provides :class:`PickerTable`: the picker's list of sessions, a DataTable of fixed columns.
 
-Textual's DataTable measures every cell of every new row, once the message queue is idle, to
-size its automatic columns: for the picker's 600 rows that is thousands of Rich measurements
-before the first rows are drawn. The picker gives every column its width, so none of those
-measurements can change what is drawn: this table skips them and sizes itself at once. It also
-fills an empty table with all its rows in one step (:meth:`PickerTable.fill`), where
-``add_row`` sets the cursor, sorts the columns and prompts the message pump once a row; a row
-given as a function has its cells made the first time they are read (``LazyCells``),
-so that only the rows drawn are formatted.
+Every column has its width, so no new row is measured; :meth:`PickerTable.fill` fills an empty
+table in one step, a row given as a function made when first read (``LazyCells``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,6 @@ the list grows while it runs. A branch is named on a line of its own before its 
 each result shows the kind of block and the line of it that matches.
 """
 
-
 from __future__ import annotations
 
 import time

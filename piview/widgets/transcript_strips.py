@@ -27,15 +27,8 @@ __all__ = ["BlockStrips"]
 
 
 class BlockStrips:
-    """The strips of a session's blocks, by ``(entry, part, hidden, expanded, view width)``.
-
-    A block's lines are those of its item (and the session as it is): the same entry's block
-    is the same with hidden entries shown or not (``H`` keeps them), but for the dim style of
-    a hidden one, hence ``hidden`` in the key.
-
-    ``console``: gives the app's console (asked only when a block is drawn, as the widget
-    has no app before it is mounted).
-    """
+    """The strips of a session's blocks, by ``(entry, part, hidden, expanded, view width)``
+    (a hidden entry's block is dim); ``console`` gives the app's console, once mounted."""
 
     def __init__(
         self, session: Session, prerender: Prerender | None, console: Callable[[], Console]

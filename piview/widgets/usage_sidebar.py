@@ -237,7 +237,6 @@ class UsageSidebar(VerticalScroll):
     Set :attr:`report` (or call :meth:`show`) to update it.
     """
 
-
     DEFAULT_CSS = """
     UsageSidebar {
         width: 34;
