@@ -1,9 +1,5 @@
 """Provides :class:`AfterFrame`, what waits for a screen's first frame written, and
 :class:`FirstResumeScreen`, a screen not restyled whole again when first shown.
-
-Textual starts an app inside one batch of updates: the first screen is composed, mounted and
-laid out, and its first whole frame rendered, while that batch holds every write back, so
-that frame is thrown away.
 """
 
 from __future__ import annotations

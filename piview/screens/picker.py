@@ -309,8 +309,7 @@ class PickerScreen(Screen[None]):
                 top.append(p)
         self.order = top
         if self.sort == "last activity":
-            # Grouped by project (by agent for OpenClaw), the project with the newest session
-            # first; newest first inside a project.
+            # By project (agent for OpenClaw), the newest project first, newest first in each.
             newest: dict[str, float] = {}
             for p in self.order:
                 s = summaries[p]
@@ -427,8 +426,7 @@ class PickerScreen(Screen[None]):
         self._layout_width = self.size.width
         preview = self.query_one("#preview", Static)
         preview.display = self.size.width >= self.PREVIEW_MIN_WIDTH
-        # The table's width before the first layout: the screen, less the preview and the
-        # scrollbar.
+        # The table's width before the first layout: the screen less preview and scrollbar.
         width = (self.size.width or 80) - (46 if preview.display else 0) - 2
         self._cols = self._columns(width)
         table.clear(columns=True)
@@ -685,8 +683,7 @@ class PickerScreen(Screen[None]):
     # ------------------------------------------------------------------ full-text search
 
     def _db_path(self) -> Path:
-        # The index's modules (SQLite, the process pool) are imported on first use: the
-        # picker's first rows never wait for them.
+        # The index's modules are imported on first use: the first rows never wait for them.
         from piview.catalog.fts import index_path
 
         return self.search_db or index_path()
@@ -783,8 +780,7 @@ class PickerScreen(Screen[None]):
         try:
             index = SearchIndex(self._db_path(), readonly=True)
             try:
-                # First the best of the newest matches (quick for a common word), then the
-                # whole ranking, which replaces them.
+                # The best of the newest matches first (quick), then the whole ranking.
                 for candidates in (FIRST_CANDIDATES, None):
                     hits = index.search(
                         query, limit=HIT_LIMIT, per_session=1, candidates=candidates
@@ -827,8 +823,7 @@ class PickerScreen(Screen[None]):
         new = [h for h in hits if h.session_path in self.summaries]
         if new == self.hits and needle == self._hits_for:
             return
-        # Only the hit rows change: the rows matched by name stay (rebuilding a table of
-        # hundreds of rows on every result would make typing lag).
+        # Only the hit rows change (rebuilding hundreds of rows per result lags typing).
         for k in range(self._hit_rows):
             table.remove_row(f"hit:{k}")
         self._hit_rows = 0

@@ -1,8 +1,6 @@
 """Provides :class:`SearchResultsScreen`: the results of a search over all branches.
 
-Opened by the session screen for an ``all:`` query (see :mod:`piview.model.query`); lists
-the matching blocks of every branch as they are found (:class:`SearchResults`), and
-dismisses with the chosen one, which the session screen then shows on its branch.
+Opened by the session screen for an ``all:`` query; dismisses with the result chosen.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Provides :class:`SessionScreen`: header, branch panel, transcript, usage sidebar, footer.
 
-The screen shows a branch and keeps the panes and the status line in step; its state is
-declared in its ``__init__``. Its other keys hand over to objects it holds: following the file
-(``Follower``), the search field (``SearchKeys``), the views it opens and what it makes ahead
-for them (``Views``), the panels' widths (``PanelWidths``), the header (``Lineage``).
+The screen shows a branch and keeps the panes and the status line in step; its other keys
+hand over to ``Follower``, ``SearchKeys``, ``Views``, ``PanelWidths`` and ``Lineage``.
 """
 
 from __future__ import annotations
@@ -284,8 +282,7 @@ class SessionScreen(FirstResumeScreen):
             self.refresh_usage()
         self.query_one(Transcript).focus()
         if self.session.partial and self.full_loader is not None:
-            # Once the first screen is written (the loader and the UI share one interpreter
-            # lock), or in 1 s if no frame is (a view pushed over it at once): run once.
+            # Once the first screen is written (they share the interpreter lock), else in 1 s.
             self._after_frame.add(self.follower.load_full)
             self.set_timer(1.0, partial(self._after_frame.written, self))
         if self.session.index_cache is not None:  # for the next start, once the screen is up
@@ -477,8 +474,7 @@ class SessionScreen(FirstResumeScreen):
         """Show or hide hidden entries (display:false custom messages, extension state)."""
         t = self.query_one(Transcript)
         if self._pending is not None or len(t.path) >= BIG_BRANCH:
-            # The setting changes now; the blocks follow from a worker. A branch still being
-            # built is built again with it.
+            # The setting changes now, the blocks (a branch being built too) from a worker.
             t.show_hidden = not t.show_hidden
             pending = self._pending
             self._build_in_worker(pending or _Build(self.leaf, t.path, None, hidden_only=True))

@@ -271,8 +271,7 @@ class Follower:
         it is not a plain append to the last entry."""
         screen = self._screen
         if s is not screen.session or found is None or not screen.follow:
-            # Another session since, a failed read (logged), or paused meanwhile: what was
-            # read is not shown; the next look reads it again.
+            # Another session, a failed read or paused meanwhile: the next look reads it.
             self._polling = False
             return
         if found.change == "replaced":

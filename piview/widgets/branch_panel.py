@@ -342,17 +342,13 @@ class BranchPanel(ScrollView, can_focus=True):
         self._rebuild(keep=self._leaf)
 
     def set_active(self, leaf: int | None) -> None:
-        """Make ``leaf`` the active leaf: re-mark the active path and unfold it.
-
-        The cursor stays on its entry (or its nearest shown ancestor). ``None`` or an
-        index out of range means the file's leaf.
-        """
+        """Make ``leaf`` (``None`` or out of range: the file's leaf) the active leaf: re-mark
+        the active path and unfold it; the cursor stays on its entry."""
         if self._session is None:
             return
         if leaf is None or not 0 <= leaf < len(self._session):
             leaf = self._session.tree.leaf
-        # An array (the tree's cached path): a list's int per entry came on top of the
-        # transcript's list when a whole session is swapped in.
+        # An array (the tree's cached path): a list would cost an int object per entry.
         path = self._session.tree.path_array(leaf) if leaf is not None else ()
         rows = self._tree_rows
         if (
@@ -396,16 +392,14 @@ class BranchPanel(ScrollView, can_focus=True):
         self.marked = None
         self._leaf = leaf
         self._folds = fresh
-        # The row texts stay: an entry's text is its own (set_session forgets them because
-        # its session may be another).
+        # The row texts stay: an entry's text is its own (the same session).
         self._generation += 1
         self._tree_rows = rows
         row = rows.nearest_row(leaf)
         self._update_virtual_size()
         self.cursor = row if row is not None else 0
         self.refresh()
-        # Once the file is quiet for a moment: summing a big tree takes long on the
-        # interpreter, which the next appends' paints would have to share.
+        # Once the file is quiet: a big tree's sum would slow the next appends' paints.
         if self._sums_timer is not None:
             self._sums_timer.stop()
         self._sums_timer = self.set_timer(SUMS_DELAY, self._sum_grown, name="grow-sums")

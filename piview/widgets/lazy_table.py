@@ -115,9 +115,8 @@ def fixed_virtual_size(table: DataTable[Any]) -> None:
 
 
 def rows_added(table: DataTable[Any]) -> None:
-    """What ``DataTable.add_row`` does after each row, done once after many were put in
-    place: the cursor stays valid, and it is highlighted as it is when the first row
-    arrives in an empty table."""
+    """What ``DataTable.add_row`` does after each row (the cursor kept valid and
+    highlighted), done once after many were put in place."""
     table._require_update_dimensions = True  # noqa: SLF001 - DataTable's own steps
     table.cursor_coordinate = table.cursor_coordinate
     if table.columns and table.show_cursor and table.cursor_type != "none":
@@ -127,15 +126,12 @@ def rows_added(table: DataTable[Any]) -> None:
 
 
 class LazyTable(DataTable[Text]):
-    """A DataTable whose columns all have a fixed width and whose rows are made on demand.
-
-    Rows come in whole, in the order shown (:meth:`show_rows`): the owner sorts and filters
-    them, not ``DataTable.sort``, ``add_row`` or ``remove_row``."""
+    """A DataTable whose columns all have a fixed width and whose rows are made on demand,
+    all at once in the order shown (:meth:`show_rows`; no ``sort``, ``add_row``)."""
 
     def show_rows(self, count: int, make: CellMaker) -> None:
-        """Replace the rows by ``count`` rows one line high, row ``n`` holding ``make(n)``:
-        the same rows, cursor and highlight as ``clear()`` and ``add_row`` for each, with
-        the cells made only when the row is read or drawn."""
+        """Replace the rows by ``count`` rows one line high, row ``n`` holding ``make(n)``
+        (made when the row is read or drawn), as ``clear()`` and ``add_row`` for each."""
         self.clear()
         if not count:
             return

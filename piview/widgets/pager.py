@@ -1,8 +1,5 @@
-"""Provides :class:`PagerScroll`: a scrollable box with the keys of a pager.
-
-``j``/``k`` and the arrows scroll a line, space and ``b`` (and the page keys) a page,
-``g``/``G`` and Home/End go to the top and the end. Nothing animates: a key moves at once, and
-End reaches the end of a long text (an animated scroll stopped short while the height grew).
+"""Provides :class:`PagerScroll`, a scrollable box with the keys of a pager (nothing animates:
+an animated End stopped short while the height grew), and :class:`PagerModal` around it.
 """
 
 from __future__ import annotations

@@ -37,11 +37,8 @@ class PickerTable(DataTable[Text | str]):
         fixed_virtual_size(self)
 
     def fill(self, rows: Iterable[tuple[str, Cells | Callable[[], Cells]]]) -> None:
-        """``add_row(*cells, key=key)`` for each ``(key, cells)``, one line high, in one step:
-        the same rows, cursor and highlight as adding them one by one to an empty table.
-
-        ``cells`` may be a function giving them: it is called when they are first read
-        (:class:`LazyCells`), with the columns of now."""
+        """``add_row(*cells, key=key)`` for each ``(key, cells)`` in one step; ``cells`` may be
+        a function giving them, called when they are first read (:class:`LazyCells`)."""
         if self.row_count:
             for key, cells in rows:
                 self.add_row(*(cells() if callable(cells) else cells), key=key)

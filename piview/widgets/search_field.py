@@ -1,8 +1,5 @@
-"""Provides :class:`SearchField`: the session screen's search box.
-
-What it finds follows :mod:`piview.model.query`; its two toggles write the query's prefixes
-(``all:``, ``re:``) into the text itself, so what is typed always says what will be searched.
-"""
+"""Provides :class:`SearchField`: the session screen's search box, whose toggles write the
+query's prefixes (``all:``, ``re:``, :mod:`piview.model.query`) into the text itself."""
 
 from __future__ import annotations
 

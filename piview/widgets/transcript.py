@@ -210,9 +210,7 @@ class Transcript(ScrollView, can_focus=True):
         items: ItemList | None = None,
     ) -> None:
         """Show the entries of ``path`` (root to leaf); focus ``focus_entry`` or the last block.
-
-        ``items``: the items of ``path`` already built (by a worker, for a big file).
-        """
+        ``items``: the items of ``path`` already built (by a worker, for a big file)."""
         self.path = path
         self._other_hidden = None
         if items is None:
@@ -274,10 +272,8 @@ class Transcript(ScrollView, can_focus=True):
         self._set_cursor(index)
 
     def set_show_hidden(self, show: bool, *, items: ItemList | None = None) -> None:
-        """Show or hide hidden entries, keeping the focused entry in view.
-
-        ``items``: the path's items for that setting, already built (by a worker).
-        """
+        """Show or hide hidden entries, keeping the focused entry in view; ``items``: the
+        path's items for that setting, already built (by a worker)."""
         entry, other = self.current_entry, self._other_items(show)
         self._other_hidden = (self.path, len(self.path), self.show_hidden, self.items)
         self.show_hidden = show
@@ -373,8 +369,7 @@ class Transcript(ScrollView, can_focus=True):
         return self._follow_end
 
     def _reset_heights(self) -> None:
-        # Before the first layout, guess the full screen less the scrollbar (the default
-        # layout): a right guess saves a second pass over every item on the first render.
+        # Before the first layout: the full screen less the scrollbar (the default layout).
         guess = self.app.size.width - self.styles.scrollbar_size_vertical
         self._width = self.scrollable_content_region.width or self.size.width or guess or 80
         self._layout.reset(self.items, self._width)
@@ -440,8 +435,7 @@ class Transcript(ScrollView, can_focus=True):
             return
         lay = self._layout
         if not self._follow_end:
-            # At the end, the blocks left for later are off screen: the first frame goes out
-            # without them (only the scrollbar is rough until they are measured).
+            # At the end, the blocks left for later are off screen: the first frame skips them.
             self._measure_deferred()
         height = self.scrollable_content_region.height or self.size.height
         deferred = False
@@ -505,8 +499,7 @@ class Transcript(ScrollView, can_focus=True):
             self.refresh()
 
     def _deferred_end(self) -> None:
-        # Set before the first layout; skip it if the user has moved since. The blocks left
-        # for after the first frame stay left: measuring them re-scrolls to the end anyway.
+        # Skip it if the user has moved since; the blocks left for later stay left.
         if self._follow_end:
             self._scroll_to_end(measure_deferred=False)
 
@@ -554,9 +547,8 @@ class Transcript(ScrollView, can_focus=True):
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         """Stop following the end once the user scrolls up."""
         super().watch_scroll_y(old_value, new_value)
-        # Textual clamps the offset to the new end when the blocks' total shrinks (the file
-        # grew and the last blocks' heights are guessed again): the view is still at the end,
-        # and no user scrolled. Only a move up that leaves the end stops following it.
+        # Textual clamps the offset to the new end when the blocks' total shrinks (no user
+        # scrolled): only a move up that leaves the end stops following it.
         if round(new_value) < round(old_value) and round(new_value) < self.max_scroll_y:
             self._follow_end = False
 
@@ -565,8 +557,7 @@ class Transcript(ScrollView, can_focus=True):
     def render_lines(self, crop: Region) -> list[Strip]:
         """Settle heights for the viewport before Textual asks for each line."""
         self.settle_frame()
-        # The widget's style is the same for every line of this frame; Textual computes it
-        # from the CSS at each ask (half of a line's time).
+        # The widget's style is the same for every line of a frame: computed once for it.
         self._frame_style = self.rich_style
         try:
             return super().render_lines(crop)
@@ -579,8 +570,7 @@ class Transcript(ScrollView, can_focus=True):
         throw away, :meth:`piview.screens.session.SessionScreen._compositor_refresh`)."""
         width = self.scrollable_content_region.width or self.size.width
         if width and width != self._width:
-            # A new width changes every height: the block the reader is on stays where it is.
-            # The drawn blocks are kept (keyed by width): a panel closed again finds them.
+            # A new width changes every height: the block the reader is on stays put.
             anchor = self._screen_anchor()
             self._reset_heights()
             self._restore_anchor(anchor)
@@ -601,7 +591,7 @@ class Transcript(ScrollView, can_focus=True):
         if self._search is not None and index in self._search.hits:
             strip = highlight(strip, self._search.query)
         mark = "▌ " if index == self.cursor and row < len(strips) - 1 else "  "
-        style = self._gutter_style(index)
+        style = _GUTTER_STYLES[self.items[index].error, self.has_focus]
         kept = self._kept_from()
         if index < kept:
             # Compacted away: the model sees the compaction's summary instead of these.
@@ -659,10 +649,6 @@ class Transcript(ScrollView, can_focus=True):
             self._kept = kept_from(self.session, items)
         return self._kept
 
-    def _gutter_style(self, index: int) -> Style:
-        item = self.items[index]
-        return _GUTTER_STYLES[item.error, self.has_focus]
-
     def on_resize(self, event: events.Resize) -> None:
         """Re-estimate at the new width (cached strips are keyed by width)."""
         self.refresh()
@@ -708,8 +694,7 @@ class Transcript(ScrollView, can_focus=True):
         self._post_cursor()
         self.refresh()
 
-    # Textual's DOMNode has an action_toggle(attribute) of its own; this one is the "toggle"
-    # action of the enter binding, and keeps that name.
+    # The enter binding's "toggle", not DOMNode's own action_toggle(attribute).
     def action_toggle(self) -> None:  # type: ignore[override]
         """Expand or collapse the focused block."""
         item = self.current_item
@@ -840,11 +825,6 @@ class Transcript(ScrollView, can_focus=True):
         """(query, current match number from 1, number of matches) of the active search."""
         s = self._search
         return None if s is None else (s.query.text, s.current + 1, len(s.matches))
-
-    @property
-    def search_query(self) -> Query | None:
-        """The active search's query."""
-        return self._search.query if self._search is not None else None
 
     def action_search_step(self, step: int) -> None:
         """Focus the next (or previous) search match, wrapping around."""

@@ -41,8 +41,7 @@ class Search:
 
     def add(self, found: list[int], done: bool, items: Sequence[Item], cursor: int) -> int | None:
         """Take the positions ``found`` (the last batch when ``done``); the block to focus
-        now, if any: the target, else the first match after ``cursor`` when the first
-        matches come (or at the end, when the target was not found)."""
+        now, if any: the target, else the first match after ``cursor``."""
         first = not self.matches and bool(found)
         self.matches.extend(found)
         self.hits.update(found)

@@ -83,9 +83,8 @@ def _total_line(label: str, tokens: float, cost: float, style: str = _MUTED) -> 
 
 
 def _total_block(report: UsageReport) -> Content:
-    """The whole file's total as Pi's ``/session`` counts it: model calls, tool results and
-    summaries (the parts that occur), then Pi's lines per ``provider/model`` when there are
-    several."""
+    """The whole file's total as Pi's ``/session`` counts it, with its lines per
+    ``provider/model`` when there are several."""
     from piview.model.usage import pi_breakdown  # the model is imported with the report
 
     lines = [
@@ -270,8 +269,7 @@ class UsageSidebar(VerticalScroll):
     def on_show(self) -> None:
         """Mount and fill the sections, the first time."""
         if not self.children:
-            # Imported here: Textual's Sparkline (and the statistics module under it) only
-            # when the sidebar first shows, not before the first screen.
+            # Imported here: Sparkline (and statistics under it) when the sidebar first shows.
             from textual.widgets import Sparkline
 
             self.mount_all(
