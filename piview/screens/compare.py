@@ -41,7 +41,6 @@ class CompareScreen(Screen[None]):
     """
 
     HELP_TITLE = "Comparison"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [
         Binding("escape", "close", "Back", tooltip="back to the session"),

@@ -162,7 +162,6 @@ class ContextScreen(PagerModal):
     """A modal with the model's context at one entry. Escape closes it."""
 
     HELP_TITLE = "Context view"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [
         Binding("question_mark", "app.help", "Help", tooltip="this help"),

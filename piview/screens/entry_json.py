@@ -73,7 +73,6 @@ class EntryJsonScreen(PagerModal):
     """A modal with the raw JSON of one entry. Escape closes it; it scrolls like a pager."""
 
     HELP_TITLE = "Entry JSON"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [
         Binding("question_mark", "app.help", "Help", tooltip="this help"),

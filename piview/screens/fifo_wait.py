@@ -36,7 +36,6 @@ class FifoScreen(Screen[None]):
     the copy once the stream ends. ``q`` quits at any time."""
 
     HELP_TITLE = "Waiting for a FIFO"
-    """The heading of this part's keys in the help screen."""
 
     DEFAULT_CSS = """
     FifoScreen { layout: vertical; }

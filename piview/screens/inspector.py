@@ -138,7 +138,6 @@ class ToolInspector(PagerModal):
     scrolls like a pager (j k, space b, g G, Home End)."""
 
     HELP_TITLE = "Tool-call inspector"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [
         Binding("question_mark", "app.help", "Help", tooltip="this help"),

@@ -144,7 +144,6 @@ class PickerScreen(Screen[None]):
     """
 
     HELP_TITLE = "Picker"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [
         Binding("down", "move(1)", "Down", show=False),

@@ -30,7 +30,6 @@ class SearchResultsScreen(ModalScreen[AllHit | None]):
     """
 
     HELP_TITLE = "Search all branches"
-    """The heading of this part's keys in the help screen."""
 
     # A modal screen stops the app's keys: q must quit here too, ? still helps.
     BINDINGS = [
@@ -76,11 +75,6 @@ class SearchResultsScreen(ModalScreen[AllHit | None]):
         box = self.query_one("#box")
         box.border_title = "search all branches"
         self._results.focus()
-
-    @property
-    def results(self) -> SearchResults:
-        """The list of results."""
-        return self._results
 
     def _summary(self) -> Text:
         r = self._results

@@ -68,7 +68,6 @@ class SessionScreen(FirstResumeScreen):
     """
 
     HELP_TITLE = "Viewer"
-    """The heading of this part's keys in the help screen."""
     AUTO_FOCUS = "Transcript"
     """Not the first focusable widget: the hidden branch panel, styled for it, then blurred."""
     AHEAD_AFTER = 1.0

@@ -66,7 +66,6 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
 
     AUTO_FOCUS = "DataTable"
     HELP_TITLE = "Tools view"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [
         Binding("escape,T", "close", "Close"),

@@ -60,7 +60,6 @@ class BranchPanel(ScrollView, can_focus=True):
     """
 
     HELP_TITLE = "Branch panel (b)"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "move(-1)", "Up", show=False, tooltip="move up"),

@@ -38,7 +38,6 @@ class CompareList(OptionList):
     """The comparison's rows; enter posts :class:`CompareList.Chosen` for the item's entry."""
 
     HELP_TITLE = "Branch comparison"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "cursor_down", "Down", show=False, tooltip="next item"),

@@ -59,6 +59,7 @@ def own_bindings(node: DOMNode) -> list[Binding]:
 
 
 def _title(node: DOMNode) -> str:
+    """The heading of ``node``'s keys: its class's ``HELP_TITLE``, else its name in words."""
     title = getattr(node, "HELP_TITLE", None)
     if isinstance(title, str):
         return title

@@ -20,7 +20,6 @@ class PagerScroll(VerticalScroll):
     """A :class:`VerticalScroll` that scrolls like ``less``."""
 
     HELP_TITLE = "Scrolling"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [
         Binding("j,down", "line(1)", "Down", show=False),

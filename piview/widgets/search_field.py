@@ -16,7 +16,6 @@ class SearchField(TextInput):
     all branches, ctrl+r between words and a regular expression (all shown in the footer)."""
 
     HELP_TITLE = "Search field"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [
         Binding("enter", "submit", "Find", tooltip="find (on every branch with all:)"),

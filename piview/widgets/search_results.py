@@ -9,6 +9,7 @@ each result shows the kind of block and the line of it that matches.
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from typing import ClassVar
 
 from rich.style import Style
@@ -53,7 +54,6 @@ class SearchResults(ScrollView, can_focus=True):
     """
 
     HELP_TITLE = "Search results"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j,down", "move(1)", "Next", show=False, tooltip="next result"),
@@ -242,19 +242,8 @@ class SearchResults(ScrollView, can_focus=True):
     # ------------------------------------------------------------------ keys
 
     def _line_of(self, k: int) -> int:
-        # A result's line: its index plus the branch names before it (few, and each hit
-        # adds at most one): found by bisection over the rows, which are in hit order.
-        lo, hi = 0, len(self._rows)
-        rows = self._rows
-        while lo < hi:
-            mid = (lo + hi) // 2
-            r = rows[mid]
-            v = r if r >= 0 else -1 - r
-            if v < k or (v == k and r < 0):
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
+        # A result's line, by bisection over the rows (in hit order, a branch's name first).
+        return bisect_left(self._rows, (k, 1), key=lambda r: (r if r >= 0 else -1 - r, int(r >= 0)))
 
     def _set_cursor(self, k: int) -> None:
         if not self.hits:

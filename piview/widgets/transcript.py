@@ -64,7 +64,6 @@ class Transcript(ScrollView, can_focus=True):
     """
 
     HELP_TITLE = "Transcript"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [
         Binding("j,down", "move(1)", "Next", show=False, tooltip="next block"),
