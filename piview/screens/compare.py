@@ -1,10 +1,7 @@
 """Provides :class:`CompareScreen`: two branches compared from their common ancestor.
 
-Opened from the branch panel (``m`` marks a branch, ``=`` compares it with the one under the
-cursor). The comparison (:func:`piview.model.branchdiff.compare_branches`) is computed in a
-worker; the screen then lists the common ancestor, and each side's prompts, tool calls, files,
-outcome and totals (:class:`~piview.widgets.compare_list.CompareList`). Enter on an item opens
-its entry on its own branch in a :class:`BranchScreen`, whose escape comes back here.
+Opened from the branch panel (``m``, then ``=``); the comparison is computed in a worker. Enter
+on an item opens its entry on its own branch in a :class:`BranchScreen`.
 """
 
 from __future__ import annotations
@@ -40,15 +37,10 @@ def _compute(session: Session, leaf_a: int, leaf_b: int) -> tuple[BranchDiff, li
 class CompareScreen(Screen[None]):
     """The comparison of the branches to ``leaf_a`` (A) and ``leaf_b`` (B).
 
-    | Key(s) | Description |
-    | :- | :- |
-    | enter | Show the item's entry in the transcript, on its branch |
-    | left / right | Side by side: choose side A's or side B's item |
-    | escape | Back to the session |
+    Keys: :attr:`BINDINGS` (the help screen, ``?``, lists them from there, with a line each).
     """
 
     HELP_TITLE = "Comparison"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [
         Binding("escape", "close", "Back", tooltip="back to the session"),
@@ -124,11 +116,8 @@ class CompareScreen(Screen[None]):
 
 
 class BranchScreen(SessionScreen):
-    """A branch opened from the comparison: the session screen, whose escape, once nothing
-    else is left to close, returns to the comparison.
-
-    ``part`` is the block of the entry to focus (a tool call's index in its message).
-    """
+    """A branch opened from the comparison (escape returns to it), focusing block ``part`` of
+    the entry (a tool call's index in its message)."""
 
     def __init__(self, session: Session, *, part: int = -1, **kwargs: Any) -> None:
         super().__init__(session, **kwargs)

@@ -7,10 +7,7 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import ModalScreen
-from textual.widgets import Static
 
 from piview.model import build_context, system_prompt_state
 from piview.model.context_report import token_shares
@@ -23,8 +20,7 @@ from piview.model.types import (
 )
 from piview.render.format import fmt_tokens, plural
 from piview.render.sanitize import sanitize_line
-from piview.widgets.keybar import KeyBar
-from piview.widgets.pager import PagerScroll
+from piview.widgets.pager import PagerModal
 
 if TYPE_CHECKING:
     from piview.model import ContextItem, Session
@@ -162,11 +158,10 @@ def context_renderable(session: Session, at: int) -> Group:
     return Group(*out)
 
 
-class ContextScreen(ModalScreen[None]):
+class ContextScreen(PagerModal):
     """A modal with the model's context at one entry. Escape closes it."""
 
     HELP_TITLE = "Context view"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [
         Binding("question_mark", "app.help", "Help", tooltip="this help"),
@@ -186,16 +181,6 @@ class ContextScreen(ModalScreen[None]):
         self.session = session
         self.at = at
 
-    def compose(self) -> ComposeResult:
-        """The content in a scrollable box."""
-        with PagerScroll():
-            yield Static(context_renderable(self.session, self.at))
-        yield KeyBar()
-
-    def on_mount(self) -> None:
-        """Focus the scroll area."""
-        self.query_one(PagerScroll).focus()
-
-    def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
-        """Close the context view."""
-        self.dismiss(None)
+    def content(self) -> RenderableType:
+        """The context at the entry."""
+        return context_renderable(self.session, self.at)

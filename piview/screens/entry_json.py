@@ -8,17 +8,13 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import ModalScreen
-from textual.widgets import Static
 
 from piview.render.format import fmt_bytes
 from piview.render.jsonview import MAX_JSON_CHARS, json_syntax
 from piview.render.roles._fields import entry_rows
 from piview.render.sanitize import sanitize, sanitize_line
-from piview.widgets.keybar import KeyBar
-from piview.widgets.pager import PagerScroll
+from piview.widgets.pager import PagerModal
 
 if TYPE_CHECKING:
     from piview.model import Session
@@ -73,11 +69,10 @@ def _facts(session: Session, entry: int) -> Table | None:
     return table
 
 
-class EntryJsonScreen(ModalScreen[None]):
+class EntryJsonScreen(PagerModal):
     """A modal with the raw JSON of one entry. Escape closes it; it scrolls like a pager."""
 
     HELP_TITLE = "Entry JSON"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [
         Binding("question_mark", "app.help", "Help", tooltip="this help"),
@@ -97,16 +92,6 @@ class EntryJsonScreen(ModalScreen[None]):
         self.session = session
         self.entry = entry
 
-    def compose(self) -> ComposeResult:
-        """The JSON in a scrollable box."""
-        with PagerScroll():
-            yield Static(entry_json_renderable(self.session, self.entry))
-        yield KeyBar()
-
-    def on_mount(self) -> None:
-        """Focus the scroll area so keys scroll it."""
-        self.query_one(PagerScroll).focus()
-
-    def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
-        """Close."""
-        self.dismiss(None)
+    def content(self) -> RenderableType:
+        """The entry's JSON."""
+        return entry_json_renderable(self.session, self.entry)

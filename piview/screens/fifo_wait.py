@@ -1,10 +1,7 @@
 """Provides :class:`FifoScreen`: ``piview FIFO``, a named pipe, in the viewer (issue #26).
 
-A FIFO is a stream, not a file read by offset: as the commands do, it is read whole into a
-temporary copy, and the copy is shown once the writer closes the stream. The screen says at
-once that it waits for a writer (a plain ``open`` of a FIFO blocked, silently, with ``q``
-ignored); the read runs in a worker that looks every ``FIFO_TICK`` seconds whether to stop
-(:func:`piview.model.fsio.copy_fifo`), so ``q`` quits at once whatever the writer does.
+The stream is read whole into a temporary copy (in a worker that can stop at once:
+:func:`piview.model.fsio.copy_fifo`), shown once the writer closes the stream.
 """
 
 from __future__ import annotations
@@ -39,7 +36,6 @@ class FifoScreen(Screen[None]):
     the copy once the stream ends. ``q`` quits at any time."""
 
     HELP_TITLE = "Waiting for a FIFO"
-    """The heading of this part's keys in the help screen."""
 
     DEFAULT_CSS = """
     FifoScreen { layout: vertical; }

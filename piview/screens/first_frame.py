@@ -1,9 +1,5 @@
 """Provides :class:`AfterFrame`, what waits for a screen's first frame written, and
 :class:`FirstResumeScreen`, a screen not restyled whole again when first shown.
-
-Textual starts an app inside one batch of updates: the first screen is composed, mounted and
-laid out, and its first whole frame rendered, while that batch holds every write back, so
-that frame is thrown away.
 """
 
 from __future__ import annotations
@@ -18,12 +14,8 @@ __all__ = ["AfterFrame", "FirstResumeScreen"]
 
 
 class AfterFrame:
-    """Callbacks run once a screen's next frame is written, not before.
-
-    ``call_after_refresh`` is too early for an app's first screen: the refresh inside the
-    start-up batch writes nothing, so a worker started after it (the whole file's load) held
-    the interpreter lock while the first frame was being drawn. The screen calls
-    :meth:`written` after each real paint (its ``_compositor_refresh`` outside the batch).
+    """Callbacks run once a screen's next frame is written (``call_after_refresh`` is too
+    early inside the start-up batch); the screen calls :meth:`written` after each real paint.
     """
 
     __slots__ = ("_waiting",)
@@ -45,12 +37,7 @@ class AfterFrame:
 
 class FirstResumeScreen(Screen[None]):
     """A screen whose first resume, just after its mount styled every widget, does not
-    restyle the whole screen again (the same styles, for nothing).
-
-    Textual calls this handler before :class:`~textual.screen.Screen`'s own, which then skips
-    the restyling; every later resume (back from a view, a theme changed meanwhile) restyles
-    as before.
-    """
+    restyle the whole screen again (this handler runs before :class:`Screen`'s own)."""
 
     _resumed = False
 

@@ -18,7 +18,6 @@ class GotoScreen(ModalScreen[str | None]):
     """Ask for an entry id; dismisses with what was typed (stripped), or None on escape."""
 
     HELP_TITLE = "Go to entry"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 

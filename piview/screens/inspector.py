@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import ModalScreen
-from textual.widgets import Static
 
 from piview.model.tree import parse_iso_ms
 from piview.model.types import (
@@ -27,17 +24,12 @@ from piview.render.image import render_image
 from piview.render.jsonview import json_syntax
 from piview.render.roles._fields import loaded_tools
 from piview.render.sanitize import sanitize, sanitize_line
-from piview.widgets.keybar import KeyBar
-from piview.widgets.pager import PagerScroll
+from piview.widgets.pager import PagerModal
 
 if TYPE_CHECKING:
     from piview.model import Session
 
 __all__ = ["ToolInspector", "inspector_renderable"]
-
-
-def _json(value: Any) -> RenderableType:
-    return json_syntax(value)
 
 
 def _usage(u: Usage) -> str:
@@ -102,7 +94,7 @@ def inspector_renderable(session: Session, entry: int, part: int, width: int = 1
             )
     out.append(head)
     if call is not None:
-        out += [_section("arguments"), _json(call.arguments)]
+        out += [_section("arguments"), json_syntax(call.arguments)]
     for r in results:
         e = session.entry(r)
         msg = e.message if isinstance(e, MessageEntry) else None
@@ -130,9 +122,9 @@ def inspector_renderable(session: Session, entry: int, part: int, width: int = 1
                     )
                 )
             else:
-                out.append(_json(getattr(block, "raw", None)))
+                out.append(json_syntax(getattr(block, "raw", None)))
         if msg.details is not None:
-            out += [_section("details"), _json(msg.details)]
+            out += [_section("details"), json_syntax(msg.details)]
         if msg.added_tool_names:
             names = ", ".join(loaded_tools([msg]))
             out += [_section("loaded tools"), Text(names)]
@@ -141,12 +133,11 @@ def inspector_renderable(session: Session, entry: int, part: int, width: int = 1
     return Group(*out)
 
 
-class ToolInspector(ModalScreen[None]):
+class ToolInspector(PagerModal):
     """A modal with the full call and result of one tool use. Escape closes it; the content
     scrolls like a pager (j k, space b, g G, Home End)."""
 
     HELP_TITLE = "Tool-call inspector"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [
         Binding("question_mark", "app.help", "Help", tooltip="this help"),
@@ -167,23 +158,7 @@ class ToolInspector(ModalScreen[None]):
         self.entry = entry
         self.part = part
 
-    def compose(self) -> ComposeResult:
-        """The content in a scrollable box."""
-        with PagerScroll():
-            yield Static(
-                inspector_renderable(
-                    self.session,
-                    self.entry,
-                    self.part,
-                    width=max(40, self.app.size.width * 9 // 10 - 4),
-                )
-            )
-        yield KeyBar()
-
-    def on_mount(self) -> None:
-        """Focus the scroll area so keys scroll it."""
-        self.query_one(PagerScroll).focus()
-
-    def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
-        """Close the inspector."""
-        self.dismiss(None)
+    def content(self) -> RenderableType:
+        """The call and its result, images as wide as the box."""
+        width = max(40, self.app.size.width * 9 // 10 - 4)
+        return inspector_renderable(self.session, self.entry, self.part, width=width)

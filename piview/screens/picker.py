@@ -1,26 +1,11 @@
 """Provides :class:`PickerScreen`: every session of the Pi family on this machine, newest first.
 
-Sessions of Pi, oh-my-pi (its profiles too) and OpenClaw (JSONL files and its SQLite
-database) are listed together, each with its host in a column when there is more than one,
-grouped by project (by agent for OpenClaw), a subagent's transcript under its parent.
-
-Rows appear at once from quick summaries (header and tail of each file); a thread worker then
-indexes each file for its entry count, exact name and cost, taking unchanged files from the
-on-disk cache so that a second start is instant. The session chosen is loaded here and posted
-as :class:`PickerScreen.SessionChosen`, for the app to open.
-
-A thread worker brings the full-text search index (:mod:`piview.catalog.fts`) up to date in
-the background, its progress in the top line; what is typed in the filter is searched there
-too (debounced, in a worker; FTS5 syntax, the last word a prefix; ``tools:`` first searches
-tool calls and output as well). The best hit of each session comes after the sessions whose
-name or folder matches, ranked by bm25, its snippet in the session column with the words
-highlighted (:mod:`piview.screens.picker_search`). Enter on one opens the session on the
-branch of that entry, with the entry in view and the match highlighted.
-
-The threaded view (``ctrl+t``) lists forks under the session they were forked from (their
-header's ``parentSession``, or ``branchedFrom``), subagents' files under their session; the
-headers and the sessions' own folders are read in a thread worker the first time it is asked
-for.
+Sessions of Pi, oh-my-pi and OpenClaw are listed together, grouped by project, a subagent's
+transcript under its parent. Rows appear at once from quick summaries; a thread worker then
+indexes each file (unchanged ones from the on-disk cache). Another keeps the full-text index
+(:mod:`piview.catalog.fts`) up to date; the filter's text is searched there too, each
+session's best hit listed after the sessions whose name or folder matches. The session chosen
+is loaded here and posted as :class:`PickerScreen.SessionChosen`, for the app to open.
 """
 
 from __future__ import annotations
@@ -159,7 +144,6 @@ class PickerScreen(Screen[None]):
     """
 
     HELP_TITLE = "Picker"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [
         Binding("down", "move(1)", "Down", show=False),
@@ -324,8 +308,7 @@ class PickerScreen(Screen[None]):
                 top.append(p)
         self.order = top
         if self.sort == "last activity":
-            # Grouped by project (by agent for OpenClaw), the project with the newest session
-            # first; newest first inside a project.
+            # By project (agent for OpenClaw), the newest project first, newest first in each.
             newest: dict[str, float] = {}
             for p in self.order:
                 s = summaries[p]
@@ -442,8 +425,7 @@ class PickerScreen(Screen[None]):
         self._layout_width = self.size.width
         preview = self.query_one("#preview", Static)
         preview.display = self.size.width >= self.PREVIEW_MIN_WIDTH
-        # The table's width before the first layout: the screen, less the preview and the
-        # scrollbar.
+        # The table's width before the first layout: the screen less preview and scrollbar.
         width = (self.size.width or 80) - (46 if preview.display else 0) - 2
         self._cols = self._columns(width)
         table.clear(columns=True)
@@ -658,7 +640,7 @@ class PickerScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="lineage", description="Finding forks")
     def _find_lineage(self) -> None:
         """Every file's header line and each session's own folder (subagents), off the UI
-        thread: a few thousand sessions take a moment."""
+        thread."""
         worker = get_current_worker()
         known = [p for p in self.order if "#" not in p]  # database sessions have no header file
         subs: list[tuple[Found, SessionSummary]] = []
@@ -700,8 +682,7 @@ class PickerScreen(Screen[None]):
     # ------------------------------------------------------------------ full-text search
 
     def _db_path(self) -> Path:
-        # The index's modules (SQLite, the process pool) are imported on first use: the
-        # picker's first rows never wait for them.
+        # The index's modules are imported on first use: the first rows never wait for them.
         from piview.catalog.fts import index_path
 
         return self.search_db or index_path()
@@ -798,8 +779,7 @@ class PickerScreen(Screen[None]):
         try:
             index = SearchIndex(self._db_path(), readonly=True)
             try:
-                # First the best of the newest matches (quick for a common word), then the
-                # whole ranking, which replaces them.
+                # The best of the newest matches first (quick), then the whole ranking.
                 for candidates in (FIRST_CANDIDATES, None):
                     hits = index.search(
                         query, limit=HIT_LIMIT, per_session=1, candidates=candidates
@@ -828,8 +808,8 @@ class PickerScreen(Screen[None]):
                     self.app.call_from_thread(self._fts_rebuild)
 
     def _fts_rebuild(self) -> None:
-        """A query found the index damaged (the open checks miss some damage of a big index)
-        and a new one was swapped in: build it, once per picker."""
+        """A query found the index damaged and a new one was swapped in: build it."""
+
         self.notify("The search index was damaged: building it again", timeout=4)
         self._fts_start()
 
@@ -842,8 +822,7 @@ class PickerScreen(Screen[None]):
         new = [h for h in hits if h.session_path in self.summaries]
         if new == self.hits and needle == self._hits_for:
             return
-        # Only the hit rows change: the rows matched by name stay (rebuilding a table of
-        # hundreds of rows on every result would make typing lag).
+        # Only the hit rows change (rebuilding hundreds of rows per result lags typing).
         for k in range(self._hit_rows):
             table.remove_row(f"hit:{k}")
         self._hit_rows = 0

@@ -1,8 +1,6 @@
 """Provides :class:`SearchResultsScreen`: the results of a search over all branches.
 
-Opened by the session screen for an ``all:`` query (see :mod:`piview.model.query`); lists
-the matching blocks of every branch as they are found (:class:`SearchResults`), and
-dismisses with the chosen one, which the session screen then shows on its branch.
+Opened by the session screen for an ``all:`` query; dismisses with the result chosen.
 """
 
 from __future__ import annotations
@@ -28,16 +26,10 @@ __all__ = ["SearchResultsScreen"]
 class SearchResultsScreen(ModalScreen[AllHit | None]):
     """Every branch's matches of a query. Dismisses with the chosen result, or ``None``.
 
-    | Key(s) | Description |
-    | :- | :- |
-    | enter | Show the result on its branch |
-    | escape | Close (the search stops) |
-    | ? | Help |
-    | q | Quit piview |
+    Keys: :attr:`BINDINGS` (the help screen, ``?``, lists them from there, with a line each).
     """
 
     HELP_TITLE = "Search all branches"
-    """The heading of this part's keys in the help screen."""
 
     # A modal screen stops the app's keys: q must quit here too, ? still helps.
     BINDINGS = [
@@ -83,11 +75,6 @@ class SearchResultsScreen(ModalScreen[AllHit | None]):
         box = self.query_one("#box")
         box.border_title = "search all branches"
         self._results.focus()
-
-    @property
-    def results(self) -> SearchResults:
-        """The list of results."""
-        return self._results
 
     def _summary(self) -> Text:
         r = self._results

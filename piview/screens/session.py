@@ -1,9 +1,7 @@
 """Provides :class:`SessionScreen`: header, branch panel, transcript, usage sidebar, footer.
 
-The screen shows a branch and keeps the panes and the status line in step; its state is
-declared in its ``__init__``. Its other keys hand over to objects it holds: following the file
-(``Follower``), the search field (``SearchKeys``), the views it opens and what it makes ahead
-for them (``Views``), the panels' widths (``PanelWidths``), the header (``Lineage``).
+The screen shows a branch and keeps the panes and the status line in step; its other keys
+hand over to ``Follower``, ``SearchKeys``, ``Views``, ``PanelWidths`` and ``Lineage``.
 """
 
 from __future__ import annotations
@@ -70,12 +68,10 @@ class SessionScreen(FirstResumeScreen):
     """
 
     HELP_TITLE = "Viewer"
-    """The heading of this part's keys in the help screen."""
     AUTO_FOCUS = "Transcript"
     """Not the first focusable widget: the hidden branch panel, styled for it, then blurred."""
     AHEAD_AFTER = 1.0
-    """Seconds on a branch before what ``b``, ``H``, ``u`` and ``T`` show is made ahead,
-    in a worker (a branch left sooner costs nothing more)."""
+    """Seconds on a branch before what ``b``, ``H``, ``u`` and ``T`` show is made ahead."""
 
     BINDINGS = [
         Binding(
@@ -202,8 +198,7 @@ class SessionScreen(FirstResumeScreen):
         self.follow = follow
         """True while the file is polled for what Pi appends (``p`` pauses and resumes)."""
         self.follow_shown = follow
-        """Whether the status line says "following" or "paused": from the start when the screen
-        follows the file, else once the user starts following it."""
+        """Whether the status line says "following" or "paused" (once the file is followed)."""
         self.last_entry_at: float | None = None
         """Wall-clock time the last entry arrived (at the start: the file's modification time)."""
         self.from_picker = from_picker
@@ -215,8 +210,8 @@ class SessionScreen(FirstResumeScreen):
         self._after_frame = AfterFrame()
         self._titled_width = 0
         self.composed = False
-        """True once the screen's Mount found its children. Textual mounts no child of a screen
-        closed before it composed, yet sends it its Mount and the Resize already queued."""
+        """True once the screen's Mount found its children (a screen closed before it composed
+        has none, yet gets its Mount and Resize)."""
         self.building_branch = False
         """True while a long branch's blocks are being built in a worker."""
         self._branch_generation = 0
@@ -230,10 +225,8 @@ class SessionScreen(FirstResumeScreen):
 
     def _compositor_refresh(self) -> None:
         # Inside the app's start-up batch Textual renders the whole screen and throws the
-        # frame away (nothing is written until the batch ends): the first screen was
-        # rendered twice. Only the transcript's settling is kept (its heights and scroll
-        # offset, hence the scrollbar, as they were); the dirty regions stay, so the first
-        # refresh after the batch paints everything.
+        # frame away: only the transcript's settling is done; the dirty regions stay, so the
+        # first refresh after the batch paints everything.
         if self.app._batch_count:
             for transcript in self.query(Transcript):  # none: closed before it composed
                 if transcript.region:
@@ -288,8 +281,7 @@ class SessionScreen(FirstResumeScreen):
             self.refresh_usage()
         self.query_one(Transcript).focus()
         if self.session.partial and self.full_loader is not None:
-            # Once the first screen is written (the loader and the UI share one interpreter
-            # lock), or in 1 s if no frame is (a view pushed over it at once): run once.
+            # Once the first screen is written (they share the interpreter lock), else in 1 s.
             self._after_frame.add(self.follower.load_full)
             self.set_timer(1.0, partial(self._after_frame.written, self))
         if self.session.index_cache is not None:  # for the next start, once the screen is up
@@ -308,11 +300,8 @@ class SessionScreen(FirstResumeScreen):
     # ------------------------------------------------------------------ branches
 
     def show_branch(self, leaf: int | None, *, focus_entry: int | None = None) -> None:
-        """Show the path from the root to ``leaf``, with ``focus_entry`` in view.
-
-        A very long branch has its blocks built in a worker: the old branch stays on screen,
-        and usable, until they arrive.
-        """
+        """Show the path from the root to ``leaf``, with ``focus_entry`` in view (a very long
+        branch's blocks built in a worker, the old branch shown meanwhile)."""
         path = self.session.tree.path(leaf) if leaf is not None else []
         transcript = self.query_one(Transcript)
         items = None
@@ -484,8 +473,7 @@ class SessionScreen(FirstResumeScreen):
         """Show or hide hidden entries (display:false custom messages, extension state)."""
         t = self.query_one(Transcript)
         if self._pending is not None or len(t.path) >= BIG_BRANCH:
-            # The setting changes now; the blocks follow from a worker. A branch still being
-            # built is built again with it.
+            # The setting changes now, the blocks (a branch being built too) from a worker.
             t.show_hidden = not t.show_hidden
             pending = self._pending
             self._build_in_worker(pending or _Build(self.leaf, t.path, None, hidden_only=True))
@@ -513,9 +501,9 @@ class SessionScreen(FirstResumeScreen):
             self.dismiss(None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """While the search field has the focus, the screen's keys are letters to type:
-        the footer then shows only the field's own (find, close). A screen just swapped in
-        (the whole file for its tail) takes no key before its widgets are mounted."""
+        """While the search field has the focus, the screen's keys are letters to type; a
+        screen takes no key before its widgets are mounted."""
+
         if not self.is_mounted:
             return False
         return not (isinstance(self.focused, Input) and action != "escape")

@@ -1,11 +1,9 @@
 """Provides :class:`Follower`: how the session screen keeps up with its file.
 
-For a big file the screen first shows its tail, then loads the whole file in a worker and
-swaps it in; while following, it polls the file for what Pi appends (or reloads it when it was
-truncated or replaced), keeps the header and the status line current, and pauses or resumes on
-a key; and it caches a big file's index for the next start. Reading what was appended, and the
-tree it makes, is done in workers (:mod:`piview.model.follow`); the UI thread only adds the new
-entries, in time linear in them, so keys answer during a poll of a big file.
+It loads the whole of a big file whose tail is shown, polls the file for what Pi appends (or
+reloads it when truncated or replaced), pauses and resumes, and caches a big file's index.
+Reading and the tree are done in workers (:mod:`piview.model.follow`); the UI thread only adds
+the new entries.
 """
 
 from __future__ import annotations
@@ -34,16 +32,14 @@ if TYPE_CHECKING:
 __all__ = ["POLL_INTERVAL", "Follower", "age_text"]
 
 POLL_INTERVAL = 0.25
-"""Seconds between two looks at the file while following it: an append shows within this,
-plus the time to draw it. A look is one ``stat`` when nothing changed."""
+"""Seconds between two looks at the file while following it (one ``stat`` each)."""
 
 _now = time.time
 """The wall clock of "last entry … ago" (tests pin it)."""
 
 
 def age_text(seconds: float) -> str:
-    """How long ago, in words that stay put for a while: ``just now``, ``12 s ago``, ``4 min
-    ago``, ``3 h ago``, ``2 d ago``."""
+    """How long ago, in words that stay put for a while: ``just now``, ``12 s ago``, ``2 d ago``."""
     s = max(0, int(seconds))
     if s < 5:
         return "just now"
@@ -92,15 +88,12 @@ class Follower:
         try:
             full = screen.full_loader()
             # The whole index lives as long as the screen: keep the cyclic GC from rescanning
-            # it while the pairing and the blocks below allocate (a large part of their time
-            # on a big file), as make_app does for the first index.
+            # it while the pairing and the blocks below allocate, as make_app does.
             gc.freeze()
             # Computed once per session; here, not on the UI thread when the screen swaps.
             full.pairing  # noqa: B018
             full.labels  # noqa: B018
-            # What the pairing freed goes back to the system before the blocks are built,
-            # and what they freed before the screen is: otherwise the peak is the sum of what
-            # each step left in the C heap.
+            # What each step freed goes back to the system before the next (a lower peak).
             release_free_memory()
             leaf = full.tree.leaf
             prebuilt = None
@@ -120,13 +113,8 @@ class Follower:
 
     def _when_on_top(self, replace: Callable[[], None]) -> None:
         """Run ``replace`` (which switches this screen for a new one) now if this screen is
-        the one shown, else once it is shown again; never once the app is quitting.
-
-        ``switch_screen`` replaces the top screen: with a view over this one (the help, the
-        tools view: a key pressed while a big file loads) it replaced the view and left this
-        screen under the new one. A screen made while the app quits is closed before it
-        composes: Textual mounts none of its children.
-        """
+        the one shown, else once it is shown again (``switch_screen`` replaces the top
+        screen); never once the app is quitting."""
         screen = self._screen
         self._on_top = None
         if not screen.is_attached:  # the app is exiting (or this screen was removed)
@@ -218,9 +206,8 @@ class Follower:
             self._timer.resume()
 
     def status(self, short: bool = False) -> str | None:
-        """The status line's part on following: ``following, last entry 4 s ago``, or
-        ``paused, …`` (``following 4 s ago`` when ``short``, for a narrow terminal); None
-        when the file was never followed."""
+        """``following, last entry 4 s ago`` or ``paused, …`` (``following 4 s ago`` when
+        ``short``); None when the file was never followed."""
         screen = self._screen
         if not screen.follow_shown:
             return None
@@ -254,11 +241,8 @@ class Follower:
         screen.update_status()
 
     def _poll(self) -> None:
-        """Look at the file for what Pi appended (every :data:`POLL_INTERVAL` s while
-        following): one ``stat`` here; reading, decoding and extending the tree in a worker.
-        An OpenClaw database's session is looked at in the worker alone: its query for the
-        rows after the last ``seq`` would hold the main loop for as long as SQLite takes.
-        """
+        """Look at the file for what Pi appended: one ``stat`` here; reading, decoding and
+        extending the tree in a worker (an OpenClaw database's session: all in the worker)."""
         screen = self._screen
         if not screen.follow or self._polling:
             return
@@ -287,8 +271,7 @@ class Follower:
         it is not a plain append to the last entry."""
         screen = self._screen
         if s is not screen.session or found is None or not screen.follow:
-            # Another session since, a failed read (logged), or paused meanwhile: what was
-            # read is not shown; the next look reads it again.
+            # Another session, a failed read or paused meanwhile: the next look reads it.
             self._polling = False
             return
         if found.change == "replaced":
@@ -340,7 +323,7 @@ class Follower:
     ) -> None:
         """Show the entries from ``old_count`` on: move the view to the new leaf when it was on
         the latest one, else say where they went. ``extended``: a plain append; ``grown``: the
-        tree was extended, not rebuilt (the branch panel may grow its rows)."""
+        tree was extended, not rebuilt."""
         screen = self._screen
         s = screen.session
         screen.last_entry_at = _now()
@@ -422,8 +405,7 @@ class Follower:
 
     def _refresh_panes(self, grown_from: int | None = None) -> None:
         """Bring the panes up to date; ``grown_from``: the tree was extended by the entries
-        from there on (the branch panel then lays out only what changed, when it can, after
-        the transcript's paint)."""
+        from there on (the branch panel grows its rows after the transcript's paint)."""
         screen = self._screen
         s = screen.session
         self._panes_generation += 1
@@ -502,8 +484,8 @@ def _load_again(path: Path) -> tuple[Session, tuple[int, ItemList] | None] | str
 
 
 def _look(s: Session) -> Found:
-    """:func:`piview.model.follow.look`, imported in the worker at the first look (the first
-    screen does not need it)."""
+    """:func:`piview.model.follow.look`, imported in the worker at the first look."""
+
     from piview.model.follow import look
 
     return look(s)

@@ -1,9 +1,7 @@
 """Provides :class:`PanelWidths`: the widths of the session screen's side panels.
 
-The branch panel takes a share of the width and the usage sidebar what its figures need, both
-within bounds; the transcript always keeps :data:`MIN_TRANSCRIPT` columns. When a panel opens
-and there is no room for both, the other one closes (and says so). ``<`` and ``>`` move the
-panel's border by a few columns, and so does dragging the border with the mouse.
+The transcript always keeps :data:`MIN_TRANSCRIPT` columns: when a panel opens and there is no
+room for both, the other one closes. ``<``, ``>`` and the mouse move the panel's border.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Provides :class:`Lineage`: the session screen's header and where its session came from.
 
-The header names the session, its folder, its models and its date. A fork's header names the
-file it was forked from (``parentSession``, ``branchedFrom`` in older files); a subagent's file
-sits in its parent session's own folder. The header says "forked from …" (or "subagent of …"),
-and ``P`` opens that session at the fork point: the last entry of the copied history, with its
-branch shown. Escape there comes back.
+The header names the session, its folder, its models and its date, and the session a fork was
+forked from (or a subagent's parent); ``P`` opens that one at the fork point.
 """
 
 from __future__ import annotations
@@ -33,18 +30,15 @@ __all__ = ["Lineage", "session_models"]
 
 
 def session_models(session: Session) -> list[str]:
-    """Distinct ``provider/model`` of the assistant messages, in order of first use.
-
-    The header asks after every poll: what the file had is looked at once (per session), and
-    only the entries appended since then afterwards.
-    """
+    """Distinct ``provider/model`` of the assistant messages, in order of first use (only the
+    entries appended since the last call are looked at: the header asks after every poll)."""
     store = session.nodes
     n = len(session)
     done, seen, codes = _models_of.get(session, (0, {}, set()))
     if done > n:
         done, seen, codes = 0, {}, set()
-    # The model codes of the new assistant messages in order of first use, at C speed (a
-    # Python loop over a big session's messages held the swap to the whole file up).
+    # The model codes of the new assistant messages in order of first use, at C speed.
+
     assistant = map(_ASSISTANT.__eq__, store.roles[done:n])
     for code in dict.fromkeys(compress(store.models[done:n], assistant)):
         if code not in codes:

@@ -1,10 +1,8 @@
 """Provides :class:`SearchKeys`: the session screen's search field and escape key.
 
-``/`` opens the field for the branch panel when it has the focus, else for the transcript;
-enter runs the search there, or, for an ``all:`` query (tab in the field), over every branch:
-the results open in :class:`piview.screens.search_results.SearchResultsScreen` and the one
-chosen is shown on its branch. Escape closes the field, leaves the panel or clears the search,
-in that order (else the screen goes back).
+``/`` opens the field for the branch panel when it has the focus, else for the transcript; an
+``all:`` query (tab in the field) searches every branch
+(:class:`piview.screens.search_results.SearchResultsScreen`).
 """
 
 from __future__ import annotations
@@ -106,17 +104,15 @@ class SearchKeys:
                 target.search(query)  # clears the search, or says the expression is bad
             else:
                 self._all_branches(target, query)
-            screen.update_status()
-            return
-        target.search(event.value)
-        target.focus()
+        else:
+            target.search(event.value)
+            target.focus()
         screen.update_status()
 
     def _all_branches(self, transcript: Transcript, query: Query) -> None:
-        """Open the results of ``query`` on every branch; show the one chosen on its branch.
+        """Open the results of ``query`` on every branch; show the one chosen on its branch
+        (not while only the tail of a big file is loaded)."""
 
-        Not while only the tail of a big file is loaded: the results would miss the rest.
-        """
         screen = self._screen
         if screen.session.partial:
             screen.notify(

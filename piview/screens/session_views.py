@@ -1,11 +1,5 @@
-"""Provides :class:`Views`: the session screen's keys that open other views, and what it
-makes ahead for them.
-
-``i`` the tool-call inspector (or an entry's JSON), ``T`` the tools view, ``c`` the context
-view, ``x`` the export of the branch to an HTML file, the comparison of two branches (``m``
-and ``=`` in the branch panel), ``:`` go to an entry, ``y``/``Y`` copy a
-block's text or its id, ``v``/``V`` open a block in the pager or an editor. Each view's module
-is imported on first use.
+"""Provides :class:`Views`: the session screen's keys that open other views (``i T c x : y Y
+v V``), and what it makes ahead for them. Each view's module is imported on first use.
 """
 
 from __future__ import annotations
@@ -47,13 +41,11 @@ __all__ = ["AHEAD_MAX", "HIDDEN_AHEAD", "Views", "sum_usage"]
 
 AHEAD_MAX = 100_000
 """Sessions (branches, for the tool calls) of this many entries and more have nothing made
-ahead: their keys already do that work in a worker, the view usable and saying so meanwhile,
-and the work (long on such a session: every tool call is decoded) would share the
-interpreter with every key pressed meanwhile."""
+ahead: their keys already do that work in a worker."""
 
 HIDDEN_AHEAD = 2_000
 """Branches of this many entries and more have the blocks of the other hidden setting built
-ahead (shorter ones build them in a few milliseconds when ``H`` is pressed)."""
+ahead (shorter ones build them quickly enough when ``H`` is pressed)."""
 
 
 class Views:
@@ -102,12 +94,8 @@ class Views:
         screen.app.push_screen(ToolInspector(screen.session, *ref))
 
     def prepare_ahead(self) -> None:
-        """After :attr:`AHEAD_AFTER` seconds on the branch shown, make in a worker, one after
-        the other, what a key would make on the UI thread (on a big session, below
-        :data:`AHEAD_MAX`): the hidden
-        branch panel's rows, the blocks of the other hidden setting, the hidden sidebar's
-        usage, the branch's tool calls, the lexers of the files they name. A branch shown
-        before that starts the wait again."""
+        """After :attr:`AHEAD_AFTER` seconds on the branch shown, make in workers, one after
+        the other, what ``b``, ``H``, ``u`` and ``T`` would make on the UI thread."""
         screen = self._screen
         self._ahead_for += 1
         if self._ahead_timer is not None:
@@ -135,9 +123,7 @@ class Views:
         run(0)
 
     def _collect_tool_rows(self, then: Callable[[], None]) -> None:
-        """Collect the branch's tool calls in a worker when the tools view would (a long
-        branch), kept for ``T`` by :func:`~piview.model.tools.branch_tool_rows`; ``then``
-        when done."""
+        """Collect a long branch's tool calls in a worker, kept for ``T``; then ``then``."""
         screen = self._screen
         from piview.model.tools import branch_tool_rows, cached_tool_rows
         from piview.screens.tools_view import ToolsScreen
@@ -159,8 +145,7 @@ class Views:
 
     def _warm_lexers(self, then: Callable[[], None]) -> None:
         """Make the lexers of the files the branch's tool calls name in a worker (a lexer's
-        first use compiles its patterns, tens of milliseconds of the key that first draws
-        one); ``then`` when done."""
+        first use compiles its patterns); then ``then``."""
         screen = self._screen
         from piview.model.tools import branch_tool_rows, cached_tool_rows
         from piview.render.warmup import lexer_paths, warm_lexers
@@ -194,8 +179,8 @@ class Views:
         return ahead[2], ahead[3]
 
     def sum_usage_ahead(self, then: Callable[[], None]) -> None:
-        """Sum the branch's usage for the hidden sidebar in a worker, for ``u`` (a big
-        session takes long enough for ``u`` to wait on it); ``then`` when done."""
+        """Sum the branch's usage for the hidden sidebar in a worker, for ``u``; then
+        ``then``."""
         screen = self._screen
         session, leaf = screen.session, screen.leaf
         if (
@@ -225,8 +210,8 @@ class Views:
         )
 
     def _guess_for_sidebar(self, then: Callable[[], None]) -> None:
-        """Guess the heights of the blocks shown at the width they get once the sidebar is
-        shown, in a worker, for ``u``; ``then`` when done."""
+        """Guess the blocks' heights at their width with the sidebar shown, in a worker, for
+        ``u``; then ``then``."""
         screen = self._screen
         transcript = screen.query_one(Transcript)
         items = transcript.items
@@ -250,9 +235,8 @@ class Views:
         )
 
     def _build_other_hidden(self, then: Callable[[], None]) -> None:
-        """Build the branch's blocks with hidden entries shown (or not, when shown) in a
-        worker, for ``H`` (a long branch's blocks take long enough to feel; not for
-        a branch so long that ``H`` builds them in a worker anyway); ``then`` when done."""
+        """Build the branch's blocks for the other hidden setting in a worker, for ``H``; then
+        ``then``."""
         screen = self._screen
         from piview.render.items import build_items
 
@@ -312,11 +296,7 @@ class Views:
         screen.app.push_screen(ContextScreen(screen.session, entry))
 
     def export(self) -> None:
-        """Export the branch shown as one HTML file in the current directory, in a worker.
-
-        A big session takes seconds to export: the screen stays responsive meanwhile, and says
-        where the file went when it is written.
-        """
+        """Export the branch shown as one HTML file in the current directory, in a worker."""
         screen = self._screen
         from textual.worker import get_current_worker
 
@@ -420,10 +400,8 @@ class Views:
         screen.notify(f"Copied the entry id {entry_id}", timeout=3, markup=False)
 
     def open_pager(self, editor: bool = False) -> None:
-        """Open the focused block's whole text (or the full log a truncated output points to)
-        in ``$PAGER`` (``less -R``), or in ``$EDITOR`` with ``editor``; the app is suspended
-        meanwhile and comes back where it was. Only a copy is ever handed over: the session
-        file is never opened for writing."""
+        """Open a copy of the focused block's whole text (or of the full log a truncated
+        output points to) in ``$PAGER``, or in ``$EDITOR`` with ``editor``, the app suspended."""
         got = self._focused_text()
         if got is None:
             return
@@ -447,12 +425,9 @@ class Views:
             Path(f.name).unlink(missing_ok=True)
 
     def _run_suspended(self, command: str, path: str, *, what: str) -> None:
-        """Run ``command`` (a command line: ``less -R``) on ``path`` with the app suspended,
-        and say what went wrong, if anything, once the app is back (``what``: "pager").
+        """Run ``command`` on ``path`` with the app suspended, and say what went wrong once
+        the app is back (nothing may raise inside: ``suspend`` resumes only on a normal end)."""
 
-        Nothing may raise inside the suspension: Textual's ``suspend`` resumes only when its
-        block ends normally, so a pager that is not there left the viewer suspended for good.
-        """
         screen = self._screen
         import shlex  # only for the pager's or editor's command line
 

@@ -61,20 +61,11 @@ _STATUS_WIDTH = len("orphan_result")
 class ToolsScreen(ModalScreen[tuple[int, int] | None]):
     """The tools view. Dismisses with ``(entry, part)`` of the chosen call, or ``None``.
 
-    | Key(s) | Description |
-    | :- | :- |
-    | enter | Jump to the call in the transcript |
-    | s | Cycle the status filter |
-    | S | Cycle the order: call order, latency, output size, name, status |
-    | / | Filter by tool name |
-    | escape, T | Close |
-    | ? | Help |
-    | q | Quit piview |
+    Keys: :attr:`BINDINGS` (the help screen, ``?``, lists them from there, with a line each).
     """
 
     AUTO_FOCUS = "DataTable"
     HELP_TITLE = "Tools view"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [
         Binding("escape,T", "close", "Close"),
@@ -97,10 +88,8 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
     """Below this many lines the totals per tool take one line, so the calls keep the room."""
 
     BIG_BRANCH = 2_000
-    """Branches of at least this many entries have their calls collected in a worker (every
-    call and result is decoded, which grows with the branch), the view usable meanwhile,
-    unless the session screen collected them ahead
-    (:func:`piview.model.tools.branch_tool_rows`)."""
+    """Branches of at least this many entries have their calls collected in a worker (unless
+    the session screen collected them ahead), the view usable meanwhile."""
 
     def __init__(self, session: Session, path: list[int]) -> None:
         super().__init__()

@@ -1,10 +1,5 @@
-"""Provides piview's widgets: one widget per module, the panel and sidebar re-exported here.
-
-A big widget's parts live beside it in modules named after it (``transcript_search``,
-``branch_rows``, …): mixins and helpers that only that widget uses.
-
-The re-exports are loaded on first use (PEP 562): importing one widget's module (the picker's
-table, the key bar) does not import the branch panel and the sidebar with it.
+"""Provides piview's widgets: one widget per module (a big one's parts beside it, named after
+it), the panel and sidebar re-exported here, loaded on first use (PEP 562).
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """Provides :class:`RowsAhead`: the branch panel's rows flattened ahead, in a worker, while
 the panel is hidden.
 
-A hidden panel flattens nothing (its rows go stale) until it is shown: then ``b`` had to lay
-out every row of the tree and sum every subtree's usage on the UI thread. The panel's
-``flatten_ahead``, called by the session screen once the user has been on a branch for a
-moment, has that work done here in a worker; the rows are kept for the panel's next show if
-nothing they were flattened from (session, leaf, filter, folds) changed since. Otherwise the
-show flattens as before.
+The rows are kept for the panel's next show if nothing they were flattened from (session,
+leaf, filter, folds) changed since; else the show flattens them.
 """
 
 from __future__ import annotations
@@ -41,8 +37,8 @@ class RowsAhead:
         self, session: Session, flatten: Callable[[], TreeRows], then: Callable[[], None] | None
     ) -> None:
         """Run ``flatten`` (the rows of ``session``) in a worker and keep its rows; ``then``
-        once done, or at once when there is nothing to do (a small session, rows already
-        kept for these inputs, or a flattening already running)."""
+        once done, or at once when there is nothing to do."""
+
         if (
             self._running
             or len(session) < AHEAD_MIN

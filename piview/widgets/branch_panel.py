@@ -1,23 +1,12 @@
 """Provides :class:`BranchPanel`: the session tree as Pi's ``/tree`` draws it, one line per row.
 
 A Line-API list over :func:`piview.model.treeview.flatten`: only the rows on screen are drawn
-and only their texts are read from the file (and cached), so a 20,000-entry session opens as
-fast as a short one. See ``docs`` in ``textual-stack.md`` section 5 for why this is not a
-``Tree`` widget. A row is drawn by :func:`piview.widgets.branch_rows.row_strip`; the rows of a
-hidden panel are flattened ahead by :class:`piview.widgets.branch_ahead.RowsAhead`.
-
-The panel's keys move the cursor, fold, filter, step through labels and the matches of its
-search, and mark (``m``) and compare (``=``) branches. Following the file, it lays out only
-the fork's segment again when the file grew by a chain of entries under an entry of the active
-path (:func:`piview.model.treeview_grow.grow_rows`), and sums the grown tree's usage in a
-worker once the file is quiet for a moment (until then new rows show no figure).
-
-Branch points, folded rows and OpenClaw's side notes show their subtree's figure (the entry
-and everything under it), leaves their branch's figure from the root (a row with nothing shown
-under it counts what the filter hides under it too); one of cost, tokens, assistant turns or
-wall time, cycled with ``$`` (a key of the session screen, so that it works from the
-transcript too). The sums come from :func:`piview.model.subtree.subtree_sums`, computed once
-per tree (in the flatten worker for a big tree), so a row costs a lookup.
+and only their texts are read from the file (and cached). See ``docs`` in ``textual-stack.md``
+section 5 for why this is not a ``Tree`` widget. A row is drawn by
+:func:`piview.widgets.branch_rows.row_strip`; the rows of a hidden panel are flattened ahead by
+:class:`piview.widgets.branch_ahead.RowsAhead`; a file grown under the active path lays out
+only the fork's segment again (:func:`piview.model.treeview_grow.grow_rows`). The figures come
+from :func:`piview.model.subtree.subtree_sums`, computed once per tree.
 """
 
 from __future__ import annotations
@@ -63,23 +52,14 @@ SUMS_DELAY = 1.0
 
 
 class BranchPanel(ScrollView, can_focus=True):
-    """The branches of a session: a cursor list of Pi's ``/tree`` rows.
-
-    Each row shows the tree art (``├─ └─ │``), a fold marker on segment starts (``⊟`` open,
-    ``⊞`` folded, with the number of hidden entries), ``•`` on the active path, the entry's
-    ``[label]``, its one-line text, and ``◀ leaf`` on the active leaf; branch points and
-    folded rows end with their subtree's usage figure, leaves with their branch's from the
-    root. The last line reads ``(i/n) [filter]``. Segments off the active path start
-    folded.
+    """The branches of a session: a cursor list of Pi's ``/tree`` rows, the last line
+    ``(i/n) [filter]``; segments off the active path start folded.
 
     Keys: :attr:`BINDINGS` (the help screen, ``?``, lists them from there, with a line each).
     Enter posts :class:`BranchPanel.EntrySelected`, ``=`` :class:`BranchPanel.CompareRequested`.
-
-    Branches oh-my-pi archived are left out by every filter but ``all``.
     """
 
     HELP_TITLE = "Branch panel (b)"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "move(-1)", "Up", show=False, tooltip="move up"),
@@ -174,21 +154,7 @@ class BranchPanel(ScrollView, can_focus=True):
         "branch-panel--custom",
         "branch-panel--meta",
     }
-    """
-    | Class | Description |
-    | :- | :- |
-    | `branch-panel--cursor` | The row under the cursor. |
-    | `branch-panel--guide` | Tree art: guides and connectors. |
-    | `branch-panel--fold` | Fold markers ``⊟``/``⊞``. |
-    | `branch-panel--path` | The ``•`` of the active path. |
-    | `branch-panel--label` | ``[label]`` bookmarks. |
-    | `branch-panel--leaf` | The active leaf marker. |
-    | `branch-panel--count` | Hidden-entry counts of folded rows. |
-    | `branch-panel--figure` | Usage figures of the rows off the active path. |
-    | `branch-panel--figure-path` | Usage figures of the active path's rows. |
-    | `branch-panel--footer` | The ``(i/n) [filter]`` line. |
-    | `branch-panel--user` ... `--meta` | Row text by kind of entry. |
-    """
+    """The parts of a row (and the footer line), styled in :attr:`DEFAULT_CSS`."""
 
     DEFAULT_CSS = """
     BranchPanel {
@@ -260,11 +226,6 @@ class BranchPanel(ScrollView, can_focus=True):
             """The newest leaf under the entry at the cursor."""
             super().__init__()
 
-        @property
-        def control(self) -> BranchPanel:
-            """The panel."""
-            return self.panel
-
     filter_mode: reactive[FilterMode] = reactive[FilterMode]("default")
     """Which entries are shown."""
     cursor: reactive[int] = reactive(0, always_update=True)
@@ -281,13 +242,8 @@ class BranchPanel(ScrollView, can_focus=True):
         classes: str | None = None,
         disabled: bool = False,
     ) -> None:
-        """Create the panel.
-
-        Args:
-            session: the session to show (or set it later with :meth:`set_session`).
-            leaf: the active leaf (default: the file's leaf).
-            filter_mode: the initial filter.
-        """
+        """Show ``session`` (or later, :meth:`set_session`) with ``leaf`` (default: the
+        file's) active."""
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         # The rows and what they are flattened from.
         self._session: Session | None = None
@@ -385,17 +341,13 @@ class BranchPanel(ScrollView, can_focus=True):
         self._rebuild(keep=self._leaf)
 
     def set_active(self, leaf: int | None) -> None:
-        """Make ``leaf`` the active leaf: re-mark the active path and unfold it.
-
-        The cursor stays on its entry (or its nearest shown ancestor). ``None`` or an
-        index out of range means the file's leaf.
-        """
+        """Make ``leaf`` (``None`` or out of range: the file's leaf) the active leaf: re-mark
+        the active path and unfold it; the cursor stays on its entry."""
         if self._session is None:
             return
         if leaf is None or not 0 <= leaf < len(self._session):
             leaf = self._session.tree.leaf
-        # An array (the tree's cached path): a list's int per entry came on top of the
-        # transcript's list when a whole session is swapped in.
+        # An array (the tree's cached path): a list would cost an int object per entry.
         path = self._session.tree.path_array(leaf) if leaf is not None else ()
         rows = self._tree_rows
         if (
@@ -412,12 +364,8 @@ class BranchPanel(ScrollView, can_focus=True):
         self._rebuild(keep=keep)
 
     def grow(self, session: Session, leaf: int) -> bool:
-        """Show ``session``, which grew since the rows were laid out (its tree extended, the
-        entries before left as they were), with ``leaf`` active, as :meth:`set_session` would,
-        laying out only what changed. True when done (or nothing grew); False when it cannot
-        (a panel hidden or building, folds the user chose, a shape
-        :func:`~piview.model.treeview_grow.grow_rows` leaves to a full flatten): then call
-        ``set_session``."""
+        """Show ``session``, whose tree grew since the rows were laid out, with ``leaf``
+        active, laying out only what changed; False when it cannot: call ``set_session``."""
         old = self._tree_rows
         if (
             session is not self._session
@@ -443,27 +391,22 @@ class BranchPanel(ScrollView, can_focus=True):
         self.marked = None
         self._leaf = leaf
         self._folds = fresh
-        # The row texts stay: an entry's text is its own (set_session forgets them because
-        # its session may be another).
+        # The row texts stay: an entry's text is its own (the same session).
         self._generation += 1
         self._tree_rows = rows
         row = rows.nearest_row(leaf)
         self._update_virtual_size()
         self.cursor = row if row is not None else 0
         self.refresh()
-        # Once the file is quiet for a moment: summing a big tree takes long on the
-        # interpreter, which the next appends' paints would have to share.
+        # Once the file is quiet: a big tree's sum would slow the next appends' paints.
         if self._sums_timer is not None:
             self._sums_timer.stop()
         self._sums_timer = self.set_timer(SUMS_DELAY, self._sum_grown, name="grow-sums")
         return True
 
     def flatten_ahead(self, then: Callable[[], None] | None = None) -> None:
-        """Flatten the rows of a hidden panel whose rows are stale in a worker, for its next
-        show (nothing to do when shown, up to date, small, big or already flattening: a big
-        tree is flattened in a worker on show anyway); ``then`` once done (or at once, when
-        there is nothing to do). Called by the session screen once the user has been on a
-        branch for a moment."""
+        """Flatten a hidden panel's stale rows in a worker, for its next show; ``then`` once
+        done (or at once, when there is nothing to do)."""
         s = self._session
         if s is not None and self._stale and not self.building and len(s) < BIG_TREE:
             work = partial(_flatten_and_sum, s, self._leaf, self.filter_mode, self._folds.copy())
@@ -524,12 +467,8 @@ class BranchPanel(ScrollView, can_focus=True):
         return fmt_figure(self.figure, sums.through(row.entry))
 
     def search(self, query: str) -> None:
-        """Find the entries matching ``query`` in their row text and label (every word, or a
-        ``re:`` regular expression; smart case), folded ones too, in a worker; then put the
-        cursor on the first one at or after it.
-
-        ``n`` / ``N`` step through the matches; a blank query clears them.
-        """
+        """Find the entries whose row text or label match ``query``, folded ones too, in a
+        worker; then put the cursor on the first one at or after it (blank: clear)."""
         self._search_generation += 1
         if self._session is None or not query.split():
             self.clear_search()
@@ -830,10 +769,9 @@ class BranchPanel(ScrollView, can_focus=True):
         self.refresh()
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """Bring the cursor into view on the first paint after a show or resize.
+        """Bring the cursor into view on the first paint after a show or resize (only now is
+        the new size laid out)."""
 
-        Done here, not in the event handlers, because only now is the new size laid out.
-        """
         if self._reveal_cursor and self.scrollable_content_region.height > 1:
             self._reveal_cursor = False
             body = self._body_height()

@@ -1,10 +1,5 @@
-"""Provides :func:`row_strip`: one row of the branch panel's tree, drawn.
-
-A row shows the cursor mark, the tree art with its fold markers, the active path's ``•``, the
-``[label]``, the entry's one-line text (cut to fit, its role coloured) and, at the end, the
-folded count and the leaf marker, and right-aligned the row's usage figure; each styled by one
-of the panel's component classes.
-"""
+"""Provides :func:`row_strip`: one row of the branch panel's tree, drawn, each part styled by
+one of the panel's component classes."""
 
 from __future__ import annotations
 
@@ -38,13 +33,10 @@ def row_strip(
     cursor: Style | None,
     figure: str = "",
 ) -> Strip:
-    """Draw ``row`` on ``width`` cells over ``base``.
+    """Draw ``row`` (its entry's one-line ``text`` of row kind ``kind``) on ``width`` cells
+    over ``base``; ``cursor``: the cursor's style on the cursor's row; ``figure``: the row's
+    usage figure, right-aligned."""
 
-    ``text``: the one-line text of the row's entry, whose :func:`~piview.model.treeview.row_kind`
-    is ``kind``; ``cursor``: the cursor's style when the row is under the cursor, else None;
-    ``figure``: the row's short usage figure, drawn right-aligned (the active path's in their
-    own style), or ``""``.
-    """
     path_style = style_of("branch-panel--path")
     head: list[Segment] = [Segment("› " if cursor is not None else "  ", path_style)]
     prefix = row.prefix()

@@ -2,10 +2,7 @@
 
 The rows come from :func:`piview.render.branchdiff.layout_rows`: side by side when the list is
 at least :data:`~piview.render.branchdiff.COLUMNS_MIN_WIDTH` wide, else one side under the
-other; the list lays them out again when its width crosses that line. Headings and blank
-lines are skipped by the cursor. In columns, left and right choose the side whose item enter
-opens (marked ``▸``). The list holds a bounded number of rows (the render layer caps every
-section), so an ``OptionList`` is enough: no virtual lines are needed.
+other. The render layer caps every section, so an ``OptionList`` is enough.
 """
 
 from __future__ import annotations
@@ -41,7 +38,6 @@ class CompareList(OptionList):
     """The comparison's rows; enter posts :class:`CompareList.Chosen` for the item's entry."""
 
     HELP_TITLE = "Branch comparison"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "cursor_down", "Down", show=False, tooltip="next item"),

@@ -1,15 +1,10 @@
 """Provides :func:`collect_when_idle`: the cyclic garbage collector's full passes moved from
 the keys to the moments the app is idle.
 
-A full pass of the collector looks at every object the interpreter tracks: with a big
-session open (its transcript's blocks, the branch panel's rows) that is long enough to feel,
-and CPython starts one after every ten middle passes, that is in the middle of whatever
-allocates most: a key that opens a view, whose time it then added to. Here full passes are
-made rarer (after :data:`DEFERRED_FULL` middle passes instead of ten: still made during long
-busy spells, so that garbage cannot pile up without bound) and made at once when the app is
-quiet: when no young pass has run for :data:`QUIET` seconds (a key allocates thousands of
-objects; an idle app a few), after at least :data:`IDLE_FULL` middle passes since the last
-full one.
+A full pass looks at every object tracked: with a big session open it is long enough to feel,
+and CPython starts one in the middle of whatever allocates most (a key that opens a view).
+Here full passes are made rarer (:data:`DEFERRED_FULL`) and made when the app is quiet: no
+young pass for :data:`QUIET` seconds, :data:`IDLE_FULL` middle passes since the last full one.
 """
 
 from __future__ import annotations
@@ -24,9 +19,9 @@ if TYPE_CHECKING:
 __all__ = ["DEFERRED_FULL", "IDLE_FULL", "QUIET", "collect_when_idle"]
 
 DEFERRED_FULL = 40
-"""Middle (generation 1) passes before CPython makes a full pass by itself (default: 10):
-keys pressed without a pause (a key held down) still get one now and then, and the garbage
-it frees does not pile up for long."""
+"""Middle (generation 1) passes before CPython makes a full pass by itself (default: 10), so
+that keys pressed without a pause still get one now and then."""
+
 
 IDLE_FULL = 10
 """Middle passes after which the app makes a full pass once it is idle."""

@@ -1,9 +1,7 @@
 """Provides :class:`KeyBar`: the footer line of keys, drawn by one widget.
 
-Textual's ``Footer`` mounts a widget per key and styles each one, a visible part of the
-viewer's first frame. This draws the same line as one piece of text, and always keeps
-the way to the rest in view: ``? Help`` first, ``q Quit`` and the command palette on the right.
-Keys that do not fit in between are left out (the help screen lists them all).
+Textual's ``Footer`` mounts a widget per key. This draws the line as one piece of text, ``?
+Help`` first, ``q Quit`` and the command palette on the right, what fits in between.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Provides the keys a screen answers to, read from the bindings themselves.
 
-The help screen (``?``) and the command palette both list them from here, so neither can
-drift from what the keys do. Only bindings declared by piview's own classes are listed (the
-ones Textual's base widgets bring, such as horizontal scrolling, do nothing useful here).
+The help screen and the command palette list them from here; only bindings piview's own
+classes declare are listed (not those of Textual's base widgets).
 """
 
 from __future__ import annotations
@@ -60,6 +59,7 @@ def own_bindings(node: DOMNode) -> list[Binding]:
 
 
 def _title(node: DOMNode) -> str:
+    """The heading of ``node``'s keys: its class's ``HELP_TITLE``, else its name in words."""
     title = getattr(node, "HELP_TITLE", None)
     if isinstance(title, str):
         return title
@@ -93,8 +93,7 @@ def screen_keys(screen: Screen[object]) -> list[KeyGroup]:
     groups.append(_group(app, screen))
     if screen.is_modal:
         # A modal screen stops the app's bindings: only its own keys work there.
-        groups = [g for g in groups if g.keys]
-        return groups
+        return [g for g in groups if g.keys]
     app_group = _group(app, app)
     if app.ENABLE_COMMAND_PALETTE:
         palette = Binding(app.COMMAND_PALETTE_BINDING, "command_palette", "command palette")

@@ -2,14 +2,8 @@
 when a row is first drawn or read, and the pieces it shares with the picker's table
 (:class:`LazyCells`, one row made on first read; :func:`fixed_virtual_size`; :func:`rows_added`).
 
-The tools view lists every tool call of a branch: ten thousand on a big session. Filled with
-``add_row``, a DataTable makes every cell up front, and once the message queue is idle
-measures each of them (long, for ten thousand rows) to size columns that here all
-have a fixed width already. This table takes the number of rows and a function making a
-row's cells (:meth:`LazyTable.show_rows`): the rows' keys are set in one step, no cell is
-measured, and a row's cells are made the first time it is drawn (or read with
-``get_row_at``), so opening the view costs what the rows on screen cost. What is drawn is
-what the same cells added with ``add_row`` draw.
+No cell is measured (every column has its width), and the rows' keys are set in one step
+(:meth:`LazyTable.show_rows`): what is drawn is what the same cells added with ``add_row`` draw.
 """
 
 from __future__ import annotations
@@ -33,12 +27,8 @@ CellMaker = Callable[[int], Sequence[Text]]
 
 
 class LazyCells(MutableMapping[ColumnKey, CellT]):
-    """One row's cells by column, made by ``make`` the first time any is read or written.
-
-    DataTable keeps a row as a mapping of column to cell; it reads the cells of the rows it
-    draws, of a row asked for (``get_row``) and of a cell updated. Formatting every row's cells
-    at once slowed the picker's first rows, when only a screenful is drawn.
-    """
+    """One row's cells by column (DataTable's mapping of column to cell), made by ``make`` the
+    first time any is read or written."""
 
     __slots__ = ("_cells", "_columns", "_make")
 
@@ -125,9 +115,8 @@ def fixed_virtual_size(table: DataTable[Any]) -> None:
 
 
 def rows_added(table: DataTable[Any]) -> None:
-    """What ``DataTable.add_row`` does after each row, done once after many were put in
-    place: the cursor stays valid, and it is highlighted as it is when the first row
-    arrives in an empty table."""
+    """What ``DataTable.add_row`` does after each row (the cursor kept valid and
+    highlighted), done once after many were put in place."""
     table._require_update_dimensions = True  # noqa: SLF001 - DataTable's own steps
     table.cursor_coordinate = table.cursor_coordinate
     if table.columns and table.show_cursor and table.cursor_type != "none":
@@ -137,15 +126,12 @@ def rows_added(table: DataTable[Any]) -> None:
 
 
 class LazyTable(DataTable[Text]):
-    """A DataTable whose columns all have a fixed width and whose rows are made on demand.
-
-    Rows come in whole, in the order shown (:meth:`show_rows`): the owner sorts and filters
-    them, not ``DataTable.sort``, ``add_row`` or ``remove_row``."""
+    """A DataTable whose columns all have a fixed width and whose rows are made on demand,
+    all at once in the order shown (:meth:`show_rows`; no ``sort``, ``add_row``)."""
 
     def show_rows(self, count: int, make: CellMaker) -> None:
-        """Replace the rows by ``count`` rows one line high, row ``n`` holding ``make(n)``:
-        the same rows, cursor and highlight as ``clear()`` and ``add_row`` for each, with
-        the cells made only when the row is read or drawn."""
+        """Replace the rows by ``count`` rows one line high, row ``n`` holding ``make(n)``
+        (made when the row is read or drawn), as ``clear()`` and ``add_row`` for each."""
         self.clear()
         if not count:
             return

@@ -22,16 +22,10 @@ P = ParamSpec("P")
 class DaemonExecutor(ThreadPoolExecutor):
     """Runs each task in a new daemon thread; shutting down never waits for them.
 
-    Textual runs thread workers in the event loop's default executor, and ``asyncio.run``
-    waits for that executor's threads when the app exits; the standard pool's threads are
-    joined again at interpreter exit. A worker cannot be interrupted (a load, a pairing
-    being computed), so the app makes this its loop's default executor: ``q`` then returns
-    at once and the workers still running are abandoned with the process. Workers here
-    only read (the session file, the model) or write a file by renaming a finished copy
-    into place, so abandoning them loses nothing.
-
-    A :class:`ThreadPoolExecutor` only because asyncio accepts no other kind as a default;
-    none of the pool's own threads is ever started.
+    The app makes this its loop's default executor (where Textual runs thread workers, joined
+    at exit): ``q`` then returns at once, abandoning the workers still running, which only
+    read or write a file by renaming a finished copy into place. A :class:`ThreadPoolExecutor`
+    only because asyncio accepts no other kind; none of the pool's own threads is started.
     """
 
     def __init__(self, name: str = "piview-worker") -> None:
@@ -83,10 +77,7 @@ def compute_off_thread(
     description: str,
 ) -> None:
     """Run ``compute`` in a thread worker of ``node``, then call ``done`` with its result on
-    the UI thread, or with None if it raised (the worker logs the error).
-
-    ``done`` is called on failure too, so that whatever said "building…" can stop saying it.
-    """
+    the UI thread, or with None if it raised (the worker logs the error)."""
 
     def work() -> None:
         result: T | None = None

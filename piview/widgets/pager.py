@@ -1,23 +1,25 @@
-"""Provides :class:`PagerScroll`: a scrollable box with the keys of a pager.
-
-``j``/``k`` and the arrows scroll a line, space and ``b`` (and the page keys) a page,
-``g``/``G`` and Home/End go to the top and the end. Nothing animates: a key moves at once, and
-End reaches the end of a long text (an animated scroll stopped short while the height grew).
+"""Provides :class:`PagerScroll`, a scrollable box with the keys of a pager (nothing animates:
+an animated End stopped short while the height grew), and :class:`PagerModal` around it.
 """
 
 from __future__ import annotations
 
+from rich.console import RenderableType
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
 
-__all__ = ["PagerScroll"]
+from piview.widgets.keybar import KeyBar
+
+__all__ = ["PagerModal", "PagerScroll"]
 
 
 class PagerScroll(VerticalScroll):
     """A :class:`VerticalScroll` that scrolls like ``less``."""
 
     HELP_TITLE = "Scrolling"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [
         Binding("j,down", "line(1)", "Down", show=False),
@@ -45,3 +47,25 @@ class PagerScroll(VerticalScroll):
         """Go to the end at once (after the layout, so that a long text is measured)."""
         self.scroll_end(animate=False, immediate=True)
         self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
+
+
+class PagerModal(ModalScreen[None]):
+    """A modal showing :meth:`content` in a :class:`PagerScroll`, over the keys."""
+
+    def content(self) -> RenderableType:
+        """What the box shows."""
+        raise NotImplementedError
+
+    def compose(self) -> ComposeResult:
+        """The content in a scrollable box."""
+        with PagerScroll():
+            yield Static(self.content())
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        """Focus the scroll area so keys scroll it."""
+        self.query_one(PagerScroll).focus()
+
+    def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
+        """Close."""
+        self.dismiss(None)

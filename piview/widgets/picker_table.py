@@ -1,13 +1,7 @@
 """Provides :class:`PickerTable`: the picker's list of sessions, a DataTable of fixed columns.
 
-Textual's DataTable measures every cell of every new row, once the message queue is idle, to
-size its automatic columns: for the picker's 600 rows that is thousands of Rich measurements
-before the first rows are drawn. The picker gives every column its width, so none of those
-measurements can change what is drawn: this table skips them and sizes itself at once. It also
-fills an empty table with all its rows in one step (:meth:`PickerTable.fill`), where
-``add_row`` sets the cursor, sorts the columns and prompts the message pump once a row; a row
-given as a function has its cells made the first time they are read (``LazyCells``),
-so that only the rows drawn are formatted.
+Every column has its width, so no new row is measured; :meth:`PickerTable.fill` fills an empty
+table in one step, a row given as a function made when first read (``LazyCells``).
 """
 
 from __future__ import annotations
@@ -43,11 +37,8 @@ class PickerTable(DataTable[Text | str]):
         fixed_virtual_size(self)
 
     def fill(self, rows: Iterable[tuple[str, Cells | Callable[[], Cells]]]) -> None:
-        """``add_row(*cells, key=key)`` for each ``(key, cells)``, one line high, in one step:
-        the same rows, cursor and highlight as adding them one by one to an empty table.
-
-        ``cells`` may be a function giving them: it is called when they are first read
-        (:class:`LazyCells`), with the columns of now."""
+        """``add_row(*cells, key=key)`` for each ``(key, cells)`` in one step; ``cells`` may be
+        a function giving them, called when they are first read (:class:`LazyCells`)."""
         if self.row_count:
             for key, cells in rows:
                 self.add_row(*(cells() if callable(cells) else cells), key=key)

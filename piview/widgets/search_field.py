@@ -1,8 +1,5 @@
-"""Provides :class:`SearchField`: the session screen's search box.
-
-What it finds follows :mod:`piview.model.query`; its two toggles write the query's prefixes
-(``all:``, ``re:``) into the text itself, so what is typed always says what will be searched.
-"""
+"""Provides :class:`SearchField`: the session screen's search box, whose toggles write the
+query's prefixes (``all:``, ``re:``, :mod:`piview.model.query`) into the text itself."""
 
 from __future__ import annotations
 
@@ -19,7 +16,6 @@ class SearchField(TextInput):
     all branches, ctrl+r between words and a regular expression (all shown in the footer)."""
 
     HELP_TITLE = "Search field"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [
         Binding("enter", "submit", "Find", tooltip="find (on every branch with all:)"),

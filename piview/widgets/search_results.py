@@ -2,16 +2,14 @@
 Line-API list (a line per result, no widget per row).
 
 A thread worker runs :func:`piview.render.search.scan_all` and hands the hits over in batches;
-the list grows while it runs, the cursor stays where the user put it. A branch is named on a
-line of its own before its first result (leaf id, label, first words, see
-:func:`piview.render.search.branch_info`); each result shows the kind of block and the line
-of it that matches, the match in reverse video. Only the lines on screen are drawn, and only
-their blocks are read from the file.
+the list grows while it runs. A branch is named on a line of its own before its first result;
+each result shows the kind of block and the line of it that matches.
 """
 
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from typing import ClassVar
 
 from rich.style import Style
@@ -52,16 +50,10 @@ _KIND_NAMES = {
 class SearchResults(ScrollView, can_focus=True):
     """The matches of ``query`` on every branch; enter chooses one (:class:`Chosen`).
 
-    | Key(s) | Description |
-    | :- | :- |
-    | j, down / k, up | Next / previous result |
-    | pagedown, space / pageup | A page down / up |
-    | g, home / G, end | First / last result |
-    | enter | Show the result on its branch |
+    Keys: :attr:`BINDINGS` (the help screen, ``?``, lists them from there, with a line each).
     """
 
     HELP_TITLE = "Search results"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j,down", "move(1)", "Next", show=False, tooltip="next result"),
@@ -89,11 +81,6 @@ class SearchResults(ScrollView, can_focus=True):
             super().__init__()
             self.results = results
             self.hit = hit
-
-        @property
-        def control(self) -> SearchResults:
-            """The list."""
-            return self.results
 
     class Progress(Message):
         """Results arrived, or the search finished."""
@@ -255,19 +242,8 @@ class SearchResults(ScrollView, can_focus=True):
     # ------------------------------------------------------------------ keys
 
     def _line_of(self, k: int) -> int:
-        # A result's line: its index plus the branch names before it (few, and each hit
-        # adds at most one): found by bisection over the rows, which are in hit order.
-        lo, hi = 0, len(self._rows)
-        rows = self._rows
-        while lo < hi:
-            mid = (lo + hi) // 2
-            r = rows[mid]
-            v = r if r >= 0 else -1 - r
-            if v < k or (v == k and r < 0):
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
+        # A result's line, by bisection over the rows (in hit order, a branch's name first).
+        return bisect_left(self._rows, (k, 1), key=lambda r: (r if r >= 0 else -1 - r, int(r >= 0)))
 
     def _set_cursor(self, k: int) -> None:
         if not self.hits:

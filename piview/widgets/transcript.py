@@ -1,19 +1,11 @@
 """Provides :class:`Transcript`: the virtualized, Line-API view of one branch of a session.
 
-No widget per message: the transcript is one ScrollView over a flat list of items (see
-:mod:`piview.render.items`). Heights start as estimates; only the items that intersect the
-viewport are rendered (with Rich, at the current width) and cached as strips. When a rendered
-height differs from its estimate, the prefix sums are fixed and the scroll offset is shifted so
-that what the user is looking at stays put.
-
-Its parts are objects it holds: the heights and prefix sums are
-:class:`piview.render.layout.BlockLayout`; the cached strips are
-:class:`piview.widgets.transcript_strips.BlockStrips`; a search's matches are
-:class:`piview.widgets.transcript_search.Search`. The widget keeps the view still (before each
-paint the blocks in the viewport are rendered, their heights fixed and the scroll offset
-shifted so that what the user looks at stays put, or the end stays in view while the view
-follows it; on the first screen the blocks at the top are measured only after the end has been
-painted), and has the keys, among them the jumps to the next block of a sort.
+One ScrollView over a flat list of items (:mod:`piview.render.items`), no widget per message.
+Heights start as guesses (:class:`piview.render.layout.BlockLayout`); before each paint the
+blocks in the viewport are drawn (:class:`piview.widgets.transcript_strips.BlockStrips`), their
+heights fixed and the scroll offset shifted so that what the user looks at stays put (or the
+end stays in view while the view follows it). A search's matches are a
+:class:`piview.widgets.transcript_search.Search`.
 """
 
 from __future__ import annotations
@@ -72,7 +64,6 @@ class Transcript(ScrollView, can_focus=True):
     """
 
     HELP_TITLE = "Transcript"
-    """The heading of this part's keys in the help screen."""
 
     BINDINGS = [
         Binding("j,down", "move(1)", "Next", show=False, tooltip="next block"),
@@ -164,11 +155,6 @@ class Transcript(ScrollView, can_focus=True):
             self.entry = entry
             """Entry index of the focused block, if any."""
 
-        @property
-        def control(self) -> Transcript:
-            """The transcript."""
-            return self.transcript
-
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, Transcript.CursorMoved)
 
@@ -178,11 +164,6 @@ class Transcript(ScrollView, can_focus=True):
         def __init__(self, transcript: Transcript) -> None:
             super().__init__()
             self.transcript = transcript
-
-        @property
-        def control(self) -> Transcript:
-            """The transcript."""
-            return self.transcript
 
     def __init__(
         self,
@@ -207,9 +188,7 @@ class Transcript(ScrollView, can_focus=True):
         self._deferred_window: tuple[ItemList, int, int] | None = None
         """Blocks :meth:`_defer_measure` left to measure: ``(items, first, last)``."""
         self._other_hidden: tuple[list[int], int, bool, ItemList] | None = None
-        """The path, its length, the setting and the items before the last
-        :meth:`set_show_hidden` (the items of the other setting, while the path stays the
-        same list)."""
+        """The path, its length, the setting and the items of the other hidden setting."""
         self._kept_for: object = None
         self._kept = 0
         """Where :meth:`_kept_from` was found, for which item list."""
@@ -230,9 +209,7 @@ class Transcript(ScrollView, can_focus=True):
         items: ItemList | None = None,
     ) -> None:
         """Show the entries of ``path`` (root to leaf); focus ``focus_entry`` or the last block.
-
-        ``items``: the items of ``path`` already built (by a worker, for a big file).
-        """
+        ``items``: the items of ``path`` already built (by a worker, for a big file)."""
         self.path = path
         self._other_hidden = None
         if items is None:
@@ -259,13 +236,8 @@ class Transcript(ScrollView, can_focus=True):
     def update_path(
         self, path: list[int], *, added: Iterable[int] = (), items: ItemList | None = None
     ) -> None:
-        """Show a longer (or different) path, keeping what is already measured.
-
-        Used when the file grows by the entries ``added``: the blocks both paths share keep
-        their heights, but for the last few, and for the tool calls whose results are among
-        ``added`` (however far back: parallel calls), which are measured again. ``items``: the
-        items of ``path`` already built (extended, or built by a worker).
-        """
+        """Show a longer (or different) path (the file grew by ``added``), keeping the heights
+        of the blocks both share but the last few and the calls answered in ``added``."""
         self._measure_deferred()
         old = self.items
         new = (
@@ -299,10 +271,8 @@ class Transcript(ScrollView, can_focus=True):
         self._set_cursor(index)
 
     def set_show_hidden(self, show: bool, *, items: ItemList | None = None) -> None:
-        """Show or hide hidden entries, keeping the focused entry in view.
-
-        ``items``: the path's items for that setting, already built (by a worker).
-        """
+        """Show or hide hidden entries, keeping the focused entry in view; ``items``: the
+        path's items for that setting, already built (by a worker)."""
         entry, other = self.current_entry, self._other_items(show)
         self._other_hidden = (self.path, len(self.path), self.show_hidden, self.items)
         self.show_hidden = show
@@ -326,11 +296,8 @@ class Transcript(ScrollView, can_focus=True):
     def keep_other_hidden(
         self, path: list[int], show_hidden: bool, items: ItemList, guesses: Guesses | None = None
     ) -> None:
-        """Keep ``items``, the blocks of ``path`` with hidden entries shown or not as
-        ``show_hidden`` says (built ahead, in a worker), for ``H`` to switch to without
-        building them; ignored unless ``path`` is the path shown and ``show_hidden`` the
-        setting it is not shown with. ``guesses``: their heights guessed ahead too, as
-        :meth:`guesses_ahead` asked."""
+        """Keep ``items``, the blocks of ``path`` for the other ``show_hidden`` setting (built
+        ahead), for ``H``; ``guesses``: their heights, from :meth:`guesses_ahead`."""
         if path is self.path and show_hidden != self.show_hidden:
             self._other_hidden = (path, len(path), show_hidden, items)
             if guesses is not None:
@@ -401,8 +368,7 @@ class Transcript(ScrollView, can_focus=True):
         return self._follow_end
 
     def _reset_heights(self) -> None:
-        # Before the first layout, guess the full screen less the scrollbar (the default
-        # layout): a right guess saves a second pass over every item on the first render.
+        # Before the first layout: the full screen less the scrollbar (the default layout).
         guess = self.app.size.width - self.styles.scrollbar_size_vertical
         self._width = self.scrollable_content_region.width or self.size.width or guess or 80
         self._layout.reset(self.items, self._width)
@@ -425,11 +391,8 @@ class Transcript(ScrollView, can_focus=True):
         return anchor, lay.offsets[anchor] - top
 
     def _restore_anchor(self, anchor: tuple[int, int] | None) -> None:
-        """Scroll so that the anchor's block starts on the same screen line as before.
-
-        The blocks above it on screen are measured first, so the settling that follows (which
-        keeps the top block still) keeps this one still too.
-        """
+        """Scroll so that the anchor's block starts on the same screen line as before (the
+        blocks above it measured first, so that the settling keeps it still too)."""
         if anchor is None:
             return
         index, row = anchor
@@ -471,8 +434,7 @@ class Transcript(ScrollView, can_focus=True):
             return
         lay = self._layout
         if not self._follow_end:
-            # At the end, the blocks left for later are off screen: the first frame goes out
-            # without them (only the scrollbar is rough until they are measured).
+            # At the end, the blocks left for later are off screen: the first frame skips them.
             self._measure_deferred()
         height = self.scrollable_content_region.height or self.size.height
         deferred = False
@@ -511,12 +473,8 @@ class Transcript(ScrollView, can_focus=True):
         return True
 
     def _defer_measure(self, top: int, height: int) -> bool:
-        """Measure the blocks at lines ``top``..``top + height`` after the next paint; False
-        when there is nothing to measure there.
-
-        They are not shown (the view goes to the end), but measuring them fixes their heights,
-        hence the scrollbar, exactly as before the first screen was made to skip them.
-        """
+        """Measure the blocks at lines ``top``..``top + height`` (off screen: the view goes to
+        the end) after the next paint; False when there is nothing to measure there."""
         first, last = self._item_at_line(top), self._item_at_line(top + height)
         if all(self._layout.exact[first : last + 1]):
             return False
@@ -527,12 +485,8 @@ class Transcript(ScrollView, can_focus=True):
         return True
 
     def _measure_deferred(self) -> None:
-        """Measure the blocks :meth:`_defer_measure` left, if any.
-
-        Runs after the first paint, and before anything that reads or changes heights and
-        scroll offsets (a render, a scroll, a key, a click), so these see the heights they
-        always saw.
-        """
+        """Measure the blocks :meth:`_defer_measure` left, if any: after the first paint, and
+        before anything that reads or changes heights and scroll offsets."""
         if self._deferred_window is None:
             return
         window, self._deferred_window = self._deferred_window, None
@@ -544,8 +498,7 @@ class Transcript(ScrollView, can_focus=True):
             self.refresh()
 
     def _deferred_end(self) -> None:
-        # Set before the first layout; skip it if the user has moved since. The blocks left
-        # for after the first frame stay left: measuring them re-scrolls to the end anyway.
+        # Skip it if the user has moved since; the blocks left for later stay left.
         if self._follow_end:
             self._scroll_to_end(measure_deferred=False)
 
@@ -593,9 +546,8 @@ class Transcript(ScrollView, can_focus=True):
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         """Stop following the end once the user scrolls up."""
         super().watch_scroll_y(old_value, new_value)
-        # Textual clamps the offset to the new end when the blocks' total shrinks (the file
-        # grew and the last blocks' heights are guessed again): the view is still at the end,
-        # and no user scrolled. Only a move up that leaves the end stops following it.
+        # Textual clamps the offset to the new end when the blocks' total shrinks (no user
+        # scrolled): only a move up that leaves the end stops following it.
         if round(new_value) < round(old_value) and round(new_value) < self.max_scroll_y:
             self._follow_end = False
 
@@ -604,8 +556,7 @@ class Transcript(ScrollView, can_focus=True):
     def render_lines(self, crop: Region) -> list[Strip]:
         """Settle heights for the viewport before Textual asks for each line."""
         self.settle_frame()
-        # The widget's style is the same for every line of this frame; Textual computes it
-        # from the CSS at each ask (half of a line's time).
+        # The widget's style is the same for every line of a frame: computed once for it.
         self._frame_style = self.rich_style
         try:
             return super().render_lines(crop)
@@ -618,8 +569,7 @@ class Transcript(ScrollView, can_focus=True):
         throw away, :meth:`piview.screens.session.SessionScreen._compositor_refresh`)."""
         width = self.scrollable_content_region.width or self.size.width
         if width and width != self._width:
-            # A new width changes every height: the block the reader is on stays where it is.
-            # The drawn blocks are kept (keyed by width): a panel closed again finds them.
+            # A new width changes every height: the block the reader is on stays put.
             anchor = self._screen_anchor()
             self._reset_heights()
             self._restore_anchor(anchor)
@@ -640,7 +590,7 @@ class Transcript(ScrollView, can_focus=True):
         if self._search is not None and index in self._search.hits:
             strip = highlight(strip, self._search.query)
         mark = "▌ " if index == self.cursor and row < len(strips) - 1 else "  "
-        style = self._gutter_style(index)
+        style = _GUTTER_STYLES[self.items[index].error, self.has_focus]
         kept = self._kept_from()
         if index < kept:
             # Compacted away: the model sees the compaction's summary instead of these.
@@ -698,10 +648,6 @@ class Transcript(ScrollView, can_focus=True):
             self._kept = kept_from(self.session, items)
         return self._kept
 
-    def _gutter_style(self, index: int) -> Style:
-        item = self.items[index]
-        return _GUTTER_STYLES[item.error, self.has_focus]
-
     def on_resize(self, event: events.Resize) -> None:
         """Re-estimate at the new width (cached strips are keyed by width)."""
         self.refresh()
@@ -747,8 +693,7 @@ class Transcript(ScrollView, can_focus=True):
         self._post_cursor()
         self.refresh()
 
-    # Textual's DOMNode has an action_toggle(attribute) of its own; this one is the "toggle"
-    # action of the enter binding, and keeps that name.
+    # The enter binding's "toggle", not DOMNode's own action_toggle(attribute).
     def action_toggle(self) -> None:  # type: ignore[override]
         """Expand or collapse the focused block."""
         item = self.current_item
@@ -793,14 +738,9 @@ class Transcript(ScrollView, can_focus=True):
     # ------------------------------------------------------------------ search
 
     def search(self, query: str | Query, *, target: tuple[int, int] | None = None) -> None:
-        """Search the blocks of this branch for ``query`` (see :mod:`piview.model.query`),
-        in a worker.
+        """Search the blocks of this branch for ``query`` in a worker, focusing the first match
+        after the cursor (or ``target`` = ``(entry, part)``, part -1: the entry's first)."""
 
-        Matches appear as they are found (the first one after the cursor is focused, or
-        the block ``target`` = ``(entry, part)`` if it matches, the first matching block of
-        the entry for a part of -1); ``SearchUpdated`` reports
-        progress. A new search, or :meth:`clear_search`, cancels the one running.
-        """
         self._cancel_search()
         if isinstance(query, str):
             # Imported on first use, as the search's own: the first screen searches nothing.
@@ -884,11 +824,6 @@ class Transcript(ScrollView, can_focus=True):
         """(query, current match number from 1, number of matches) of the active search."""
         s = self._search
         return None if s is None else (s.query.text, s.current + 1, len(s.matches))
-
-    @property
-    def search_query(self) -> Query | None:
-        """The active search's query."""
-        return self._search.query if self._search is not None else None
 
     def action_search_step(self, step: int) -> None:
         """Focus the next (or previous) search match, wrapping around."""

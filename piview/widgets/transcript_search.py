@@ -1,10 +1,6 @@
-"""Provides the transcript's search: :class:`Search`, one search's matches and where it
-stands, :func:`find_matches`, the worker's pass over the blocks, and :func:`highlight`.
-
-The rule is :mod:`piview.model.query` (words or ``re:``, smart case). The worker hands the
-matches to the UI thread in batches; ``n`` / ``N`` step through them and :func:`highlight`
-marks the matches in a drawn line, which it leaves whole. The transcript runs the worker and
-keeps the keys and the ``SearchUpdated`` message.
+"""Provides the transcript's search (:mod:`piview.model.query`'s rule): :class:`Search`, one
+search's matches and where it stands, :func:`find_matches`, the worker's pass over the blocks,
+and :func:`highlight`, which marks the matches in a drawn line.
 """
 
 from __future__ import annotations
@@ -34,9 +30,9 @@ class Search:
 
     query: Query
     target: tuple[int, int] | None = None
-    """``(entry, part)`` of the block to focus when it is found (a result chosen from the
-    search over all branches), instead of the first match after the cursor; a part of -1 is
-    any of the entry's blocks."""
+    """``(entry, part)`` of the block to focus when found, instead of the first match after
+    the cursor (part -1: any of the entry's blocks)."""
+
     running: bool = False
     matches: list[int] = field(default_factory=list)
     hits: set[int] = field(default_factory=set)
@@ -45,8 +41,7 @@ class Search:
 
     def add(self, found: list[int], done: bool, items: Sequence[Item], cursor: int) -> int | None:
         """Take the positions ``found`` (the last batch when ``done``); the block to focus
-        now, if any: the target, else the first match after ``cursor`` when the first
-        matches come (or at the end, when the target was not found)."""
+        now, if any: the target, else the first match after ``cursor``."""
         first = not self.matches and bool(found)
         self.matches.extend(found)
         self.hits.update(found)

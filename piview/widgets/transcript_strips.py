@@ -1,8 +1,7 @@
 """Provides :class:`BlockStrips`: the drawn lines of the transcript's blocks, cached.
 
-A block is drawn once per width and expanded state: taken from what the prerender child drew
-for the first frame (see :mod:`piview.render.prerender`) when that matches, else rendered with
-Rich here; the strips of the last 512 blocks drawn are kept.
+A block is drawn once per width and expanded state, or taken from what the prerender child
+drew for the first frame (:mod:`piview.render.prerender`).
 """
 
 from __future__ import annotations
@@ -27,15 +26,8 @@ __all__ = ["BlockStrips"]
 
 
 class BlockStrips:
-    """The strips of a session's blocks, by ``(entry, part, hidden, expanded, view width)``.
-
-    A block's lines are those of its item (and the session as it is): the same entry's block
-    is the same with hidden entries shown or not (``H`` keeps them), but for the dim style of
-    a hidden one, hence ``hidden`` in the key.
-
-    ``console``: gives the app's console (asked only when a block is drawn, as the widget
-    has no app before it is mounted).
-    """
+    """The strips of a session's blocks, by ``(entry, part, hidden, expanded, view width)``
+    (a hidden entry's block is dim); ``console`` gives the app's console, once mounted."""
 
     def __init__(
         self, session: Session, prerender: Prerender | None, console: Callable[[], Console]
@@ -68,8 +60,7 @@ class BlockStrips:
 
     def clear(self) -> None:
         """Forget every drawn block (another path or filter)."""
-        # A block's look may depend on the blocks before it (the model shown when it changes):
-        # another path or filter renders again. The child's blocks are for the first path.
+        # A block may depend on the ones before it (a model change): another path renders.
         self._cache.clear()
         if self._prerender is None:
             self._prerendered.clear()

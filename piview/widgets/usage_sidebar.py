@@ -1,11 +1,7 @@
 """Provides :class:`UsageSidebar`: tokens and cost of the branch shown, the file and the rest.
 
-Everything comes from one :class:`~piview.model.usage.UsageReport`; the sidebar only lays it
-out in about 34 columns: the session's total as Pi's ``/session`` reports it (model calls, tool
-results and summaries over the whole file, and per provider/model), a totals table of the
-model calls (branch / file / abandoned), the same per model, the nested usage of tool results
-kept apart, and a sparkline of the context size per turn. Below the totals, the cost of each
-branch from a :class:`~piview.model.branchcost.BranchCosts`.
+Everything comes from one :class:`~piview.model.usage.UsageReport` (and the cost of each
+branch from a :class:`~piview.model.branchcost.BranchCosts`); the sidebar only lays it out.
 """
 
 from __future__ import annotations
@@ -25,7 +21,8 @@ from piview.render.format import fmt_tokens
 
 if TYPE_CHECKING:
     from piview.model.branchcost import BranchCosts
-    from piview.model.usage import UsageReport
+    from piview.model.usage import UsageReport, UsageTotals
+
 
 __all__ = ["UsageSidebar"]
 
@@ -54,6 +51,14 @@ def _pair(label: str, branch: str, file: str, style: str = "") -> Content:
     return _cells(label, [branch, file], _MODEL_LABEL, _MODEL_COL, style)
 
 
+def _pair_head(title: str) -> Content:
+    """The heading line of a two-column (branch, file) table."""
+    return Content.assemble(
+        (title.ljust(_MODEL_LABEL), _HEAD),
+        *[(h.rjust(_MODEL_COL), _HEAD) for h in ("branch", "file")],
+    )
+
+
 def _short_model(key: str, width: int) -> str:
     """``provider/model`` shown as the model name, cut to ``width``."""
     name = key.split("/", 1)[1] if "/" in key and not key.endswith("/?") else key
@@ -78,9 +83,8 @@ def _total_line(label: str, tokens: float, cost: float, style: str = _MUTED) -> 
 
 
 def _total_block(report: UsageReport) -> Content:
-    """The whole file's total as Pi's ``/session`` counts it: model calls, tool results and
-    summaries (the parts that occur), then Pi's lines per ``provider/model`` when there are
-    several."""
+    """The whole file's total as Pi's ``/session`` counts it, with its lines per
+    ``provider/model`` when there are several."""
     from piview.model.usage import pi_breakdown  # the model is imported with the report
 
     lines = [
@@ -141,10 +145,7 @@ def _models_block(report: UsageReport) -> Content:
         set(report.per_model_all) | set(report.per_model_path),
         key=lambda k: (-report.per_model_all.get(k, UsageTotals()).cost, k),
     )
-    head = Content.assemble(
-        ("Per model".ljust(_MODEL_LABEL), _HEAD),
-        *[(h.rjust(_MODEL_COL), _HEAD) for h in ("branch", "file")],
-    )
+    head = _pair_head("Per model")
     if not keys:
         return Content("\n").join([head, Content.styled("no assistant usage", _MUTED)])
     lines = [head]
@@ -159,31 +160,20 @@ def _models_block(report: UsageReport) -> Content:
 
 
 def _tools_block(report: UsageReport) -> Content:
-    head = Content.assemble(
-        ("Tool results".ljust(_MODEL_LABEL), _HEAD),
-        *[(h.rjust(_MODEL_COL), _HEAD) for h in ("branch", "file")],
-    )
-    b, f = report.tools_path, report.tools_all
-    if not f.count:
-        lines = [head, Content.styled("no nested model usage", _MUTED)]
-    else:
-        lines = [
-            head,
+    def table(title: str, b: UsageTotals, f: UsageTotals) -> list[Content]:
+        return [
+            _pair_head(title),
             _pair("  tokens", fmt_tokens(b.tokens), fmt_tokens(f.tokens)),
             _pair("  cost", fmt_cost(b.cost), fmt_cost(f.cost), _COST),
             _pair("  calls", f"{b.count:,}", f"{f.count:,}"),
         ]
-    sb, sf = report.side_path, report.side_all
-    if sf.count:  # oh-my-pi's model_usage entries: their own kind, apart from the turns
-        lines += [
-            Content.assemble(
-                ("Other model work".ljust(_MODEL_LABEL), _HEAD),
-                *[(h.rjust(_MODEL_COL), _HEAD) for h in ("branch", "file")],
-            ),
-            _pair("  tokens", fmt_tokens(sb.tokens), fmt_tokens(sf.tokens)),
-            _pair("  cost", fmt_cost(sb.cost), fmt_cost(sf.cost), _COST),
-            _pair("  calls", f"{sb.count:,}", f"{sf.count:,}"),
-        ]
+
+    if not report.tools_all.count:
+        lines = [_pair_head("Tool results"), Content.styled("no nested model usage", _MUTED)]
+    else:
+        lines = table("Tool results", report.tools_path, report.tools_all)
+    if report.side_all.count:  # oh-my-pi's model_usage entries: their own kind, apart
+        lines += table("Other model work", report.side_path, report.side_all)
     return Content("\n").join(lines)
 
 
@@ -239,20 +229,11 @@ def _context_stats(sizes: list[float]) -> Content:
 
 
 class UsageSidebar(VerticalScroll):
-    """Token and cost figures of a :class:`~piview.model.usage.UsageReport`, about 34 columns.
+    """Token and cost figures of a :class:`~piview.model.usage.UsageReport`, about 34 columns:
+    the session's total as Pi's ``/session`` has it, totals of branch / file / abandoned, cost
+    by branch, per model, tool results' usage, and the context size per turn.
 
-    Sections, top to bottom: the session's total as Pi's ``/session`` reports it (model
-    calls, tool results and summaries over the whole file; per ``provider/model``, tool and
-    summary usage in one line, when there are several); totals of the model calls for the
-    branch shown, the whole file and the abandoned branches (input, output, cache read,
-    cache write with its one-hour part, reasoning, cost, turns); cost by branch (each leaf's
-    own part since its fork point, the abandoned branches in all, the summaries); the same
-    per model; the nested usage reported by tool results, kept apart; and a sparkline of the
-    context size (input + cache read) of each assistant turn on the branch, with its min,
-    max and last value.
-
-    Set :attr:`report` (or call :meth:`show`) to update it. It has no bindings of its own
-    beyond scrolling.
+    Set :attr:`report` (or call :meth:`show`) to update it.
     """
 
     DEFAULT_CSS = """
@@ -288,8 +269,7 @@ class UsageSidebar(VerticalScroll):
     def on_show(self) -> None:
         """Mount and fill the sections, the first time."""
         if not self.children:
-            # Imported here: Textual's Sparkline (and the statistics module under it) only
-            # when the sidebar first shows, not before the first screen.
+            # Imported here: Sparkline (and statistics under it) when the sidebar first shows.
             from textual.widgets import Sparkline
 
             self.mount_all(
