@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from piview.model import Session
     from piview.render.prerender import Prerender
     from piview.screens.picker import PickerScreen
+    from piview.screens.session import SessionScreen
     from piview.widgets.branch_panel import BranchPanel
 
 __all__ = ["DEFAULT_THEME", "PiviewApp", "make_app", "resolve_theme", "run_app"]
@@ -71,6 +72,7 @@ class PiviewApp(App[None]):
         self._temp_folders: list[str] = []
         self._full_loader = full_loader
         self._prerender = prerender
+        self._first_screen: SessionScreen | None = None
         self._leaf = leaf
         self._follow = follow
         self._root = sessions_root
@@ -94,6 +96,11 @@ class PiviewApp(App[None]):
         if self.exit_at_once:
             _quit_on_signals(self, loop)
 
+    def on_ready(self) -> None:
+        """The start-up batch is over: the first session screen's next paint is written."""
+        if self._first_screen is not None:
+            self._first_screen.startup_over()
+
     def on_mount(self) -> None:
         """Open the session, or the picker when no session was given."""
         # Each first screen imports only its own screen: the picker's first rows never wait
@@ -106,15 +113,15 @@ class PiviewApp(App[None]):
         elif self.session is not None:
             from piview.screens.session import SessionScreen
 
-            self.push_screen(
-                SessionScreen(
-                    self.session,
-                    leaf=self._leaf,
-                    follow=self._follow,
-                    full_loader=self._full_loader,
-                    prerender=self._prerender,
-                )
+            self._first_screen = SessionScreen(
+                self.session,
+                leaf=self._leaf,
+                follow=self._follow,
+                full_loader=self._full_loader,
+                prerender=self._prerender,
+                first=True,
             )
+            self.push_screen(self._first_screen)
         else:
             from piview.screens.picker import PickerScreen
 

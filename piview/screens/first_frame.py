@@ -14,22 +14,28 @@ __all__ = ["AfterFrame", "FirstResumeScreen"]
 
 
 class AfterFrame:
-    """Callbacks run once a screen's next frame is written (``call_after_refresh`` is too
-    early inside the start-up batch); the screen calls :meth:`written` after each real paint.
+    """Callbacks run once a screen's next frame is written; the screen calls
+    :meth:`written` after each paint. ``held``: the screen is the app's first, whose paints
+    inside Textual's start-up batch are never written: nothing runs until :meth:`release`.
     """
 
-    __slots__ = ("_waiting",)
+    __slots__ = ("_held", "_waiting")
 
-    def __init__(self) -> None:
+    def __init__(self, *, held: bool = False) -> None:
         self._waiting: list[Callable[[], object]] = []
+        self._held = held
 
     def add(self, callback: Callable[[], object]) -> None:
         """Run ``callback`` once the screen's next frame is written."""
         self._waiting.append(callback)
 
+    def release(self) -> None:
+        """The start-up batch is over (the app is ready): the next paint is written."""
+        self._held = False
+
     def written(self, screen: Screen[Any]) -> None:
         """The screen painted a frame: the callbacks waiting run from its queue, once."""
-        if self._waiting:
+        if self._waiting and not self._held:
             waiting, self._waiting = self._waiting, []
             for callback in waiting:
                 screen.call_later(callback)

@@ -183,6 +183,7 @@ class SessionScreen(FirstResumeScreen):
         show_hidden: bool = False,
         panels: tuple[str, ...] = (),
         search: Query | None = None,
+        first: bool = False,
     ) -> None:
         super().__init__()
         self.session = session
@@ -207,7 +208,7 @@ class SessionScreen(FirstResumeScreen):
         # --leaf may name any entry: show the branch through it, down to its newest leaf.
         self._focus_entry = leaf
         self.leaf = session.tree.newest_leaf(leaf) if leaf is not None else session.tree.leaf
-        self._after_frame = AfterFrame()
+        self._after_frame = AfterFrame(held=first)  # the app's first screen: see startup_over
         self._titled_width = 0
         self.composed = False
         """True once the screen's Mount found its children (a screen closed before it composed
@@ -223,16 +224,12 @@ class SessionScreen(FirstResumeScreen):
         self.views = Views(self, self.widths, lambda: (BIG_BRANCH, _USAGE_IN_WORKER))
         self.lineage = Lineage(self, session, SessionScreen)
 
-    def _compositor_refresh(self) -> None:
-        # Inside the app's start-up batch Textual renders the whole screen and throws the
-        # frame away: only the transcript's settling is done; the dirty regions stay, so the
-        # first refresh after the batch paints everything.
-        if self.app._batch_count:
-            for transcript in self.query(Transcript):  # none: closed before it composed
-                if transcript.region:
-                    transcript.settle_frame()  # what the paint would have settled, as before
-            return
-        super()._compositor_refresh()
+    def startup_over(self) -> None:
+        """The app is ready: Textual's start-up batch, whose frames are not written, is over."""
+        self._after_frame.release()
+
+    def _frame_late(self) -> None:
+        self.startup_over()
         self._after_frame.written(self)
 
     def compose(self) -> ComposeResult:
@@ -240,7 +237,9 @@ class SessionScreen(FirstResumeScreen):
         yield Static(self._title_text(), id="title")
         with Horizontal(id="body"):
             yield BranchPanel(self.session, id="branches")
-            yield Transcript(self.session, id="transcript", prerender=self._prerender)
+            transcript = Transcript(self.session, id="transcript", prerender=self._prerender)
+            transcript.after_paint = partial(self._after_frame.written, self)
+            yield transcript
             yield UsageSidebar(id="usage")
         yield Static("", id="status")
         yield KeyBar()
@@ -283,7 +282,7 @@ class SessionScreen(FirstResumeScreen):
         if self.session.partial and self.full_loader is not None:
             # Once the first screen is written (they share the interpreter lock), else in 1 s.
             self._after_frame.add(self.follower.load_full)
-            self.set_timer(1.0, partial(self._after_frame.written, self))
+            self.set_timer(1.0, self._frame_late)
         if self.session.index_cache is not None:  # for the next start, once the screen is up
             self.set_timer(1.0, self.follower.save_index)
         # A torn last line is normal while Pi writes: not damage while we follow the file.

@@ -180,6 +180,8 @@ class Transcript(ScrollView, can_focus=True):
         self.path: list[int] = []
         self.show_hidden = False
         self.cursor = 0
+        self.after_paint: Callable[[], object] | None = None
+        """Called after each paint of the transcript (the screen's first-frame callbacks)."""
         self._layout = BlockLayout(session)
         """Heights and first lines of the blocks (and which the user expanded)."""
         self._width = 0
@@ -555,18 +557,6 @@ class Transcript(ScrollView, can_focus=True):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """Settle heights for the viewport before Textual asks for each line."""
-        self.settle_frame()
-        # The widget's style is the same for every line of a frame: computed once for it.
-        self._frame_style = self.rich_style
-        try:
-            return super().render_lines(crop)
-        finally:
-            self._frame_style = None
-
-    def settle_frame(self) -> None:
-        """What a paint does before drawing a line: heights fixed for the width and the
-        blocks in view, the scroll offset kept (for a screen that skips a paint Textual would
-        throw away, :meth:`piview.screens.session.SessionScreen._compositor_refresh`)."""
         width = self.scrollable_content_region.width or self.size.width
         if width and width != self._width:
             # A new width changes every height: the block the reader is on stays put.
@@ -574,6 +564,14 @@ class Transcript(ScrollView, can_focus=True):
             self._reset_heights()
             self._restore_anchor(anchor)
         self._settle()
+        # The widget's style is the same for every line of a frame: computed once for it.
+        self._frame_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame_style = None
+            if self.after_paint is not None:
+                self.after_paint()
 
     def render_line(self, y: int) -> Strip:
         """One screen line: a gutter (cursor mark) and the item's rendered line."""
