@@ -121,9 +121,7 @@ def main(argv: list[str] | None = None) -> int:
             times["picker"].append(asyncio.run(_time(PickerTable, fill_picker, count)))
             if fast:
                 times["fast"].append(asyncio.run(_time_fast(count)))
-        row = "  ".join(
-            f"{name} {statistics.median(t):7.0f} ms" for name, t in times.items() if t
-        )
+        row = "  ".join(f"{name} {statistics.median(t):7.0f} ms" for name, t in times.items() if t)
         print(f"{count:>6} rows: {row}")
     return 0
 

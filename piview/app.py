@@ -25,8 +25,6 @@ if TYPE_CHECKING:
     from piview.screens.session import SessionScreen
     from piview.widgets.branch_panel import BranchPanel
 
-__all__ = ["DEFAULT_THEME", "PiviewApp", "make_app", "resolve_theme", "run_app"]
-
 DEFAULT_THEME = "textual-dark"
 _THEME_ALIASES = {"dark": "textual-dark", "light": "textual-light"}
 

@@ -20,8 +20,6 @@ from piview import __version__
 if TYPE_CHECKING:
     import argparse
 
-__all__ = ["SUBCOMMANDS", "main", "parse_args", "run_command"]
-
 
 def _parser(**kwargs: Any) -> argparse.ArgumentParser:
     """A command's parser (argparse is imported only for a command line that needs it)."""

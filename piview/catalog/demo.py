@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["demo_path"]
-
 
 def demo_path() -> Path:
     """The bundled demo session (a realistic session showing every role and feature)."""

@@ -8,16 +8,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = [
-    "HEAD_BYTES",
-    "cache_dir",
-    "find_session_files",
-    "read_json_line",
-    "resolve_session_id",
-    "sessions_dir",
-    "walk_jsonl",
-]
-
 HEAD_BYTES = 64 * 1024
 """How much of a file's head is read for its header and first messages."""
 

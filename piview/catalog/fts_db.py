@@ -17,18 +17,6 @@ from typing import Literal
 
 from piview.catalog.discovery import cache_dir
 
-__all__ = [
-    "APPLICATION_ID",
-    "BUSY_TIMEOUT",
-    "IndexRefusedError",
-    "check_damage",
-    "check_ours",
-    "discard",
-    "error_kind",
-    "is_default_path",
-    "swap_in_new",
-]
-
 APPLICATION_ID = 0x50695677
 """``PRAGMA application_id`` of piview's search index: "PiVw"."""
 

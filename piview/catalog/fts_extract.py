@@ -14,15 +14,6 @@ from typing import Any
 
 import msgspec
 
-__all__ = [
-    "BLOCK",
-    "Doc",
-    "Extract",
-    "extract_file",
-    "line_texts",
-    "signature",
-]
-
 BLOCK = 8 * 1024 * 1024
 """How much of a file is read at a time."""
 

@@ -12,8 +12,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO
 
-__all__ = ["exit_with_parent", "real_stderr"]
-
 
 def exit_with_parent(parent: int) -> None:
     """In a child process: end when ``parent`` ends (the viewer quits with ``os._exit``, and

@@ -11,15 +11,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = [
-    "MAX_PREFIXES",
-    "MAX_QUERY_CHARS",
-    "TOOLS_PREFIX",
-    "FtsQuery",
-    "parse_fts_query",
-    "snippet",
-]
-
 MAX_QUERY_CHARS = 1000
 """A longer query is refused (:attr:`FtsQuery.problem`)."""
 MAX_PREFIXES = 16

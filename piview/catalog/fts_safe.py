@@ -17,8 +17,6 @@ from piview.catalog.fts import Hit, Progress, SearchIndex, index_path
 from piview.catalog.fts_db import discard, error_kind
 from piview.catalog.fts_query import FtsQuery
 
-__all__ = ["BUSY_NOTE", "DAMAGED_NOTE", "search_updated", "updated_index"]
-
 BUSY_NOTE = "another piview is updating the search index: searching it as it stands"
 DAMAGED_NOTE = "the search index was damaged: built again"
 

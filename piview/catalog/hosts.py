@@ -19,17 +19,6 @@ from pathlib import Path
 
 from piview.model.source import SqliteSourceError, list_sqlite_sessions
 
-__all__ = [
-    "HOSTS",
-    "Found",
-    "Root",
-    "discover",
-    "find_by_id",
-    "folder_name",
-    "host_roots",
-    "root_for_folder",
-]
-
 HOSTS = ("pi", "omp", "openclaw")
 """The hosts piview knows, in the order the picker cycles through them."""
 

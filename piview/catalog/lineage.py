@@ -15,19 +15,6 @@ from typing import Any
 
 from piview.catalog.discovery import HEAD_BYTES, read_json_line, walk_jsonl
 
-__all__ = [
-    "Link",
-    "find_parent",
-    "fork_point",
-    "header_of",
-    "link_files",
-    "link_sessions",
-    "parent_ref",
-    "subagent_files",
-    "thread_order",
-    "with_subagents",
-]
-
 SUBAGENT_DEPTH = 3
 """How deep below a session's own folder subagent files are looked for."""
 

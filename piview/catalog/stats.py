@@ -21,18 +21,6 @@ from piview.model.types import Usage
 from piview.model.usage import UsageTotals, model_label
 from piview.model.usage_row import encode_row
 
-__all__ = [
-    "GROUPINGS",
-    "Group",
-    "Order",
-    "StatsReport",
-    "collect_stats",
-    "group_json",
-    "parse_day",
-    "processing_order",
-    "stats_json",
-]
-
 GROUPINGS = ("day", "week", "month", "project", "model", "session")
 """What ``--by`` accepts."""
 

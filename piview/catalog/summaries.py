@@ -16,16 +16,6 @@ from piview.catalog.discovery import HEAD_BYTES, cache_dir, read_json_line
 from piview.catalog.hosts import Found
 from piview.model.source import parse_sqlite_ref, peek_sqlite_session
 
-__all__ = [
-    "SessionSummary",
-    "SummaryCache",
-    "apply_found",
-    "full_summary",
-    "quick_summary",
-    "summarize",
-    "summarize_full",
-]
-
 _TAIL = 64 * 1024
 _VERSION = 4
 """Of the cache file; summaries of another version are indexed again."""

@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = ["CliError", "load", "resolve_branch", "resolve_entry", "save_indexes"]
-
 
 class CliError(Exception):
     """An error to report as one line on stderr."""

@@ -14,8 +14,6 @@ import sys
 from piview.commands.common import CliError, load, resolve_entry
 from piview.model.context_report import context_report, report_json
 
-__all__ = ["run"]
-
 
 def run(args: argparse.Namespace) -> int:
     """Print the context at ``args.at``: one JSON object with ``--json``, else a table.

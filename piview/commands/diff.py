@@ -9,8 +9,6 @@ import sys
 from piview.commands.common import CliError, load, resolve_entry
 from piview.model.branchdiff import compare_branches
 
-__all__ = ["run"]
-
 
 def run(args: argparse.Namespace) -> int:
     """Compare the branches through ``args.a`` and ``args.b`` from their common ancestor.

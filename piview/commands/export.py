@@ -10,8 +10,6 @@ from piview.commands.common import CliError, load, resolve_branch
 from piview.export import export_branch
 from piview.model.fsio import FileChangedError
 
-__all__ = ["run"]
-
 
 def run(args: argparse.Namespace) -> int:
     """Write the export and print its absolute path on stdout.

@@ -9,8 +9,6 @@ import sys
 from piview.commands.common import load
 from piview.model import session_info
 
-__all__ = ["run"]
-
 
 def run(args: argparse.Namespace) -> int:
     """Print the summary of ``args.file``: one JSON object with ``--json``, else a table."""

@@ -15,8 +15,6 @@ from piview.render.fastlayout import FastConsole
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["run"]
-
 
 def run(args: argparse.Namespace, console: Console | None = None) -> int:
     """Print the branch through ``args.leaf`` (default: the current leaf) to ``console``.

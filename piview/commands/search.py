@@ -20,8 +20,6 @@ from piview.catalog.fts_query import parse_fts_query
 from piview.catalog.fts_safe import search_updated
 from piview.commands.common import CliError
 
-__all__ = ["run", "since_key"]
-
 
 def since_key(value: str) -> str:
     """``--since`` as the ISO text entry timestamps compare with (UTC).

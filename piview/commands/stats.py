@@ -14,8 +14,6 @@ from piview.catalog.stats import collect_stats, parse_day, stats_json
 from piview.commands.common import CliError
 from piview.model.index_cache import IndexCache
 
-__all__ = ["run"]
-
 
 def run(args: argparse.Namespace) -> int:
     """Sum usage over the sessions folder per ``--by`` group; one JSON object with ``--json``."""

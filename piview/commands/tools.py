@@ -9,8 +9,6 @@ import sys
 from piview.commands.common import load, resolve_branch
 from piview.model.tools import tool_rows
 
-__all__ = ["run"]
-
 
 def run(args: argparse.Namespace) -> int:
     """List the calls of the branch with their status, latency and output size."""

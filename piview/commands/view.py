@@ -18,8 +18,6 @@ if TYPE_CHECKING:
 
     from piview.model.session import Session
 
-__all__ = ["TAIL_FIRST_BYTES", "looks_like_path", "run"]
-
 TAIL_FIRST_BYTES = 4 * 1024 * 1024
 """Files at least this big open on their last entries while the whole file loads."""
 

@@ -72,8 +72,6 @@ from piview.render.roles._fields import (
 )
 from piview.render.sanitize import sanitize_line
 
-__all__ = ["DocBuilder", "build_doc"]
-
 _BUILTIN = ("read", "bash", "edit", "write", "grep", "find", "ls")
 _STOPS = {
     "aborted": ("Aborted", "warn"),

@@ -26,17 +26,6 @@ from piview.model.types import ImageContent, TextContent
 from piview.render.plugins import REGISTRY
 from piview.render.sanitize import sanitize, sanitize_line
 
-__all__ = [
-    "Doc",
-    "ExportCancelled",
-    "Image",
-    "Part",
-    "Section",
-    "ToolsMode",
-    "check_stop",
-    "tool_title",
-]
-
 ToolsMode = Literal["full", "preview", "none"]
 PREVIEW_LINES = 10
 """Lines of tool output (and of long call content) shown first in ``preview`` mode."""

@@ -21,8 +21,6 @@ from typing import IO
 
 from piview.model import forking
 
-__all__ = ["ForkedPart", "busy_cpus", "can_fork"]
-
 _HEAD = struct.Struct("<QQ")  # bytes of text, items completed so far
 _POLL = 0.005  # seconds between looks at the file while the child is still drawing
 

@@ -25,8 +25,6 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 from piview.export.doc import FULL_CAP, Doc, Part, Section, check_stop, more_text
 from piview.export.html_style import HL_BUDGET, Highlighter, css
 
-__all__ = ["render_html"]
-
 _STATUS = {"ok": "✓", "error": "✗ error", "no_result": "⋯ no result", "orphan_result": "orphan"}
 _DIFF_LINE = re.compile(r"^([+\- ])( *\d+)(?: (.*))?$", re.DOTALL)
 _DIFF_SKIP = re.compile(r"^ +\.\.\.\s*$")

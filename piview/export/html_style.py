@@ -17,8 +17,6 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-__all__ = ["HL_BLOCK_CAP", "Highlighter", "css"]
-
 HL_BLOCK_CAP = 100_000
 """Blocks longer than this (characters) are shown plain: highlighting them costs too much."""
 HL_BUDGET = 600_000

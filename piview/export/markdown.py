@@ -19,8 +19,6 @@ from markdown_it import MarkdownIt
 from piview.export.doc import Doc, Image, Part, Section, more_text
 from piview.model.fsio import atomic_write
 
-__all__ = ["render_md"]
-
 _STATUS = {"ok": "✓", "error": "✗ error", "no_result": "⋯ no result", "orphan_result": "orphan"}
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~&])")
 

@@ -10,8 +10,6 @@ from piview.export.doc import Part, Section, blocks, clean, lang_of, lines_label
 from piview.render.roles.omp import entry_words
 from piview.render.sanitize import sanitize_line
 
-__all__ = ["developer", "divider", "file_mention", "python", "session_init"]
-
 
 def developer(sec: Section, msg: Any) -> Section:
     """The host's instructions."""

@@ -14,8 +14,6 @@ from typing import Any
 
 from piview.model.types import ImageContent
 
-__all__ = ["BLOB_PREFIX", "blob_dir", "blob_hash", "read_blob", "resolve_blobs"]
-
 BLOB_PREFIX = "blob:sha256:"
 _HASH_RE = re.compile(r"[0-9a-f]{64}")
 _MAX_BLOB = 64 * 1024 * 1024

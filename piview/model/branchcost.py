@@ -14,8 +14,6 @@ from piview.model.usage import UsageTotals
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = ["BranchCost", "BranchCosts", "branch_costs"]
-
 LISTED = 6
 """Branches the sidebar names; the rest are summed in one line."""
 

@@ -23,17 +23,6 @@ from piview.model.usage import UsageTotals, model_label, sum_usage
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = [
-    "BranchDiff",
-    "Call",
-    "FileDiff",
-    "Problem",
-    "Prompt",
-    "Side",
-    "SideFiles",
-    "compare_branches",
-]
-
 ProblemKind = Literal["tool_error", "error", "aborted"]
 
 

@@ -20,15 +20,6 @@ from piview.model.types import (
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = [
-    "ContextItem",
-    "SessionContext",
-    "SystemPromptState",
-    "build_context",
-    "content_text",
-    "system_prompt_state",
-]
-
 ContextKind = Literal[
     "compaction_summary", "message", "custom_message", "branch_summary", "retained"
 ]

@@ -31,15 +31,6 @@ from piview.model.types import (
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = [
-    "ContextMessage",
-    "ContextReport",
-    "context_input_tokens",
-    "context_report",
-    "report_json",
-    "token_shares",
-]
-
 
 @dataclass(frozen=True, slots=True)
 class ContextMessage:

@@ -27,19 +27,6 @@ from piview.model.types import (
     Usage,
 )
 
-__all__ = [
-    "BadLineError",
-    "EntryType",
-    "Role",
-    "StopReason",
-    "SkBlock",
-    "SkEntry",
-    "SkMessage",
-    "decode_entry",
-    "decode_skeleton",
-    "decode_json",
-]
-
 
 class BadLineError(ValueError):
     """A line that cannot be read as a JSON object; the message is a short reason."""

@@ -26,8 +26,6 @@ from piview.model.openclaw import SIDE_KEY
 from piview.model.store import NodeStore
 from piview.model.types import SessionHeader, TitleSlot
 
-__all__ = ["BOM", "BadLine", "FileIndex"]
-
 _CHUNK = 1024 * 1024
 """Bytes read and decoded at once: while a block's bytes and skeletons are still in the CPU's
 cache, blocks of this size cost less CPU than larger ones."""

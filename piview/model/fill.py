@@ -10,8 +10,6 @@ import zlib
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["ABI", "load", "source_tag"]
-
 ABI = 4
 """The ``FILL_ABI`` of ``_fill.c`` this source was written for: a module built for another,
 or from another ``_fill.c`` than the one beside it, is ignored."""

@@ -9,8 +9,6 @@ from __future__ import annotations
 import os
 import threading
 
-__all__ = ["can_fork", "fork"]
-
 
 def can_fork() -> bool:
     """Whether :func:`fork` would fork: ``os.fork`` exists and no other thread runs."""

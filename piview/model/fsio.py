@@ -13,17 +13,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = [
-    "FileChangedError",
-    "InputKindError",
-    "atomic_write",
-    "check_input",
-    "copy_fifo",
-    "input_kind",
-    "is_fifo",
-    "open_readonly",
-]
-
 
 class InputKindError(OSError):
     """The path is not a file piview can read as a session (a device, a socket, a folder);

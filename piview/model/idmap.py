@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from piview.model.store import NodeStore
 
-__all__ = ["take_id_map"]
-
 
 def take_id_map(store: NodeStore) -> dict[str, int] | None:
     """The map from each id to its last entry in ``store``, taken from the store (which then

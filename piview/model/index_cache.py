@@ -22,9 +22,6 @@ from piview.model.store_lazy import DEFERRED, Frame, defer, frame_count
 from piview.model.store_state import StoreState, column, store_from_columns, store_state
 from piview.model.types import SessionHeader
 
-__all__ = ["IndexCache"]
-
-
 _FORMAT = 10
 _MAGIC = b"PVIDX\x00\x00\x0a"
 _PROBE = 4096

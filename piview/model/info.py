@@ -9,9 +9,6 @@ from piview.model.session import Session
 from piview.model.store import OTHER, ROLE_NAMES, TYPE_NAMES
 from piview.model.usage import UsageTotals, info_sums, pi_total
 
-__all__ = ["session_info"]
-
-
 _MESSAGE = TYPE_NAMES.index("message")
 _ONLY_MESSAGES = bytes(0xFF if k == _MESSAGE else 0 for k in range(256))
 """A table for ``bytes.translate``: 0xFF where an entry is a message, else 0."""

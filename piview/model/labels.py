@@ -9,8 +9,6 @@ from piview.model.decode import SkEntry
 from piview.model.store import as_store
 from piview.model.tree import Tree
 
-__all__ = ["extend_labels", "resolve_labels", "session_name"]
-
 
 def resolve_labels(nodes: Sequence[SkEntry], tree: Tree, ids: Sequence[str]) -> dict[int, str]:
     """Label of each labelled entry: the latest ``label`` entry per target wins, an empty

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["release_free_memory"]
-
 _trim: object = None
 
 

@@ -3,8 +3,6 @@ from :mod:`piview.model.types_base` so that formatting numbers needs no msgspec)
 
 from __future__ import annotations
 
-__all__ = ["NUMBER_LIMIT", "Number", "number"]
-
 Number = int | float
 """Token counts and costs: Pi writes ints for tokens and floats for costs; accept both."""
 

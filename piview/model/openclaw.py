@@ -9,16 +9,6 @@ from typing import Any
 
 import msgspec
 
-__all__ = [
-    "GATEWAY_MODELS",
-    "SIDE_KEY",
-    "active_leaf",
-    "gateway_origin",
-    "side_line",
-    "side_notes",
-    "side_notes_at",
-]
-
 _CHUNK = 8 * 1024 * 1024
 
 GATEWAY_MODELS: dict[str, str] = {

@@ -17,16 +17,6 @@ from piview.model.decode import SkEntry
 from piview.model.store import F_ERROR, ROLE_NAMES, NodeStore, as_store
 from piview.model.tree import Tree
 
-__all__ = [
-    "CallRef",
-    "CallResults",
-    "Pairing",
-    "ResultCalls",
-    "extend_pairing",
-    "pair_tool_calls",
-    "tool_calls_of",
-]
-
 CallRef = tuple[int, int]
 """A tool call: (entry index of the assistant message, index of the block in its content)."""
 _T = TypeVar("_T")

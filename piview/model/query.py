@@ -11,17 +11,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-__all__ = [
-    "ALL_PREFIX",
-    "REGEX_PREFIX",
-    "Pattern",
-    "Query",
-    "compile_regex",
-    "compose_query",
-    "parse_query",
-    "toggle_prefix",
-]
-
 REGEX_PREFIX = "re:"
 ALL_PREFIX = "all:"
 

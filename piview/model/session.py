@@ -31,8 +31,6 @@ from piview.model.types import CompactionEntry, Entry, SessionHeader, UnknownEnt
 if TYPE_CHECKING:
     from piview.model.index_cache import IndexCache
 
-__all__ = ["CACHE_MIN_BYTES", "Session", "SessionOpenError", "load_session"]
-
 CACHE_MIN_BYTES = 16 * 1024 * 1024
 """Files smaller than this load faster from scratch than from the index cache."""
 

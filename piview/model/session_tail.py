@@ -14,8 +14,6 @@ from piview.model.session import Session, SessionOpenError, _open_readonly, load
 from piview.model.source import parse_sqlite_ref
 from piview.model.types import SessionHeader
 
-__all__ = ["load_tail"]
-
 
 def load_tail(path: str | os.PathLike[str], max_bytes: int = 1024 * 1024) -> Session:
     """Load only the last ``max_bytes`` of a big file, for a first screen while the rest loads

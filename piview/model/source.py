@@ -16,16 +16,6 @@ from urllib.parse import quote
 if TYPE_CHECKING:
     import sqlite3
 
-__all__ = [
-    "SQLITE_SUFFIXES",
-    "SqliteRef",
-    "SqliteSession",
-    "SqliteSourceError",
-    "list_sqlite_sessions",
-    "parse_sqlite_ref",
-    "peek_sqlite_session",
-]
-
 SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 """A path ending so, then ``#`` and an id, names a session inside a database."""
 

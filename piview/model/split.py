@@ -20,16 +20,6 @@ from piview.model import forking
 from piview.model.fileindex import FileIndex
 from piview.model.store import NodeStore
 
-__all__ = [
-    "SPLIT_MIN_BYTES",
-    "consume_split",
-    "join",
-    "join_store",
-    "read_all",
-    "spare_core",
-    "split_point",
-]
-
 SPLIT_MIN_BYTES = 48 * 1024 * 1024
 """Files smaller than this are read in one pass (a fork and a join cost more than they save)."""
 _HEAD = 64 * 1024

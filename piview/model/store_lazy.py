@@ -14,8 +14,6 @@ from typing import Any
 from piview.model.decode import SkBlock
 from piview.model.store import NodeStore
 
-__all__ = ["DEFERRED", "DeferredStore", "Frame", "defer", "frame_count", "shared_ids"]
-
 DEFERRED = ("patterns", "result_ids", "result_names", "texts")
 """The columns read on first use (the index cache passes them as :class:`Frame`): ``piview
 info`` with the cache's extras reads none of them."""

@@ -18,15 +18,6 @@ from piview.model.store import TS_LEN, NodeStore
 from piview.model.store_lazy import Frame, shared_ids
 from piview.model.types import Usage
 
-__all__ = [
-    "LooseBlock",
-    "StoreState",
-    "column",
-    "store_from_columns",
-    "store_from_state",
-    "store_state",
-]
-
 
 class LooseBlock(msgspec.Struct):
     """:class:`~piview.model.decode.SkBlock`'s fields without its literal types (cache reads)."""

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Protocol
 
-__all__ = ["GAP_MS", "TS_GAP", "TS_LEN", "StoreTimestamps", "pack_ts", "ts_string", "unpack_ts"]
-
 TS_LEN = 8
 """Bytes of one timestamp in the column."""
 GAP_MS = -(2**63)

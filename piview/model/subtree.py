@@ -24,18 +24,6 @@ from piview.model.usage import UsageTotals, _with_usage
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = [
-    "FIGURES",
-    "Figure",
-    "Figures",
-    "LeafPart",
-    "SubtreeSums",
-    "cached_sums",
-    "compute_sums",
-    "next_figure",
-    "subtree_sums",
-]
-
 Figure = Literal["cost", "tokens", "turns", "duration"]
 """Which figure the branch panel shows."""
 FIGURES: tuple[Figure, ...] = ("cost", "tokens", "turns", "duration")

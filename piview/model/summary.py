@@ -7,8 +7,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["SummaryParts", "split_summary"]
-
 _BLOCK = re.compile(r"<(read-files|modified-files)>\n?(.*?)\n?</\1>", re.DOTALL)
 
 

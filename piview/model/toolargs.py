@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["count_lines", "read_range"]
-
 
 def count_lines(text: str) -> int:
     """Lines in ``text``; a trailing newline ends the last line, it does not start one."""

@@ -16,15 +16,6 @@ from piview.model.types import AssistantMessage, MessageEntry, TextContent, Tool
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = [
-    "ToolRow",
-    "ToolStats",
-    "branch_tool_rows",
-    "cached_tool_rows",
-    "tool_rows",
-    "tool_stats",
-]
-
 ToolStatus = Literal["ok", "error", "no_result", "orphan_result"]
 
 

@@ -15,16 +15,6 @@ from itertools import accumulate, compress, islice
 from operator import eq
 from typing import Any, NamedTuple, Protocol, overload
 
-__all__ = [
-    "Built",
-    "Children",
-    "Timestamps",
-    "Tree",
-    "build_tree",
-    "build_tree_resolved",
-    "parse_iso_ms",
-]
-
 
 class Timestamps(Protocol):
     """The entries' timestamps as the tree reads them: by entry index, only to order siblings

@@ -14,16 +14,6 @@ from piview.model.types import OMP_SETTINGS_TYPES
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = [
-    "FILTER_MODES",
-    "FilterMode",
-    "archived",
-    "entry_visible",
-    "next_filter",
-    "session_visibility",
-    "visibility",
-]
-
 FilterMode = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
 """Which entries the panel shows (Pi's ``treeFilterMode``)."""
 

@@ -15,8 +15,6 @@ from piview.model.treeview import Row
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = ["search", "search_entries"]
-
 
 def search(
     session: Session,

@@ -29,8 +29,6 @@ from piview.model.types import (
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = ["ROW_TEXT_MAX", "row_kind", "row_text"]
-
 ROW_TEXT_MAX = 100
 """Row texts are cut to this many characters (as the HTML export does)."""
 

@@ -18,8 +18,6 @@ from piview.model.treefilter import FilterMode, session_visibility
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = ["Folds", "Gutter", "Row", "TreeRows", "flatten", "refold"]
-
 # --------------------------------------------------------------------------- rows
 
 OPEN_TREE_ENTRIES = 3_000

@@ -12,8 +12,6 @@ from piview.model.treeview import Folds, Row, TreeRows, _emit, _Walk, _Work
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = ["grow_rows"]
-
 
 def grow_rows(
     old: TreeRows, session: Session, leaf: int, first_new: int, mode: FilterMode, folds: Folds

@@ -11,25 +11,6 @@ from piview.model.types_base import AnyBlock, Number, Usage
 from piview.model.types_base import EntryBase as _EntryBase
 from piview.model.types_base import StructBase as _Base
 
-__all__ = [
-    "ArchiveEntry",
-    "CredentialPinEntry",
-    "DeveloperMessage",
-    "FileMention",
-    "FileMentionMessage",
-    "ModeChangeEntry",
-    "ModelUsageEntry",
-    "OMP_ENTRY_TYPES",
-    "OMP_SETTINGS_TYPES",
-    "PythonExecutionMessage",
-    "ResetBoundaryEntry",
-    "ServiceTierChangeEntry",
-    "SessionInitEntry",
-    "TitleChangeEntry",
-    "TitleSlot",
-    "TtsrInjectionEntry",
-]
-
 
 class DeveloperMessage(_Base, tag="developer", tag_field="role"):
     """Instructions the host injected (oh-my-pi: plan-mode reminders and the like)."""

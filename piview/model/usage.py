@@ -17,20 +17,6 @@ from piview.model.store import ROLE_NAMES, NodeStore, as_store
 from piview.model.tree import Tree
 from piview.model.types import Usage, number
 
-__all__ = [
-    "SUMMARY_TYPES",
-    "SUMS_KEY",
-    "TOOLS_SUMMARIES",
-    "UsageReport",
-    "UsageTotals",
-    "info_sums",
-    "pi_breakdown",
-    "pi_total",
-    "sum_summaries",
-    "sum_usage",
-    "usage_report",
-]
-
 SUMMARY_TYPES = ("compaction", "branch_summary")
 """Entry types whose ``usage`` is the model call that wrote their summary."""
 TOOLS_SUMMARIES = "Tools/summaries"

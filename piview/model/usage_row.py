@@ -12,8 +12,6 @@ import msgspec
 from piview.model.numbers import Number
 from piview.model.types_base import Cost, Usage
 
-__all__ = ["CostRow", "UsageRow", "encode_row", "row_decoder", "row_of", "usage_of"]
-
 _FIRST_OPTIONAL = 4
 """Values before this index are numbers (default 0), never ``None``: never trimmed."""
 

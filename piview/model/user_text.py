@@ -10,8 +10,6 @@ import msgspec
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = ["session_title", "user_text"]
-
 
 class _Block(msgspec.Struct, gc=False):
     type: Any = None

@@ -28,16 +28,6 @@ if TYPE_CHECKING:
     from piview.model.branchdiff import BranchDiff, Call, Side
     from piview.model.session import Session
 
-__all__ = [
-    "COLUMNS_MIN_WIDTH",
-    "Cell",
-    "Row",
-    "Section",
-    "comparison_renderable",
-    "comparison_sections",
-    "layout_rows",
-]
-
 COLUMNS_MIN_WIDTH = 100
 """From this width on the two sides are drawn in columns; below it, one under the other."""
 MAX_ITEMS = 100

@@ -15,8 +15,6 @@ import re
 from rich.cells import cell_len, get_character_cell_size
 from rich.text import Text
 
-__all__ = ["cells", "truncate"]
-
 _ASCII_RUNS = re.compile(r"[\x20-\x7e]+")
 _JOINERS = ("\u200d", "\ufe0f")  # Rich measures these with their neighbours
 

@@ -12,8 +12,6 @@ from piview.render.format import fmt_tokens
 from piview.render.pipe import PipeConsole
 from piview.render.sanitize import sanitize_line
 
-__all__ = ["print_context"]
-
 
 def print_context(data: dict[str, Any], *, console: Console | None = None) -> None:
     """Print a ``piview context --json`` object as a header and a table of messages."""

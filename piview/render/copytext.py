@@ -30,8 +30,6 @@ from piview.render.sanitize import sanitize
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = ["BlockText", "block_text"]
-
 
 @dataclass(slots=True)
 class BlockText:

@@ -41,8 +41,6 @@ from piview.render.roles._common import Indent
 if TYPE_CHECKING:
     from rich.syntax import Syntax
 
-__all__ = ["FastConsole", "Lines", "layout", "text_lines"]
-
 Lines = list[list[Segment]]
 """Lines of segments, without their new-line segments."""
 

@@ -19,8 +19,6 @@ from rich.segment import Segment
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderableType
 
-__all__ = ["ELEMENT", "element_lines", "markdown_lines"]
-
 ELEMENT = MarkdownElement
 """What Rich's Markdown draws its blocks with (a list item's paragraphs among them)."""
 

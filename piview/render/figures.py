@@ -12,8 +12,6 @@ from piview.model.types import number
 if TYPE_CHECKING:
     from piview.model.subtree import Figure, Figures
 
-__all__ = ["FIGURE_WIDTH", "fmt_cost_tiny", "fmt_figure", "fmt_figure_value", "fmt_span"]
-
 FIGURE_WIDTH = 6
 """Cells of the widest short figure."""
 

@@ -6,17 +6,6 @@ from datetime import UTC, datetime
 
 from piview.model.numbers import number
 
-__all__ = [
-    "plural",
-    "fmt_bytes",
-    "fmt_cost",
-    "fmt_count",
-    "fmt_duration_ms",
-    "fmt_iso_short",
-    "fmt_time_of_day",
-    "fmt_tokens",
-]
-
 
 def fmt_tokens(n: float) -> str:
     """Compact token count: 950, 12.3k, 4.56M (0 for what is not a sane number)."""

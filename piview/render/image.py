@@ -34,15 +34,6 @@ from piview.render.format import fmt_bytes
 from piview.render.sanitize import sanitize_line
 from piview.render.theme import style
 
-__all__ = [
-    "HalfBlockImage",
-    "ImageInfo",
-    "clear_cache",
-    "image_info",
-    "image_label",
-    "render_image",
-]
-
 MAX_COLS = 60
 """Widest preview, in cells."""
 MAX_ROWS = 20

@@ -10,8 +10,6 @@ from rich.table import Table
 from piview.render.format import fmt_cost, fmt_tokens, plural
 from piview.render.pipe import PipeConsole
 
-__all__ = ["print_info"]
-
 
 def print_info(info: dict[str, Any], *, path: str, console: Console | None = None) -> None:
     """Print the summary of ``piview info`` as tables."""

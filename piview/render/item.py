@@ -14,8 +14,6 @@ from typing import overload
 
 from piview.render.kinds import KIND_CODE, KIND_NAMES
 
-__all__ = ["Item", "ItemKind", "ItemList"]
-
 ItemKind = str
 """A kind's name: one of :data:`piview.render.kinds.KIND_NAMES`."""
 

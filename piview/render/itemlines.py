@@ -22,8 +22,6 @@ if TYPE_CHECKING:
     from piview.model.session import Session
     from piview.render.item import Item
 
-__all__ = ["fast_item_lines", "item_lines", "rich_item_lines"]
-
 _DIM = Style(dim=True)
 
 

@@ -16,8 +16,6 @@ from piview.render.kinds import KIND_CODE
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = ["branch_items", "calls_answered", "extend_items", "grew_without_compaction"]
-
 
 def extend_items(
     session: Session, items: ItemList, entries: Sequence[int], *, show_hidden: bool = False

@@ -9,8 +9,6 @@ from rich.syntax import Syntax
 
 from piview.render.sanitize import sanitize
 
-__all__ = ["MAX_JSON_CHARS", "json_syntax"]
-
 MAX_JSON_CHARS = 200_000
 """Characters of JSON drawn at most (a base64 image alone can be megabytes)."""
 

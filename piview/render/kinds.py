@@ -24,9 +24,6 @@ from piview.render.roles._limits import QUIET_CUSTOM_TYPES, is_error
 if TYPE_CHECKING:
     from piview.render.roles._common import Ctx, Rendered
 
-__all__ = ["COLLAPSIBLE", "ERROR", "EXPANDED", "HIDDEN", "KINDS", "KIND_CODE", "KIND_NAMES", "USER",
-           "Kind", "block_kind", "classify", "entry_kind", "kind_named", "renderers"]  # fmt: skip
-
 HIDDEN, COLLAPSIBLE, EXPANDED, ERROR, USER = 1, 2, 4, 8, 16
 """An item's flag bits: shown only with "show hidden", collapsible, built expanded, an error
 (the ``e`` key), a user message (``[``/``]``)."""

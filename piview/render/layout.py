@@ -21,19 +21,6 @@ from piview.render.items import Item, ItemKind, ItemList
 if TYPE_CHECKING:
     from piview.model import Session
 
-__all__ = [
-    "step_cyclic",
-    "GUTTER",
-    "Guesses",
-    "MAX_ESTIMATE",
-    "BlockLayout",
-    "find_item",
-    "first_guesses",
-    "index_of_entry",
-    "nearest_index",
-    "text_width",
-]
-
 GUTTER = 2
 """Columns left of every block, for the cursor mark."""
 MAX_ESTIMATE = 30

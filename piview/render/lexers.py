@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pygments.lexer import Lexer
 
-__all__ = ["lexer"]
-
 TAB_SIZE = 4
 """Rich's Syntax default, which it passes to the lexer."""
 

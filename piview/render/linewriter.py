@@ -17,8 +17,6 @@ from collections.abc import Callable
 from rich.console import COLOR_SYSTEMS, Console
 from rich.segment import Segment, SegmentLines
 
-__all__ = ["CHUNK_CHARS", "LineWriter"]
-
 CHUNK_CHARS = 64 * 1024
 """Characters gathered before a write (after the first item, written at once)."""
 

@@ -13,8 +13,6 @@ import sys
 
 from rich.console import Console
 
-__all__ = ["PipeConsole"]
-
 
 class PipeConsole(Console):
     """A console that lets a reader stop reading (``| head``) without an error status."""

@@ -25,8 +25,6 @@ if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
     from rich.markdown import Markdown
 
-__all__ = ["MARKDOWN_TYPES", "is_plain", "markdown_class", "plain_code", "plain_output"]
-
 MARKDOWN_TYPES: set[type] = set()
 """The Markdown classes :func:`markdown_class` has made (laid out by ``fastlayout``)."""
 

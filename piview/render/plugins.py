@@ -25,8 +25,6 @@ from piview.render.roles._indent import indent
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
 
-__all__ = ["GROUP", "REGISTRY", "EntryView", "MessageView", "Registry", "ToolCallView"]
-
 GROUP = "piview.renderers"
 Renderer = Callable[[Any], "RenderableType | None"]
 

@@ -31,8 +31,6 @@ from piview.model.forking import fork
 if TYPE_CHECKING:
     from piview.model import Session
 
-__all__ = ["Key", "Prerender", "console_signature", "start"]
-
 GUTTER = 2
 """Columns the transcript keeps left of each block (the cursor mark)."""
 SCROLLBAR = 2

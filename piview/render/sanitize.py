@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from functools import cache
 
-__all__ = ["sanitize", "sanitize_line", "strip_ansi"]
-
 # ESC-introduced sequences: CSI (ESC [ … final), OSC (ESC ] … BEL or ST), DCS/SOS/PM/APC
 # (ESC P/X/^/_ … ST) and two/three-byte escapes (ESC ( B, ESC =, ESC 7 …). An unterminated
 # string sequence runs to the end of the text, as it would swallow it in a terminal.

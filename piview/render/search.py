@@ -22,16 +22,6 @@ from piview.render.sanitize import sanitize_line
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = [
-    "AllHit",
-    "BranchInfo",
-    "LeafFinder",
-    "branch_info",
-    "item_matches",
-    "scan_all",
-    "snippet",
-]
-
 _BATCH = 128
 """Entries looked at between two reports of :func:`scan_all` (so a worker can stop)."""
 

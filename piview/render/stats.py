@@ -16,8 +16,6 @@ from piview.render.format import fmt_cost, fmt_tokens, plural
 from piview.render.pipe import PipeConsole
 from piview.render.sanitize import sanitize_line
 
-__all__ = ["print_stats", "stats_table"]
-
 BAR_WIDTH = 12
 """Cells of each row's cost bar."""
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 from rich.style import Style
 from rich.theme import Theme
 
-__all__ = ["CODE_THEME", "PALETTE", "THEME", "style"]
-
 PALETTE: dict[str, Style] = {
     # roles
     "piview.user": Style(color="cyan", bold=True),

@@ -16,8 +16,6 @@ from piview.render.format import fmt_duration_ms, plural
 if TYPE_CHECKING:
     from piview.model import Session
 
-__all__ = ["STATUS_STYLE", "argument_summary", "tools_table"]
-
 STATUS_STYLE = {
     "ok": "green",
     "error": "bold red",

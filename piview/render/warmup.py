@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from piview.model.tools import ToolRow
 
-__all__ = ["ALWAYS", "lexer_paths", "warm_lexers"]
-
 ALWAYS = ("command.sh", "cell.py")
 """The paths the renderers highlight commands (bash, ``!``) and Python cells as."""
 

@@ -26,8 +26,6 @@ from piview.widgets.keybar import KeyBar
 from piview.widgets.offthread import compute_off_thread
 from piview.widgets.transcript import Transcript
 
-__all__ = ["BranchScreen", "CompareScreen"]
-
 
 def _compute(session: Session, leaf_a: int, leaf_b: int) -> tuple[BranchDiff, list[Section]]:
     diff = compare_branches(session, leaf_a, leaf_b)

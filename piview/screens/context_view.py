@@ -25,8 +25,6 @@ from piview.widgets.pager import PagerModal
 if TYPE_CHECKING:
     from piview.model import ContextItem, Session
 
-__all__ = ["ContextScreen", "context_renderable"]
-
 
 _HIDDEN = " (hidden in the chat, seen by the model)"
 

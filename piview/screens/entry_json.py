@@ -19,8 +19,6 @@ from piview.widgets.pager import PagerModal
 if TYPE_CHECKING:
     from piview.model import Session
 
-__all__ = ["EntryJsonScreen", "entry_json_renderable"]
-
 _DECODE_LIMIT = 8 * 1024 * 1024
 """Lines longer than this are shown as their first characters, not decoded."""
 

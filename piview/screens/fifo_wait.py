@@ -25,8 +25,6 @@ from piview.widgets.keybar import KeyBar
 if TYPE_CHECKING:
     from piview.model import Session
 
-__all__ = ["FifoScreen"]
-
 _PROGRESS_EVERY = 0.25
 """Seconds between two updates of the "read so far" line while a writer sends."""
 

@@ -10,8 +10,6 @@ from typing import Any
 from textual import events, on
 from textual.screen import Screen
 
-__all__ = ["AfterFrame", "FirstResumeScreen"]
-
 
 class AfterFrame:
     """Callbacks run once a screen's next frame is written; the screen calls

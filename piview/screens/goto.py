@@ -11,8 +11,6 @@ from textual.widgets import Input, Static
 
 from piview.widgets.text_input import TextInput
 
-__all__ = ["GotoScreen"]
-
 
 class GotoScreen(ModalScreen[str | None]):
     """Ask for an entry id; dismisses with what was typed (stripped), or None on escape."""

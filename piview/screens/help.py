@@ -14,8 +14,6 @@ from textual.widgets import Static
 from piview.render.plugins import REGISTRY
 from piview.widgets.keymap import KeyGroup
 
-__all__ = ["HelpScreen"]
-
 
 class HelpScreen(ModalScreen[None]):
     """A modal listing every key, by the part of the screen it works in. Escape or ? closes it;

@@ -29,8 +29,6 @@ from piview.widgets.pager import PagerModal
 if TYPE_CHECKING:
     from piview.model import Session
 
-__all__ = ["ToolInspector", "inspector_renderable"]
-
 
 def _usage(u: Usage) -> str:
     parts = [

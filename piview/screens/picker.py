@@ -59,8 +59,6 @@ if TYPE_CHECKING:
     from piview.model import Session
     from piview.model.query import Query
 
-__all__ = ["PickerScreen"]
-
 HIT_LIMIT = 50
 """Sessions listed for a full-text search (the best hit of each)."""
 

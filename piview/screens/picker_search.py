@@ -15,8 +15,6 @@ if TYPE_CHECKING:
     from piview.catalog.fts import Hit
     from piview.model.query import Query
 
-__all__ = ["hit_query", "hit_text"]
-
 
 def hit_query(text: str) -> Query:
     """The transcript search (piview's own rule) that highlights an FTS query's words."""

@@ -20,8 +20,6 @@ from piview.render.search import AllHit
 from piview.widgets.keybar import KeyBar
 from piview.widgets.search_results import SearchResults
 
-__all__ = ["SearchResultsScreen"]
-
 
 class SearchResultsScreen(ModalScreen[AllHit | None]):
     """Every branch's matches of a query. Dismisses with the chosen result, or ``None``.

@@ -29,8 +29,6 @@ if TYPE_CHECKING:
     from piview.model.follow import Found, Update
     from piview.screens.session import SessionScreen
 
-__all__ = ["POLL_INTERVAL", "Follower", "age_text"]
-
 POLL_INTERVAL = 0.25
 """Seconds between two looks at the file while following it (one ``stat`` each)."""
 

@@ -14,8 +14,6 @@ from textual.screen import Screen
 from piview.widgets.branch_panel import BranchPanel
 from piview.widgets.usage_sidebar import UsageSidebar
 
-__all__ = ["MIN_TRANSCRIPT", "PanelWidths"]
-
 MIN_TRANSCRIPT = 40
 """Columns the transcript keeps, whatever the panels."""
 BRANCH_SHARE = 0.38

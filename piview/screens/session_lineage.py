@@ -26,8 +26,6 @@ from piview.render.sanitize import sanitize_line
 if TYPE_CHECKING:
     from piview.model import Session
 
-__all__ = ["Lineage", "session_models"]
-
 
 def session_models(session: Session) -> list[str]:
     """Distinct ``provider/model`` of the assistant messages, in order of first use (only the

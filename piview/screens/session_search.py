@@ -20,8 +20,6 @@ if TYPE_CHECKING:
     from piview.screens.session import SessionScreen
     from piview.widgets.search_field import SearchField
 
-__all__ = ["SearchKeys"]
-
 
 class SearchKeys:
     """The search field and escape of ``screen``."""

@@ -37,8 +37,6 @@ if TYPE_CHECKING:
     from piview.screens.session import SessionScreen
     from piview.screens.session_layout import PanelWidths
 
-__all__ = ["AHEAD_MAX", "HIDDEN_AHEAD", "Views", "sum_usage"]
-
 AHEAD_MAX = 100_000
 """Sessions (branches, for the tool calls) of this many entries and more have nothing made
 ahead: their keys already do that work in a worker."""

@@ -31,8 +31,6 @@ from piview.widgets.text_input import TextInput
 if TYPE_CHECKING:
     from piview.model import Session
 
-__all__ = ["SORTS", "STATUSES", "ToolsScreen"]
-
 STATUSES = ("all", "ok", "error", "no_result", "orphan_result")
 
 _MISSING = float("inf")

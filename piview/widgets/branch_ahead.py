@@ -16,8 +16,6 @@ from piview.model.session import Session
 from piview.model.treeview import TreeRows
 from piview.widgets.offthread import compute_off_thread
 
-__all__ = ["AHEAD_MIN", "RowsAhead"]
-
 AHEAD_MIN = 2_000
 """Sessions of fewer entries are flattened when the panel is shown (a few milliseconds)."""
 

@@ -41,8 +41,6 @@ if TYPE_CHECKING:
 
     from piview.model.subtree import Figure, SubtreeSums
 
-__all__ = ["BIG_TREE", "SUMS_DELAY", "BranchPanel"]
-
 _TEXT_CACHE = 4096
 BIG_TREE = 100_000
 """Sessions of this many entries and more are flattened in a worker (too long for a key on

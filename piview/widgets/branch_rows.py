@@ -12,8 +12,6 @@ from textual.strip import Strip
 
 from piview.model.treeview import Row
 
-__all__ = ["StyleOf", "row_strip"]
-
 StyleOf = Callable[[str], Style]
 """The style of a component class (``"branch-panel--guide"``, …), as the panel resolves it."""
 

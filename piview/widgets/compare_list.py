@@ -28,8 +28,6 @@ from piview.render.branchdiff import (
     pair_table,
 )
 
-__all__ = ["CompareList"]
-
 _MARK = "▸ "
 _NO_MARK = "  "
 

@@ -16,8 +16,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from textual.app import App
 
-__all__ = ["DEFERRED_FULL", "IDLE_FULL", "QUIET", "collect_when_idle"]
-
 DEFERRED_FULL = 40
 """Middle (generation 1) passes before CPython makes a full pass by itself (default: 10), so
 that keys pressed without a pause still get one now and then."""

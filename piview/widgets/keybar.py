@@ -16,8 +16,6 @@ from textual.widget import Widget
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-__all__ = ["KeyBar"]
-
 
 class _Key(NamedTuple):
     key: str

@@ -16,8 +16,6 @@ if TYPE_CHECKING:
     from textual.dom import DOMNode
     from textual.screen import Screen
 
-__all__ = ["KeyGroup", "KeyHelp", "own_bindings", "screen_keys"]
-
 
 @dataclass(slots=True)
 class KeyHelp:

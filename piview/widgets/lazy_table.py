@@ -18,8 +18,6 @@ from textual.geometry import Size
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, Row, RowKey
 
-__all__ = ["LazyCells", "LazyTable", "fixed_virtual_size", "rows_added"]
-
 CellT = TypeVar("CellT")
 
 CellMaker = Callable[[int], Sequence[Text]]

@@ -13,8 +13,6 @@ from typing import ParamSpec, TypeVar
 
 from textual.dom import DOMNode
 
-__all__ = ["DaemonExecutor", "compute_off_thread"]
-
 T = TypeVar("T")
 P = ParamSpec("P")
 

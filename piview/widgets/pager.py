@@ -13,8 +13,6 @@ from textual.widgets import Static
 
 from piview.widgets.keybar import KeyBar
 
-__all__ = ["PagerModal", "PagerScroll"]
-
 
 class PagerScroll(VerticalScroll):
     """A :class:`VerticalScroll` that scrolls like ``less``."""

@@ -15,8 +15,6 @@ from textual.widgets.data_table import ColumnKey, DuplicateKey, Row, RowKey
 
 from piview.widgets.lazy_table import LazyCells, fixed_virtual_size, rows_added
 
-__all__ = ["Cells", "PickerTable"]
-
 Cells = Sequence[Text | str]
 """A row's cells, in the order of the columns."""
 

@@ -8,8 +8,6 @@ from textual.binding import Binding
 from piview.model.query import ALL_PREFIX, REGEX_PREFIX, toggle_prefix
 from piview.widgets.text_input import TextInput
 
-__all__ = ["SearchField"]
-
 
 class SearchField(TextInput):
     """The search field: enter finds, escape closes, tab switches between this branch and

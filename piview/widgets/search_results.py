@@ -28,8 +28,6 @@ from piview.model.session import Session
 from piview.render.sanitize import sanitize_line
 from piview.render.search import AllHit, BranchInfo, branch_info, scan_all, snippet
 
-__all__ = ["SearchResults"]
-
 _KIND_NAMES = {
     "user": "user",
     "assistant": "assistant",

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
-__all__ = ["TextInput"]
-
 
 class TextInput(Input):
     """An Input with a steady cursor when the app's animation level is ``none``."""

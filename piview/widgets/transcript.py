@@ -45,8 +45,6 @@ if TYPE_CHECKING:
     from piview.model.query import Query
     from piview.render.prerender import Prerender
 
-__all__ = ["Transcript"]
-
 _COMPACTED = Style(dim=True)
 _KEPT_MARK = Style(color="yellow", bold=True)
 _GUTTER_STYLES = {

@@ -21,8 +21,6 @@ if TYPE_CHECKING:
     from piview.model import Session
     from piview.model.query import Query
 
-__all__ = ["Search", "find_matches", "highlight"]
-
 
 @dataclass(slots=True)
 class Search:

@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 
     from piview.model import Session
 
-__all__ = ["BlockStrips"]
-
 
 class BlockStrips:
     """The strips of a session's blocks, by ``(entry, part, hidden, expanded, view width)``

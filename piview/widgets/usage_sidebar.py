@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     from piview.model.usage import UsageReport, UsageTotals
 
 
-__all__ = ["UsageSidebar"]
-
 _LABEL = 7
 """Width of the row labels of the totals table."""
 _COL = 8

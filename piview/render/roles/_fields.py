@@ -36,25 +36,6 @@ from piview.render.theme import style
 if TYPE_CHECKING:
     from piview.model.session import Session
 
-__all__ = [
-    "append_fitting",
-    "assistant_extras",
-    "assistant_rows",
-    "details_in_body",
-    "details_wanted",
-    "entry_rows",
-    "fork_note",
-    "header_room",
-    "loaded_tools",
-    "parent_session",
-    "raw_stop",
-    "result_extras",
-    "usage_cost",
-    "usage_label",
-    "usage_rows",
-    "usage_text",
-]
-
 _IN_BODY: ContextVar[bool] = ContextVar("piview_details_in_body", default=False)
 
 

@@ -7,8 +7,6 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.measure import Measurement
 from rich.segment import Segment
 
-__all__ = ["BODY_INDENT", "Indent", "indent"]
-
 BODY_INDENT = 2
 """Columns the body of an item is indented under its header."""
 

@@ -14,9 +14,6 @@ from piview.render.plain import is_plain
 from piview.render.roles._common import clip, more_line
 from piview.render.sanitize import sanitize, sanitize_line
 
-__all__ = ["json_plain", "json_renderable", "safe_json"]
-
-
 _B64_RE = re.compile(r"^[A-Za-z0-9+/=\s]{64,}$")
 
 

@@ -8,8 +8,6 @@ these names.
 
 from __future__ import annotations
 
-__all__ = ["LONG_CHARS", "LONG_LINES", "QUIET_CUSTOM_TYPES", "is_error"]
-
 LONG_LINES = 24
 """A user message with more lines than this is collapsible (collapsed by default)."""
 LONG_CHARS = 3000

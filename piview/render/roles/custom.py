@@ -30,8 +30,6 @@ from piview.render.roles._json import json_renderable, safe_json
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
 
-__all__ = ["COLLAPSED_LINES", "plain", "plain_state", "render", "render_state"]
-
 COLLAPSED_LINES = 6
 """Lines of content shown while a custom message is collapsed."""
 

@@ -23,8 +23,6 @@ from piview.render.roles._common import Ctx, Rendered
 from piview.render.sanitize import sanitize_line
 from piview.render.theme import style
 
-__all__ = ["divider_text", "plain", "render", "rule"]
-
 
 def divider_text(ctx: Ctx) -> str:
     """The divider's words, e.g. ``model → openai/gpt-5``."""

@@ -34,8 +34,6 @@ from piview.render.roles._fields import append_fitting, header_room, usage_label
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
 
-__all__ = ["plain_branch", "plain_compaction", "render_branch", "render_compaction"]
-
 
 def _compaction(ctx: Ctx) -> CompactionEntry | CompactionSummaryMessage | None:
     e = ctx.entry

@@ -30,8 +30,6 @@ from piview.render.roles._common import (
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
 
-__all__ = ["PREVIEW_LINES", "plain", "render"]
-
 PREVIEW_LINES = 3
 """Lines of a collapsed prompt shown under its header."""
 

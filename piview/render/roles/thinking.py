@@ -22,8 +22,6 @@ from piview.render.roles._common import (
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
 
-__all__ = ["is_redacted", "plain", "render"]
-
 _PREVIEW = 80
 
 

@@ -52,17 +52,6 @@ from piview.render.roles._json import json_plain, json_renderable, safe_json
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
 
-__all__ = [
-    "ToolView",
-    "describe",
-    "diff_counts",
-    "diff_lines",
-    "plain",
-    "plain_orphan",
-    "render",
-    "render_orphan",
-]
-
 _ARGS_PREVIEW = 100  # characters of compact JSON arguments in a generic header
 
 

@@ -20,8 +20,6 @@ from piview.render.roles._json import json_renderable, safe_json
 from piview.render.sanitize import sanitize_line
 from piview.render.theme import style
 
-__all__ = ["plain", "render", "what"]
-
 
 def what(ctx: Ctx) -> str:
     """``unknown entry type "x"`` or ``unknown role "y"``."""
