@@ -188,6 +188,11 @@ def _export_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--thinking", action="store_true", help="include the model's thinking")
     p.add_argument(
+        "--hidden",
+        action="store_true",
+        help="include hidden content (display:false messages, extension state with its data)",
+    )
+    p.add_argument(
         "-o",
         "--output",
         metavar="OUT",

@@ -28,7 +28,13 @@ def run(args: argparse.Namespace) -> int:
             out = (out or Path()) / f"{session.stem}.{fmt}"
         try:
             written = export_branch(
-                session, leaf, fmt=fmt, tools=args.tools, thinking=args.thinking, out=out
+                session,
+                leaf,
+                fmt=fmt,
+                tools=args.tools,
+                thinking=args.thinking,
+                out=out,
+                hidden=args.hidden,
             )
         except FileChangedError:
             raise  # the session file's fault, not the output's: the boundary says so

@@ -32,6 +32,7 @@ def export_branch(
     tools: ToolsMode,
     thinking: bool,
     out: Path,
+    hidden: bool = False,
     should_stop: Callable[[], bool] | None = None,
 ) -> Path:
     """Write the branch root → ``leaf`` (default: the current leaf) to ``out``; return ``out``.
@@ -40,7 +41,9 @@ def export_branch(
     scripts); ``fmt="md"`` writes Markdown and puts images in ``<out stem>_files/`` next to it.
     ``tools`` is ``"none"`` (one line per call), ``"preview"`` (the call and the first lines of
     its output; in HTML the rest is behind them, one click away) or ``"full"``. Missing folders
-    of ``out`` are created. Thinking is included only when ``thinking`` is true.
+    of ``out`` are created. Thinking is included only when ``thinking`` is true; ``display:
+    false`` messages and extension state (``custom`` entries, with their data) only when
+    ``hidden`` is.
 
     ``should_stop`` is asked now and then while the document is built and written; when it
     says yes, :class:`ExportCancelled` is raised and nothing is written.
@@ -61,7 +64,9 @@ def export_branch(
 
     out.parent.mkdir(parents=True, exist_ok=True)  # -o some/new/dir/x.html
 
-    doc = build_doc(session, leaf, tools=tools, thinking=thinking, should_stop=should_stop)
+    doc = build_doc(
+        session, leaf, tools=tools, thinking=thinking, hidden=hidden, should_stop=should_stop
+    )
     if fmt == "html":
         from piview.export.html import render_html
 

@@ -70,6 +70,7 @@ from piview.render.roles._fields import (
     result_extras,
     usage_label,
 )
+from piview.render.roles._json import safe_json
 from piview.render.sanitize import sanitize_line
 
 _BUILTIN = ("read", "bash", "edit", "write", "grep", "find", "ls")
@@ -89,12 +90,32 @@ def _message(session: Session, i: int) -> Any:
 
 # --------------------------------------------------------------------------- the builder
 
+_DRAWN = frozenset({"truncation", "fullOutputPath", "diff", "firstChangedLine"})
+"""Keys of a tool result's ``details`` the export draws (notes, the edit's diff)."""
+
+
+def _json_part(value: Any, title: str) -> list[Part]:
+    """A result's ``details`` or an entry's ``data`` as a folded JSON block (cut when huge)."""
+    if value is None or value == {}:
+        return []
+    return [
+        Part(
+            "details",
+            title=title,
+            children=[Part("code", text=safe_json(value, max_str=2000), lang="json")],
+        )
+    ]
+
 
 class DocBuilder:
     """Builds the sections of one branch; counts what it leaves out (for the header)."""
 
-    def __init__(self, session: Session, path: list[int], tools: ToolsMode, thinking: bool):
+    def __init__(
+        self, session: Session, path: list[int], tools: ToolsMode, thinking: bool, hidden: bool
+    ):
         self.s = session
+        self.hidden = hidden
+        """Include ``display: false`` messages and extension state (else counted)."""
         self.on_path = set(path)
         self.tools: ToolsMode = tools
         self.thinking = thinking
@@ -161,11 +182,13 @@ class DocBuilder:
     def custom(self, sec: Section, i: int, e: Any, msg: Any, kind: str) -> Section | None:
         """An extension message (entry or message), unless it is hidden (counted)."""
         c: Any = msg if isinstance(msg, CustomMessage) else e
-        if not c.display:
+        if not c.display and not self.hidden:
             self.hidden_custom += 1
             return None
         sec.kind, sec.title = "custom", f"[{sanitize_line(c.custom_type) or 'custom'}]"
+        sec.badges += [] if c.display else [("hidden (display: false)", "dim")]
         sec.parts = self.content(blocks(c.content), sec.entry_id)
+        sec.parts += _json_part(c.details, "Details (not sent to the model)")
         text = "\n".join(b.text for b in blocks(c.content) if isinstance(b, TextContent))
         msg_view = lambda: MessageView(c.custom_type, clean(text), c.details, c.display)  # noqa: E731
         sec.parts = plugin_parts("message", c.custom_type, msg_view, sec.parts)
@@ -194,7 +217,10 @@ class DocBuilder:
             sec.parts = plugin_parts(
                 "entry", e.custom_type, lambda: EntryView(e.custom_type, e.data), []
             )
-            if sec.parts:  # drawn by a plugin
+            if self.hidden and not sec.parts:
+                sec.parts = _json_part(e.data, "Data") or [Part("note", text="(no data)")]
+                sec.badges.append(("extension state, not in the context", "dim"))
+            if sec.parts:  # drawn by a plugin, or asked for
                 sec.kind, sec.title = "custom", f"[custom: {sanitize_line(e.custom_type)}]"
                 return sec
             self.state_entries += 1
@@ -342,6 +368,9 @@ class DocBuilder:
             out.append(Part("note", text=f"Full output: {path}", status="dim"))
         if not out:
             out.append(Part("note", text="(no output)", status="dim"))
+        drawn = _DRAWN if m.tool_name == "edit" else _DRAWN - {"diff", "firstChangedLine"}
+        rest = {k: v for k, v in d.items() if k not in drawn} if d else m.details
+        out += _json_part(rest, "Details")
         return out
 
     def bash(self, sec: Section, i: int, e: Any, m: Any, kind: str) -> Section | None:
@@ -460,6 +489,7 @@ def build_doc(
     *,
     tools: ToolsMode,
     thinking: bool,
+    hidden: bool = False,
     should_stop: Callable[[], bool] | None = None,
 ) -> Doc:
     """The branch root → ``leaf`` (default: the current leaf) as a neutral document.
@@ -472,7 +502,7 @@ def build_doc(
     if leaf is None:
         leaf = session.tree.leaf
     path = session.tree.path(leaf) if leaf is not None else []
-    b = DocBuilder(session, path, tools, thinking)
+    b = DocBuilder(session, path, tools, thinking, hidden)
     sections = b.sections(path, should_stop)
     h = session.header
     nodes = session.nodes

@@ -36,7 +36,7 @@ SYSTEM_PREVIEW_LINES = 12
 """Lines of a system message printed in preview, below its header."""
 
 _TOOL_KINDS = frozenset({"tool", "orphan_result", "bash"})
-_ALWAYS_EXPANDED = frozenset({"branch_summary", "system"})
+_ALWAYS_EXPANDED = frozenset({"branch_summary", "system", "custom"})
 
 
 def _expanded(item: Item, *, thinking: bool, tools: str) -> bool:

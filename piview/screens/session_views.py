@@ -304,6 +304,7 @@ class Views:
         session = screen.session
         tag = session.ids[leaf][:8] if leaf is not None else "empty"
         out = Path.cwd() / f"{session.stem}-{tag}.html"
+        hidden = screen.query_one(Transcript).show_hidden  # what is shown is what is exported
 
         def compute() -> Path | str:
             worker = get_current_worker()  # cancelled when the app closes: q quits at once
@@ -315,6 +316,7 @@ class Views:
                     tools="preview",
                     thinking=True,
                     out=out,
+                    hidden=hidden,
                     should_stop=lambda: worker.is_cancelled,
                 )
             except ExportCancelled:

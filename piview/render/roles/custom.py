@@ -26,7 +26,7 @@ from piview.render.roles._common import (
     marker,
     text_of,
 )
-from piview.render.roles._json import json_renderable, safe_json
+from piview.render.roles._json import details_block, safe_json
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
 
@@ -66,9 +66,7 @@ def render(ctx: Ctx) -> Rendered:
         max_lines=None if ctx.expanded else COLLAPSED_LINES,
         images=ctx.expanded,
     )
-    if ctx.expanded and m.details is not None:
-        body.append(Text("details (not sent to the model):", style=style("piview.dim")))
-        body.append(json_renderable(m.details))
+    body.extend(details_block(m.details, "details (not sent to the model)", expanded=ctx.expanded))
     head = header(left, ctx.time, ctx.width)
     if hidden:
         head.stylize(style("piview.hidden"))
@@ -106,7 +104,8 @@ def render_state(ctx: Ctx) -> Rendered:
     head.stylize(style("piview.hidden"))
     if e is None:
         return head, None
-    json = indent(json_renderable(e.data)) if ctx.expanded and e.data is not None else None
+    data = details_block(e.data, "data", expanded=ctx.expanded)
+    json = indent(*data) if data else None
     view = EntryView(e.custom_type, e.data, ctx.expanded)
     lines = None if ctx.expanded else COLLAPSED_LINES
     return head, REGISTRY.render("entry", e.custom_type, view, lambda _v: json, lines)

@@ -48,7 +48,7 @@ from piview.render.roles._common import (
     prepare,
 )
 from piview.render.roles._fields import result_extras
-from piview.render.roles._json import json_plain, json_renderable, safe_json
+from piview.render.roles._json import details_block, json_plain, json_renderable, safe_json
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
 
@@ -371,6 +371,7 @@ def _result_body(
     *,
     expanded: bool,
     show_text: bool = True,
+    drawn: frozenset[str] = frozenset(),
 ) -> list[RenderableType]:
     out: list[RenderableType] = []
     text, more = prepare(_result_raw(r), None if expanded else view.lines, tail=view.tail)
@@ -390,7 +391,18 @@ def _result_body(
     note = _truncation_note(r)
     if note is not None:
         out.append(note)
+    # What the tool's own renderResult reads, less what is drawn above.
+    d = r.details
+    if isinstance(d, dict) and (drawn := drawn | (_NOTE_KEYS if note is not None else set())):
+        d = {k: v for k, v in d.items() if k not in drawn}
+    out.extend(details_block(d, "details", expanded=expanded))
     return out
+
+
+_NOTE_KEYS = frozenset(
+    {"truncation", "fullOutputPath", "matchLimitReached", "resultLimitReached", "entryLimitReached"}
+)
+_EDIT_KEYS = frozenset({"diff", "firstChangedLine"})
 
 
 def _image_renderables(
@@ -506,7 +518,12 @@ def _builtin(c: ToolCallView) -> RenderableType | None:
     for n, (r_i, r) in enumerate(results):
         if len(results) > 1:
             body.append(Text(f"result {n + 1} of {len(results)}", style=style("piview.dim")))
-        body.extend(_result_body(ctx, r_i, r, view, expanded=expanded, show_text=show_result_text))
+        drawn = _EDIT_KEYS if c.name == "edit" and diff is not None else frozenset()
+        body.extend(
+            _result_body(
+                ctx, r_i, r, view, expanded=expanded, show_text=show_result_text, drawn=drawn
+            )
+        )
     if loaded_line:
         body.append(Text(loaded_line, style=style("piview.dim")))
     return indent(*body) if body else None
