@@ -17,7 +17,6 @@ const SLOW = process.env.PISCRIPT_SLOW === "1";
 
 let failedOnce = false;
 let hookThrew = false;
-let callNo = 0;
 
 function chunks(text: string, n: number): string[] {
   const size = Math.ceil(text.length / n);
@@ -28,7 +27,6 @@ function chunks(text: string, n: number): string[] {
 
 function streamScripted(model: any, context: any, options?: any) {
   const stream = createAssistantMessageEventStream();
-  callNo += 1;
   const messages: any[] = context.messages ?? [];
   let lastUser = -1;
   for (let i = 0; i < messages.length; i++) if (messages[i].role === "user") lastUser = i;
@@ -111,25 +109,25 @@ function streamScripted(model: any, context: any, options?: any) {
       output.stopReason = "toolUse";
     };
 
+    // [input, output, cacheRead] by script step; input and cacheRead are known at the start
+    // (as a provider's first event reports them), output only at the end.
+    const usage = [[1200, 40, 0], [1300, 12, 1200], [1350, 15, 1300], [1400, 60, 1350]][Math.min(results, 3)];
     try {
+      if (!(results === 1 && !failedOnce)) setUsage(usage[0], 0, usage[2]);
       stream.push({ type: "start", partial: output });
       await sleep(5);
       if (results === 0) {
         await thinking("The user wants a deploy. I will call deploy with target staging.");
         await text("Deploying to staging.", 2);
         await toolCall("call_deploy_1", "deploy", { target: "staging" });
-        setUsage(1200, 40, 0);
       } else if (results === 1) {
         if (!failedOnce) {
           failedOnce = true;
-          await sleep(5);
           throw new Error('529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}');
         }
         await toolCall("call_explode_2", "explode", {});
-        setUsage(1300, 12, 1200);
       } else if (results === 2) {
         await toolCall("call_bash_3", "bash", { command: "echo hi" });
-        setUsage(1350, 15, 1300);
       } else {
         await thinking("deploy gave a url, explode threw boom, bash printed hi. Summarize.");
         await text(
@@ -137,8 +135,8 @@ function streamScripted(model: any, context: any, options?: any) {
           4,
           SLOW ? 2 : undefined,
         );
-        setUsage(1400, 60, 1350);
       }
+      setUsage(usage[0], usage[1], usage[2]);
       stream.push({ type: "done", reason: output.stopReason, message: output });
       stream.end();
     } catch (error) {
