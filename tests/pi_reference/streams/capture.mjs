@@ -14,7 +14,7 @@
 //   json    pi --mode json -e ext.ts --provider scripted --model scripted-1 \
 //             --session-dir DIR "deploy please"            (stdin /dev/null)
 //   rpc     pi --mode rpc -e ext.ts --provider scripted --model scripted-1 --session-dir DIR,
-//             driven by rpcClient() below; what it sent is kept as rpc.stdin.jsonl
+//             driven by captureRpc() below; what it sent is kept as rpc.stdin.jsonl
 //   killed  as json, with PISCRIPT_SLOW=1 (the final turn sleeps after two text chunks);
 //             SIGKILL 500 ms after the final turn's first text_delta
 // Nothing Pi wrote is changed: stdout is stored byte for byte, the session file is copied.
