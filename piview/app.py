@@ -8,7 +8,7 @@ import os
 import shutil
 import signal
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -320,13 +320,21 @@ def make_app(
     )
 
 
-def run_app(session: Session | None = None, *, follow: bool = True, **options: Any) -> NoReturn:
+def run_app(
+    session: Session | None = None,
+    *,
+    follow: bool = True,
+    temp_folders: Sequence[str] = (),
+    **options: Any,
+) -> NoReturn:
     """Run the app in the terminal (``options`` as for :func:`make_app`), then end the
     process (status 0) without waiting for workers. The file is followed unless ``follow``
-    is false."""
+    is false; ``temp_folders`` (piview's own) are removed when the app ends."""
     prerender: Prerender | None = options.get("prerender")
     app = make_app(session, follow=follow, **options)
     app.exit_at_once = True
+    for folder in temp_folders:
+        app.remove_at_exit(folder)
     try:
         app.run()
     finally:

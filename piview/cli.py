@@ -230,7 +230,17 @@ def _view_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "file",
         nargs="?",
-        help="a Pi session file (.jsonl), or a session id prefix; none: pick a session",
+        help="a Pi session file (.jsonl), a capture of pi --mode json or rpc, a session id "
+        "prefix, or - (a stream piped in, shown live); none: pick a session",
+    )
+    p.add_argument(
+        "--save",
+        metavar="FILE",
+        help="with -: keep the stream piped in as FILE (piview's capture, each line stamped "
+        "with its arrival time; piview FILE reads it back)",
+    )
+    p.add_argument(
+        "--force", action="store_true", help="with --save: replace an earlier capture of piview's"
     )
     p.add_argument("--leaf", metavar="ID", help="open the branch through this entry (id prefix)")
     p.add_argument("--demo", action="store_true", help="open the bundled demo session")
@@ -279,6 +289,8 @@ def _plain_view_args(args: list[str]) -> argparse.Namespace | None:
         "sessions": None,
         "theme": None,
         "plugins": False,
+        "save": None,
+        "force": False,
     }
     for arg in args:
         if arg in _VIEW_FLAGS:

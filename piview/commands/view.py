@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import gc
 import os
+import shutil
+import tempfile
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +18,7 @@ from piview.commands.common import CliError, load, resolve_branch
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
 
     from piview.model.session import Session
 
@@ -42,6 +46,10 @@ def _view(args: argparse.Namespace) -> int:
         return 0
     from piview.catalog.discovery import resolve_session_id, sessions_dir
 
+    if args.file == "-":
+        return _live(args)
+    if args.save or args.force:
+        raise CliError("--save and --force go with - (a stream piped in): piview - --save FILE")
     root = sessions_dir(args.sessions)
     if args.demo:
         from piview.catalog.demo import demo_path
@@ -132,6 +140,76 @@ def _view(args: argparse.Namespace) -> int:
     return run_app(
         session, leaf=leaf, follow=not args.no_follow, prerender=prerender, theme=args.theme
     )
+
+
+def _live(args: argparse.Namespace) -> int:
+    """``pi --mode json "…" | piview -``: the stream copied into piview's capture by a
+    thread (each line stamped as it arrives), the viewer following the capture, its keys read
+    from the terminal (``/dev/tty``) as standard input is the pipe."""
+    # Here: the picker's first screen needs no msgspec.
+    from piview.model.stream import capture_header, pump, sniff_file
+
+    if os.isatty(0):
+        raise CliError(
+            "piview -: standard input is a terminal; pipe a stream in: "
+            'pi --mode json "…" | piview -'
+        )
+    path = _capture_path(args.save, force=args.force, sniff=sniff_file)
+    temp = [] if args.save else [str(path.parent)]
+    try:
+        tty = os.open("/dev/tty", os.O_RDWR)
+    except OSError as exc:
+        why = exc.strerror
+        raise CliError(f"piview -: no terminal to show the viewer on (/dev/tty: {why})") from None
+    pipe = os.dup(0)
+    os.dup2(tty, 0)  # the viewer's keys: from the terminal, not the pipe
+    os.close(tty)
+    out = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+    os.write(out, capture_header())
+    # A daemon: q quits at once, and the writer gets EPIPE once the pipe's reader is gone.
+    threading.Thread(target=pump, args=(pipe, out), name="piview-stdin", daemon=True).start()
+    try:
+        session = load(str(path), keep_index=False, strict=False)
+    except BaseException:
+        for folder in temp:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+    from piview.app import run_app
+
+    return run_app(session, follow=True, theme=args.theme, temp_folders=temp)
+
+
+def _capture_path(save: str | None, *, force: bool, sniff: Callable[[int], object]) -> Path:
+    """Where ``piview -`` keeps the stream: ``--save FILE`` (made new; an earlier capture of
+    piview's replaced only with ``--force``, anything else never), else a temporary file
+    removed at exit."""
+    if save is None:
+        folder = tempfile.mkdtemp(prefix="piview-stdin-")
+        path = Path(folder) / "stdin.jsonl"
+        path.touch()
+        return path
+    path = Path(save).expanduser()
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    except FileExistsError:
+        try:
+            probe = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as exc:
+            raise CliError(f"--save {save}: {exc.strerror}") from None
+        try:
+            ours = sniff(probe) == "piview"
+        finally:
+            os.close(probe)
+        if not ours:
+            why = "the file exists and is not a capture of piview's"
+            raise CliError(f"--save {save}: {why}") from None
+        if not force:
+            raise CliError(f"--save {save}: the file exists (--force replaces it)") from None
+        fd = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_CLOEXEC)
+    except OSError as exc:
+        raise CliError(f"--save {save}: {exc.strerror}") from None
+    os.close(fd)
+    return path
 
 
 def _prerender(session: Session, leaf: int | None) -> Any:

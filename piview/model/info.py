@@ -74,7 +74,7 @@ def session_info(session: Session) -> dict[str, Any]:
             (p for p in (header.parent_session, header.branched_from) if isinstance(p, str)),
             None,
         )
-    return {
+    out = {
         "version": session.version,
         "session_id": header.id if header is not None and isinstance(header.id, str) else None,
         "name": session.name,
@@ -107,3 +107,9 @@ def session_info(session: Session) -> dict[str, Any]:
             "model_usage": side.as_json(),
         },
     }
+    stream = session.stream_source
+    if stream is not None:  # Pi's event stream: what it held beside the messages
+        out["stream"] = stream.kind
+        out["events"] = dict(sorted(stream.events.items()))
+        out["extension_errors"] = list(stream.translator.extension_errors)
+    return out

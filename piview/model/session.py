@@ -25,6 +25,7 @@ from piview.model.pairing import Pairing, pair_tool_calls
 from piview.model.source import SqliteSession, SqliteSourceError, parse_sqlite_ref
 from piview.model.store import F_NO_ID, ROLE_NAMES, NodeStore
 from piview.model.store_ts import StoreTimestamps
+from piview.model.stream import StreamKind, StreamSource, sniff_file
 from piview.model.tree import Built, Tree, build_tree, build_tree_resolved
 from piview.model.types import CompactionEntry, Entry, SessionHeader, UnknownEntry
 
@@ -59,7 +60,10 @@ class Session:
         self.path = path
         self.sqlite_ref = parse_sqlite_ref(path)
         """For an OpenClaw database's ``DB#ID``: the database and the session in it."""
-        self._source: SqliteSession | None = None
+        self.stream: StreamKind | None = None
+        """For Pi's event stream (``--mode json``, RPC, piview's capture): its kind; the
+        entries are folded from it (:mod:`piview.model.stream`)."""
+        self._source: SqliteSession | StreamSource | None = None
         self.index = FileIndex()
         """The entries' skeletons and line positions, the header and the bad lines."""
         self.ids: list[str] = []
@@ -179,7 +183,7 @@ class Session:
     def modified(self) -> float | None:
         """When the session last changed: the file's modification time, or the time of a
         database session's newest event; None when unknown."""
-        if self.sqlite_ref is not None:
+        if self.sqlite_ref is not None or self.stream is not None:
             return self._source.updated if self._source is not None else None
         try:
             return os.stat(self.path).st_mtime
@@ -281,8 +285,8 @@ class Session:
     def _ensure_fd(self) -> int:
         with self._lock:
             if self._fd is None:
-                if self.sqlite_ref is not None:
-                    # The rows are append-only: the stream read again has the same prefix.
+                if self.sqlite_ref is not None or self.stream is not None:
+                    # The rows (events) are append-only: read again, the same prefix.
                     self._fd = self._open_source().fd
                 else:
                     fd = _open_readonly(self.path)
@@ -293,13 +297,24 @@ class Session:
                     self._fd = fd
             return self._fd
 
-    def _open_source(self) -> SqliteSession:
-        assert self.sqlite_ref is not None
+    def _open_source(self) -> SqliteSession | StreamSource:
         try:
-            self._source = SqliteSession(self.sqlite_ref)
+            if self.stream is not None:
+                self._source = StreamSource(self.path, self.stream)
+            else:
+                assert self.sqlite_ref is not None
+                self._source = SqliteSession(self.sqlite_ref)
         except SqliteSourceError as exc:
             raise SessionOpenError(str(exc)) from None
+        except OSError as exc:
+            raise SessionOpenError(f"cannot read {self.path}: {exc.strerror or exc}") from None
         return self._source
+
+    @property
+    def stream_source(self) -> StreamSource | None:
+        """The event stream this session is folded from (None for a session file)."""
+        source = self._source
+        return source if isinstance(source, StreamSource) else None
 
     def close(self) -> None:
         """Close the file descriptor (reopened on demand)."""
@@ -327,19 +342,24 @@ class Session:
         from piview.model.memory import release_free_memory
         from piview.model.split import SPLIT_MIN_BYTES, read_all
 
-        if self.sqlite_ref is not None:
-            source = self._open_source()
-            self.path = Path(str(source.ref))  # the full session id, not the prefix given
-            self.sqlite_ref = source.ref
-            fd = self._fd = source.fd
-            cache = None  # rebuilt from the database in memory: nothing to save
-        else:
+        if self.sqlite_ref is None and self.stream is None:
             fd = _open_readonly(self.path)
-            self._fd = fd
-            st = os.fstat(fd)
-            self._identity = (st.st_dev, st.st_ino)
-            if st.st_size < CACHE_MIN_BYTES:
-                cache = None  # a small file loads faster from scratch
+            self.stream = sniff_file(fd)  # an event stream: by its content, not its name
+            if self.stream is not None:
+                os.close(fd)
+            else:
+                self._fd = fd
+                st = os.fstat(fd)
+                self._identity = (st.st_dev, st.st_ino)
+                if st.st_size < CACHE_MIN_BYTES:
+                    cache = None  # a small file loads faster from scratch
+        if self.sqlite_ref is not None or self.stream is not None:
+            source = self._open_source()
+            if isinstance(source, SqliteSession):
+                self.path = Path(str(source.ref))  # the full session id, not the prefix given
+                self.sqlite_ref = source.ref
+            fd = self._fd = source.fd
+            cache = None  # rebuilt in memory from the database or the stream: nothing to save
         was_enabled = gc.isenabled()
         gc.disable()  # many small objects: collections during the load only cost time
         try:
@@ -411,7 +431,7 @@ class Session:
     def retitle(self) -> bool:
         """Read oh-my-pi's title slot again (256 bytes; it is rewritten in place, same size,
         so neither the size nor a coarse mtime tells): True when the title changed."""
-        if self.sqlite_ref is not None or self.index.slot_bytes <= 0:
+        if self._source is not None or self.index.slot_bytes <= 0:
             return False
         try:
             return self.index.read_title_slot(self._ensure_fd())
@@ -422,7 +442,7 @@ class Session:
         """What one ``stat`` says of the file: ``"none"``, ``"grown"`` or ``"replaced"``; an
         OpenClaw database's session first reads its newer rows into the stream."""
         index = self.index
-        if self.sqlite_ref is not None:
+        if self.sqlite_ref is not None or self.stream is not None:
             try:
                 self._ensure_fd()
                 assert self._source is not None

@@ -12,6 +12,7 @@ from piview.model.decode import BadLineError, decode_skeleton
 from piview.model.fileindex import BOM
 from piview.model.session import Session, SessionOpenError, _open_readonly, load_session
 from piview.model.source import parse_sqlite_ref
+from piview.model.stream import sniff_file
 from piview.model.types import SessionHeader
 
 
@@ -22,6 +23,9 @@ def load_tail(path: str | os.PathLike[str], max_bytes: int = 1024 * 1024) -> Ses
         return load_session(path)  # a database's session is rebuilt whole, in memory
     session = Session(Path(path))
     fd = _open_readonly(session.path)
+    if sniff_file(fd) is not None:
+        os.close(fd)
+        return load_session(path)  # an event stream is folded whole, in memory
     session._fd = fd
     index = session.index
     try:

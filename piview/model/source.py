@@ -157,7 +157,7 @@ class SqliteSession:
         self._con: sqlite3.Connection | None = _connect(ref.db)
         self.session_id = self._resolve(ref.session_id)
         self.ref = SqliteRef(ref.db, self.session_id)
-        self.fd = _anonymous_file()
+        self.fd = anonymous_file()
         self.size = 0
         self.last_seq: int | None = None
         self.events = 0
@@ -246,12 +246,12 @@ class SqliteSession:
             self.fd = -1
 
 
-def _anonymous_file() -> int:
+def anonymous_file() -> int:
     """A read-write descriptor on a file with no name: in memory where the system allows."""
     memfd = getattr(os, "memfd_create", None)
     if memfd is not None:
         try:
-            fd: int = memfd("piview-sqlite", getattr(os, "MFD_CLOEXEC", 0))
+            fd: int = memfd("piview-source", getattr(os, "MFD_CLOEXEC", 0))
             return fd
         except OSError:
             pass

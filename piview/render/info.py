@@ -34,6 +34,15 @@ def print_info(info: dict[str, Any], *, path: str, console: Console | None = Non
         f"path of {plural(len(info['path']), 'entry')}",
     )
     head.add_row("leaf", str(info["leaf"] or "–"))
+    if "stream" in info:  # Pi's event stream, folded into a session
+        what = {"json": "pi --mode json", "rpc": "pi --mode rpc", "piview": "piview's capture"}
+        errors = len(info["extension_errors"])
+        head.add_row(
+            "stream",
+            f"{what.get(info['stream'], info['stream'])} · "
+            f"{plural(sum(info['events'].values()), 'event')} · "
+            f"{plural(errors, 'extension error')}",
+        )
     console.print(head)
     counts = Table(title="entries", title_justify="left", show_edge=False)
     counts.add_column("type")
@@ -43,6 +52,19 @@ def print_info(info: dict[str, Any], *, path: str, console: Console | None = Non
     for k, v in info["roles"].items():
         counts.add_row(f"  role {k}", str(v))
     console.print(counts)
+    if info.get("events"):
+        events = Table(title="stream events", title_justify="left", show_edge=False)
+        events.add_column("type")
+        events.add_column("count", justify="right")
+        for k, v in info["events"].items():
+            events.add_row(k, f"{v:,}")
+        console.print(events)
+        for e in info["extension_errors"]:
+            console.print(
+                f"[bold red]extension error[/] {e['extension']} in {e['event']}: {e['error']}",
+                markup=True,
+                highlight=False,
+            )
     tc = info["tool_calls"]
     console.print(
         f"[bold]tool calls[/] {plural(tc['calls'], 'call')}, {plural(tc['results'], 'result')}, "

@@ -98,6 +98,13 @@ KINDS: tuple[Kind, ...] = (
          types=("model_change", "thinking_level_change", "label", "session_info", "reset", "leaf"),
          custom_types=("model-snapshot", "openclaw:prompt-error")),  # reset, leaf: OpenClaw's
     Kind("unknown", "unknown", section="rest", copy="json"),
+    # Pi's event stream (piview.model.stream): what a session file never holds
+    Kind("stream_error", "stream", "render_error", "plain_error", types=("piview_error",),
+         flags=COLLAPSIBLE | EXPANDED | ERROR),
+    Kind("tool_progress", "stream", "render_progress", "plain_progress",
+         types=("piview_progress",)),
+    Kind("stream_event", "stream", "render_event", "plain_event", types=("piview_event",),
+         flags=0),
     # oh-my-pi
     Kind("developer", "omp", "render_developer", "plain_developer", "developer", "developer",
          roles=("developer",)),

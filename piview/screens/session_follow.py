@@ -60,6 +60,7 @@ class Follower:
         self._new_screen = new_screen
         self._timer: Timer | None = None
         self._shown_age: str | None = None
+        self._shown_live: str | None = None
         self._on_top: Callable[[], None] | None = None
         """A replacement of the screen waiting for the view over it to close."""
         self._polling = False
@@ -207,9 +208,14 @@ class Follower:
         """``following, last entry 4 s ago`` or ``paused, …`` (``following 4 s ago`` when
         ``short``); None when the file was never followed."""
         screen = self._screen
+        stream = screen.session.stream_source
+        live = stream.status() if stream is not None else None
+        self._shown_live = live
+        if live is not None and stream is not None and stream.live:
+            return live if screen.follow else f"paused · {live}"  # piview - : the pipe's state
         if not screen.follow_shown:
-            return None
-        state = "following" if screen.follow else "paused"
+            return live
+        state = live or ("following" if screen.follow else "paused")
         if screen.last_entry_at is None:
             return state
         self._shown_age = age_text(_now() - screen.last_entry_at)
@@ -249,6 +255,9 @@ class Follower:
             screen.refresh_title()
         if s.sqlite_ref is None:  # an OpenClaw database is asked by the worker, never here
             change = s.stat_change()
+            stream = s.stream_source
+            if stream is not None and stream.status() != self._shown_live:
+                screen.update_status()  # a live pipe: a message streaming, a tool running
             if change == "none":
                 return
             if change == "replaced":

@@ -603,3 +603,18 @@ async def test_mouse_selection_copies_what_is_under_it() -> None:
         await pilot.pause()
         selected = app.screen.get_selected_text()
         assert selected and selected.strip() and selected.strip() in line
+
+
+async def test_an_event_streams_errors_are_found_by_e() -> None:
+    from tests.unit.test_stream import STREAMS
+
+    app = await _open(STREAMS / "085" / "rpc.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        t = app.screen.query_one(Transcript)
+        await pilot.press("g", "e")
+        kinds = []
+        for _ in range(8):
+            assert t.current_item is not None and t.current_item.error
+            kinds.append(app.session.nodes[t.current_item.entry].type)
+            await pilot.press("e")
+        assert "piview_error" in kinds and "message" in kinds

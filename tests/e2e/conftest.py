@@ -54,9 +54,11 @@ class Tmux:
         cwd: Path | None = None,
         size: tuple[int, int] = (COLS, ROWS),
         env: dict[str, str] | None = None,
+        stdin_from: str | None = None,
     ) -> None:
         """Start ``python -m piview ARGS`` in a new session of ``size`` (120×40 unless told),
-        with TERM=xterm-256color (and ``env`` besides, e.g. another HOME).
+        with TERM=xterm-256color (and ``env`` besides, e.g. another HOME); ``stdin_from``, a
+        shell command, is piped into it.
 
         When piview exits, the pane prints ``EXIT=<status>`` and stays open a few seconds,
         so that the exit status and what is left on the screen can be read.
@@ -71,6 +73,8 @@ class Tmux:
         )
         # COLUMNS and LINES may come from the tmux server's environment (80×24 under
         # pytest): they would override the pane's real size.
+        if stdin_from is not None:
+            argv = f"{stdin_from} | {argv}"
         script = f"unset COLUMNS LINES; {settle}; {argv}; echo EXIT=$?; sleep 5"
         env = {
             "TERM": "xterm-256color",

@@ -1,0 +1,526 @@
+"""Provides :class:`StreamSource`: Pi's event stream (``pi --mode json``, ``pi --mode rpc``
+stdout, or piview's own stamped capture) read as a session.
+
+The stream is folded into session lines (version 3, one chain) in an anonymous in-memory file
+that the model reads like a session file, as an OpenClaw database's rows are
+(:mod:`piview.model.source`):
+
+- a message is its ``message_end``; a message the capture ends inside of is folded from its
+  ``message_start`` and ``message_update`` deltas and marked ``aborted``;
+- an ``entry_appended`` (Pi 0.85) is its entry; an RPC ``bash`` response is a
+  ``bashExecution`` message; a ``compaction_end`` with a result is a ``compaction`` entry;
+- what a session file never holds is an entry of piview's own, its ``event`` the stream's
+  object: ``piview_error`` (an extension error, a failed response, a retry or compaction
+  that failed), ``piview_progress`` (a tool's partial results, gathered at its end) and
+  ``piview_event`` (retries, compactions, queue updates, UI requests, session switches).
+
+The capture is only read. :meth:`StreamSource.refresh` folds what was appended since.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from piview.model.fsio import open_readonly
+from piview.model.source import anonymous_file
+
+StreamKind = Literal["json", "rpc", "piview"]
+
+EVENT_TYPES = frozenset(
+    {
+        "agent_start", "agent_end", "agent_settled", "turn_start", "turn_end",
+        "message_start", "message_update", "message_end",
+        "tool_execution_start", "tool_execution_update", "tool_execution_end",
+        "auto_retry_start", "auto_retry_end", "compaction_start", "compaction_end",
+        "summarization_retry_scheduled", "summarization_retry_attempt_start",
+        "summarization_retry_finished", "queue_update", "extension_error",
+        "extension_ui_request", "response", "entry_appended", "bash_execution_update",
+    }
+)  # fmt: skip
+"""The ``type`` of the stream's events (docs/json.md and docs/rpc.md of Pi 0.73 and 0.85)."""
+
+CAPTURE_TYPE = "piview_capture"
+"""The first line of piview's own capture (``piview - --save FILE``): each line after it is
+``{"at": SECONDS, "event": EVENT}``, the time the line arrived."""
+
+_SHOWN = frozenset(
+    {
+        "extension_error", "auto_retry_start", "auto_retry_end", "compaction_start",
+        "compaction_end", "summarization_retry_scheduled", "summarization_retry_attempt_start",
+        "summarization_retry_finished", "queue_update", "extension_ui_request",
+    }
+)  # fmt: skip
+"""Events drawn as they are: a ``piview_event`` entry each."""
+_SWITCH = frozenset({"new_session", "switch_session", "fork", "clone"})
+_PARTIALS_KEPT = 200
+"""A tool's partial results kept whole (its count is always exact): the last ones."""
+_SNIFF_LINES = 24
+_TYPE = re.compile(rb'\{\s*"type"\s*:\s*"([A-Za-z_]+)"\s*[,}]')
+_decoder = msgspec.json.Decoder()
+_encode = msgspec.json.Encoder().encode
+
+
+def sniff(head: bytes) -> StreamKind | None:
+    """What kind of stream the file's first bytes are, or None for a session file (or
+    anything else)."""
+    types: list[object] = []
+    for line in head.split(b"\n")[:_SNIFF_LINES]:
+        line = line.strip().lstrip(b"\xef\xbb\xbf")
+        if not line:
+            continue
+        found = _TYPE.match(line)  # Pi writes "type" first: no need to decode the line
+        if found is not None:
+            types.append(found.group(1).decode())
+            continue
+        try:
+            value = _decoder.decode(line)
+        except (msgspec.DecodeError, RecursionError):
+            continue  # the last line of the head may be cut
+        types.append(value.get("type") if isinstance(value, dict) else None)
+    if not types:
+        return None
+    if types[0] == CAPTURE_TYPE:
+        return "piview"
+    body = types[1:] if types[0] == "session" else types
+    if not body or not all(isinstance(t, str) and t in EVENT_TYPES for t in body):
+        return None
+    return "json" if types[0] == "session" else "rpc"
+
+
+def _s(value: object) -> str:
+    return value if isinstance(value, str) else "tool"
+
+
+def _iso(ms: float) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
+
+
+def _fold(message: dict[str, Any], updates: list[bytes]) -> dict[str, Any]:
+    """The message as its deltas left it (Pi 0.85: no snapshot in ``message_update``)."""
+    content: list[Any] = list(message.get("content") or [])
+    args: dict[int, str] = {}
+    for raw in updates:
+        try:
+            ev = _decoder.decode(raw)
+        except (msgspec.DecodeError, RecursionError):
+            continue
+        if not isinstance(ev, dict):
+            continue
+        if isinstance(ev.get("message"), dict):  # Pi 0.73: the whole message so far
+            message, content, args = (
+                dict(ev["message"]),
+                list(ev["message"].get("content") or []),
+                {},
+            )
+            continue
+        if isinstance(ev.get("usage"), dict):
+            message["usage"] = ev["usage"]
+        d = ev.get("assistantMessageEvent")
+        if not isinstance(d, dict) or not isinstance(d.get("contentIndex"), int):
+            continue
+        i, t = d["contentIndex"], d.get("type")
+        while len(content) <= i:
+            content.append({"type": "text", "text": ""})
+        block = content[i] if isinstance(content[i], dict) else {}
+        if t == "text_start":
+            content[i] = {"type": "text", "text": ""}
+        elif t == "thinking_start":
+            content[i] = {"type": "thinking", "thinking": ""}
+        elif t in ("text_delta", "thinking_delta"):
+            key = "text" if t == "text_delta" else "thinking"
+            content[i] = {**block, key: str(block.get(key, "")) + str(d.get("delta", ""))}
+        elif t in ("text_end", "thinking_end") and isinstance(d.get("content"), str):
+            content[i] = {**block, "text" if t == "text_end" else "thinking": d["content"]}
+        elif t == "toolcall_start":
+            content[i] = {"type": "toolCall", "id": d.get("id"), "name": d.get("toolName"),
+                          "arguments": {}}  # fmt: skip
+        elif t == "toolcall_delta":
+            args[i] = args.get(i, "") + str(d.get("delta", ""))
+            try:
+                parsed = _decoder.decode(args[i].encode())
+                content[i] = {**block, "arguments": parsed}
+            except (msgspec.DecodeError, RecursionError):
+                pass  # arguments still streaming
+        elif t == "toolcall_end" and isinstance(d.get("toolCall"), dict):
+            content[i] = d["toolCall"]
+    message["content"] = content
+    return message
+
+
+class Translator:
+    """Folds a stream's lines, one at a time, into session lines."""
+
+    def __init__(self, kind: StreamKind, started: float) -> None:
+        self.kind: StreamKind = kind
+        self.events: Counter[str] = Counter()
+        """How many events of each type the stream holds (the header not counted)."""
+        self.extension_errors: list[dict[str, Any]] = []
+        self.stamped = kind == "piview"
+        self.ended = kind != "piview"
+        """False while piview's capture is still being written (no end line yet)."""
+        self._started = started * 1000
+        self._header = False
+        self._parent: str | None = None
+        self._count = 0
+        self._last_ms: float | None = None
+        self._open: dict[str, Any] | None = None  # the message streaming, from message_start
+        self._open_line = 0
+        self._updates: list[bytes] = []
+        self._partials: dict[str, tuple[int, list[Any], float | None]] = {}
+        self._bash: dict[object, str] = {}
+        self._running: dict[str, list[Any]] = {}  # a running tool's name: its partials
+        self.inner: StreamKind = kind
+        """For piview's capture: the kind of the stream it holds (``json`` with a header)."""
+
+    def activity(self) -> str | None:
+        """What the stream is doing now: a message streaming, a tool running (its latest
+        partial result), or None."""
+        if self._open is not None:
+            role = self._open.get("role")
+            return f"{role if isinstance(role, str) else 'message'} streaming"
+        for count, kept, _began in reversed(self._partials.values()):
+            last = kept[-1] if kept else None
+            text = ""
+            if isinstance(last, dict):
+                found = last.get("content")
+                blocks: list[Any] = found if isinstance(found, list) else []
+                text = " ".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict))
+            name = next((n for n, v in self._running.items() if v is kept), "tool")
+            line = " ".join(text.split())[:60]
+            return f"{name} running" + (f": {line}" if line else f" ({count} updates)")
+        return None
+
+    @property
+    def streaming(self) -> bool:
+        """True while a message has started and not ended."""
+        return self._open is not None
+
+    def _ms(self, at: float | None) -> float:
+        if at is not None:
+            return at * 1000
+        return self._last_ms if self._last_ms is not None else self._started
+
+    def _emit(self, out: list[bytes], entry: dict[str, Any], line: int, ms: float) -> None:
+        if not self._header:
+            self._header_line(out, None, ms)
+        self._count += 1
+        eid = f"s{self._count:07x}"
+        entry = {**entry, "id": eid, "parentId": self._parent, "timestamp": _iso(ms),
+                 "captureLine": line}  # fmt: skip
+        self._parent = eid
+        out.append(_encode(entry))
+
+    def _header_line(self, out: list[bytes], header: dict[str, Any] | None, ms: float) -> None:
+        self._header = True
+        if header is None:
+            header = {"type": "session", "version": 3, "id": "", "timestamp": _iso(ms), "cwd": ""}
+        out.append(_encode(header))
+
+    def feed(self, raw: bytes, line: int, out: list[bytes]) -> None:
+        """Fold line ``line`` (1-based) of the capture into ``out``."""
+        at: float | None = None
+        if self.stamped:
+            if raw.startswith(b'{"at":'):
+                try:
+                    wrapped = _decoder.decode(raw)
+                except (msgspec.DecodeError, RecursionError):
+                    return
+                if not isinstance(wrapped, dict):
+                    return
+                at = wrapped.get("at") if isinstance(wrapped.get("at"), int | float) else None
+                if wrapped.get("end") is True:
+                    self.ended = True
+                ev = wrapped.get("event")
+                if at is not None:
+                    self._last_ms = at * 1000
+                if ev is None:
+                    return
+                if isinstance(ev, dict) and ev.get("type") == "message_update":
+                    self.events["message_update"] += 1
+                    if self._open is not None:
+                        self._updates.append(_encode(ev))
+                    return
+                self._event(ev, line, at, out)
+            return  # the capture's own header
+        if raw.startswith(b'{"type":"message_update"'):
+            # Most of a long stream: counted, kept raw only while its message is open.
+            self.events["message_update"] += 1
+            if self._open is not None:
+                if b'"partial"' in raw:  # Pi 0.73: each one holds the message so far
+                    self._updates = [raw]
+                else:
+                    self._updates.append(raw)
+            return
+        try:
+            ev = _decoder.decode(raw)
+        except (msgspec.DecodeError, RecursionError):
+            self.events["(not JSON)"] += 1
+            return
+        self._event(ev, line, at, out)
+
+    def _event(self, ev: Any, line: int, at: float | None, out: list[bytes]) -> None:
+        if not isinstance(ev, dict):
+            self.events["(not an object)"] += 1
+            return
+        t = ev.get("type")
+        name = t if isinstance(t, str) else "?"
+        if name == "session" and not self._header and not self.events:
+            ms = self._ms(at)
+            self.inner = "json"
+            self._header_line(out, ev, ms)
+            return
+        self.events[name] += 1
+        msg = ev.get("message")
+        if isinstance(msg, dict) and isinstance(msg.get("timestamp"), int | float):
+            self._last_ms = float(msg["timestamp"])
+        ms = self._ms(at)
+        if name == "message_update":
+            if self._open is not None:
+                self._updates.append(_encode(ev))
+        elif name == "message_start" and isinstance(msg, dict):
+            self._open, self._open_line, self._updates = msg, line, []
+        elif name == "message_end" and isinstance(msg, dict):
+            self._open, self._updates = None, []
+            self._emit(out, {"type": "message", "message": msg}, line, ms)
+        elif name == "tool_execution_start":
+            kept: list[Any] = []
+            self._partials[str(ev.get("toolCallId"))] = (0, kept, at)
+            self._running[_s(ev.get("toolName"))] = kept
+        elif name == "tool_execution_update":
+            key = str(ev.get("toolCallId"))
+            count, kept, began = self._partials.get(key, (0, [], None))
+            kept.append(ev.get("partialResult"))
+            if len(kept) > _PARTIALS_KEPT:
+                del kept[0]
+            self._partials[key] = (count + 1, kept, began)
+        elif name == "tool_execution_end":
+            count, kept, began = self._partials.pop(str(ev.get("toolCallId")), (0, [], None))
+            self._running = {n: v for n, v in self._running.items() if v is not kept}
+            if count:
+                progress: dict[str, Any] = {
+                    "type": "tool_progress", "toolCallId": ev.get("toolCallId"),
+                    "toolName": ev.get("toolName"), "count": count, "partials": kept,
+                    "isError": ev.get("isError") is True,
+                }  # fmt: skip
+                if began is not None and at is not None:
+                    progress["durationMs"] = round((at - began) * 1000)
+                self._emit(out, {"type": "piview_progress", "event": progress}, line, ms)
+        elif name == "entry_appended" and isinstance(ev.get("entry"), dict):
+            entry = {k: v for k, v in ev["entry"].items() if k not in ("id", "parentId")}
+            self._emit(out, entry, line, ms)
+        elif name == "bash_execution_update":
+            bid = ev.get("id")
+            self._bash[bid] = self._bash.get(bid, "") + str(ev.get("delta", ""))
+        elif name == "response":
+            self._response(ev, line, ms, out)
+        elif name in _SHOWN:
+            if name == "extension_error":
+                self.extension_errors.append(
+                    {
+                        "extension": ev.get("extensionPath"),
+                        "event": ev.get("event"),
+                        "error": ev.get("error"),
+                    }
+                )
+            failed = (
+                name == "extension_error"
+                or (name == "auto_retry_end" and ev.get("success") is False)
+                or (name == "compaction_end" and bool(ev.get("errorMessage")))
+            )
+            kind = "piview_error" if failed else "piview_event"
+            self._emit(out, {"type": kind, "event": ev}, line, ms)
+            result = ev.get("result")
+            if name == "compaction_end" and isinstance(result, dict):
+                entry = {"type": "compaction", **result}
+                self._emit(out, entry, line, ms)
+
+    def _response(self, ev: dict[str, Any], line: int, ms: float, out: list[bytes]) -> None:
+        command, data = ev.get("command"), ev.get("data")
+        if ev.get("success") is False:
+            self._emit(out, {"type": "piview_error", "event": ev}, line, ms)
+        elif command == "bash" and isinstance(data, dict):
+            self._bash.pop(ev.get("id"), None)
+            message = {
+                "role": "bashExecution", "command": data.get("command", ""),
+                "output": data.get("output", ""), "exitCode": data.get("exitCode"),
+                "cancelled": data.get("cancelled") is True,
+                "truncated": data.get("truncated") is True,
+                "timestamp": round(ms),
+            }  # fmt: skip
+            if data.get("fullOutputPath"):
+                message["fullOutputPath"] = data["fullOutputPath"]
+            self._emit(out, {"type": "message", "message": message}, line, ms)
+        elif command in _SWITCH and not (isinstance(data, dict) and data.get("cancelled")):
+            self._emit(out, {"type": "piview_event", "event": ev}, line, ms)
+
+    def finish(self, out: list[bytes]) -> None:
+        """The capture ends here: a message still streaming becomes an entry, marked cut off."""
+        if self._open is None:
+            return
+        message = _fold(dict(self._open), self._updates)
+        message["stopReason"] = "aborted"
+        message["errorMessage"] = "the capture ends while this message was streaming"
+        self._emit(out, {"type": "message", "message": message}, self._open_line, self._ms(None))
+        self._open, self._updates = None, []
+
+
+class StreamSource:
+    """A capture file read into an anonymous in-memory session file (:attr:`fd`, read with
+    ``os.pread``); :meth:`refresh` folds the lines appended since."""
+
+    def __init__(self, path: Path, kind: StreamKind) -> None:
+        self.path = path
+        self.kind: StreamKind = kind
+        self._in = open_readonly(path)
+        self.fd = anonymous_file()
+        self.size = 0
+        self.updated = 0.0
+        self._read = 0
+        self._line = 0
+        self._rest = b""
+        self._cut = False  # a message folded at the end: growth means reading again
+        self.translator = Translator(kind, os.fstat(self._in).st_mtime)
+        self.refresh()
+
+    @property
+    def live(self) -> bool:
+        """True while piview's capture of a pipe is still being written."""
+        return not self.translator.ended
+
+    def status(self) -> str | None:
+        """The status line's words for piview's capture: ``live (stdin) · deploy running:
+        step 2``, or ``stream ended``; None for Pi's own captures."""
+        if self.kind != "piview":
+            return None
+        if self.translator.ended:
+            return "stream ended"
+        doing = self.translator.activity()
+        return "live (stdin)" + (f" · {doing}" if doing else "")
+
+    @property
+    def events(self) -> Counter[str]:
+        """How many events of each type the capture holds."""
+        return self.translator.events
+
+    def refresh(self) -> int:
+        """Fold the complete lines appended since the last call; return how many, or -1 when
+        the capture must be read again (it shrank, or grew after a message was cut off). While
+        piview's capture is live, a message streaming is left for its end."""
+        final = not self.live
+        st = os.fstat(self._in)
+        self.updated = st.st_mtime
+        if st.st_size < self._read:
+            return -1
+        if st.st_size == self._read:
+            return 0
+        if self._cut:
+            return -1
+        out: list[bytes] = []
+        count = 0
+        tr = self.translator
+        chunk = 8 * 1024 * 1024
+        while self._read < st.st_size:
+            data = os.pread(self._in, min(chunk, st.st_size - self._read), self._read)
+            if not data:
+                break
+            self._read += len(data)
+            data = self._rest + data
+            lines = data.split(b"\n")
+            self._rest = lines.pop()
+            for raw in lines:
+                self._line += 1
+                if raw.endswith(b"\r"):
+                    raw = raw[:-1]
+                if raw:
+                    tr.feed(raw, self._line, out)
+                    count += 1
+            if len(out) > 256:
+                self._write(out)
+                out = []
+        if final and self._rest.strip():
+            # The capture's last line has no newline: read as it is, so growth reads again.
+            self._line += 1
+            tr.feed(self._rest.strip(), self._line, out)
+            self._rest = b""
+            self._cut = True
+            count += 1
+        if final and tr.streaming:
+            tr.finish(out)
+            self._cut = True
+        self._write(out)
+        return count
+
+    def _write(self, lines: list[bytes]) -> None:
+        if not lines:
+            return
+        data = b"\n".join(lines) + b"\n"
+        os.pwrite(self.fd, data, self.size)
+        self.size += len(data)
+
+    def close(self) -> None:
+        """Close the capture and drop the in-memory session."""
+        for fd in (self._in, self.fd):
+            if fd >= 0:
+                os.close(fd)
+        self._in = self.fd = -1
+
+
+def sniff_file(fd: int) -> StreamKind | None:
+    """:func:`sniff` of an open file's first 64 KiB."""
+    try:
+        return sniff(os.pread(fd, 64 * 1024, 0))
+    except OSError:
+        return None
+
+
+def stamp(line: bytes, at: float | None = None) -> bytes:
+    """One line of piview's capture: ``line`` (a JSON value, else kept as a string) and the
+    time it arrived."""
+    t = time.time() if at is None else at
+    body = line.rstrip(b"\r\n")
+    try:
+        _decoder.decode(body)
+    except (msgspec.DecodeError, RecursionError):
+        body = _encode(body.decode("utf-8", "replace"))
+    return b'{"at":%.3f,"event":%s}\n' % (t, body)
+
+
+def capture_header() -> bytes:
+    """The first line of piview's capture."""
+    return _encode({"type": CAPTURE_TYPE, "version": 1, "started": time.time()}) + b"\n"
+
+
+def end_line(at: float | None = None) -> bytes:
+    """The last line of piview's capture: the stream it copied has ended."""
+    return b'{"at":%.3f,"end":true}\n' % (time.time() if at is None else at)
+
+
+def pump(src: int, dst: int, *, chunk: int = 64 * 1024) -> None:
+    """Copy the stream on descriptor ``src`` into piview's capture on ``dst`` (opened for
+    appending, its header written), each line stamped with the time it arrived; at the end of
+    the stream, :func:`end_line`. Whole lines only are written, so a reader never sees half
+    of one. Returns when ``src`` ends or fails; closes neither."""
+    rest = b""
+    try:
+        while True:
+            data = os.read(src, chunk)
+            if not data:
+                break
+            at = time.time()
+            lines = (rest + data).split(b"\n")
+            rest = lines.pop()
+            if lines:
+                os.write(dst, b"".join(stamp(line, at) for line in lines if line.strip()))
+    except OSError:
+        pass  # the writer's end failed: what arrived is kept
+    if rest.strip():
+        os.write(dst, stamp(rest))
+    os.write(dst, end_line())
