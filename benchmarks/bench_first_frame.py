@@ -122,6 +122,12 @@ def main() -> None:
     ap.add_argument("--file", type=Path, default=Path("/tmp/bench/s50.jsonl"))
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--base", type=Path, help="another checkout of piview, timed alongside")
+    ap.add_argument(
+        "--compare",
+        type=Path,
+        help="another file, opened by this checkout alongside (e.g. a "
+        "session file of the size of --file, an event stream)",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="piview-frame-") as tmp:
         probe = Path(tmp) / "probe.py"
@@ -133,6 +139,9 @@ def main() -> None:
             "app": ([str(hello)], "block hello", ""),
             "piview": (view, "block ", f"PYTHONPATH={ROOT}"),
         }
+        if args.compare:
+            other = ["-m", "piview", "--no-follow", str(args.compare)]
+            commands["compare"] = (other, "block ", f"PYTHONPATH={ROOT}")
         if args.base:
             commands["base"] = (view, "block ", f"PYTHONPATH={args.base.resolve()}")
         load0 = os.getloadavg()
@@ -144,6 +153,8 @@ def main() -> None:
                 walls[name].append(wall)
                 cpus[name].append(cpu)
         load1 = os.getloadavg()
+    if args.compare:
+        print(f"compare: {args.compare.name}")
     print(
         f"{args.file.name}: medians of {args.runs} runs, tmux 120x40, alternating; load average "
         f"{load0[0]:.2f} at the start, {load1[0]:.2f} at the end (1 min)"

@@ -64,6 +64,8 @@ class Session:
         """For Pi's event stream (``--mode json``, RPC, piview's capture): its kind; the
         entries are folded from it (:mod:`piview.model.stream`)."""
         self._source: SqliteSession | StreamSource | None = None
+        self.stream_start = 0
+        """For :func:`~piview.model.session_tail.load_tail` of a stream: where its fold starts."""
         self.index = FileIndex()
         """The entries' skeletons and line positions, the header and the bad lines."""
         self.ids: list[str] = []
@@ -300,7 +302,7 @@ class Session:
     def _open_source(self) -> SqliteSession | StreamSource:
         try:
             if self.stream is not None:
-                self._source = StreamSource(self.path, self.stream)
+                self._source = StreamSource(self.path, self.stream, self.stream_start)
             else:
                 assert self.sqlite_ref is not None
                 self._source = SqliteSession(self.sqlite_ref)

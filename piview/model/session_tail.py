@@ -12,7 +12,7 @@ from piview.model.decode import BadLineError, decode_skeleton
 from piview.model.fileindex import BOM
 from piview.model.session import Session, SessionOpenError, _open_readonly, load_session
 from piview.model.source import parse_sqlite_ref
-from piview.model.stream import sniff_file
+from piview.model.stream import StreamKind, sniff_file
 from piview.model.types import SessionHeader
 
 
@@ -23,9 +23,11 @@ def load_tail(path: str | os.PathLike[str], max_bytes: int = 1024 * 1024) -> Ses
         return load_session(path)  # a database's session is rebuilt whole, in memory
     session = Session(Path(path))
     fd = _open_readonly(session.path)
-    if sniff_file(fd) is not None:
+    stream = sniff_file(fd)
+    if stream is not None:
+        size = os.fstat(fd).st_size
         os.close(fd)
-        return load_session(path)  # an event stream is folded whole, in memory
+        return _stream_tail(Path(path), stream, size, STREAM_TAIL_BYTES)
     session._fd = fd
     index = session.index
     try:
@@ -66,6 +68,27 @@ def load_tail(path: str | os.PathLike[str], max_bytes: int = 1024 * 1024) -> Ses
                 gc.enable()
     except OSError as exc:
         raise SessionOpenError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return session
+
+
+STREAM_TAIL_BYTES = 8 * 1024 * 1024
+"""The end of a big event stream folded for its first screen: mostly message_update deltas,
+the last megabyte may hold no whole message."""
+
+
+def _stream_tail(path: Path, kind: StreamKind, size: int, max_bytes: int) -> Session:
+    if size <= 2 * max_bytes:
+        return load_session(path)
+    session = Session(path)
+    session.stream = kind
+    session.stream_start = size - max_bytes
+    try:
+        session._load()
+    except SessionOpenError:
+        raise
+    except OSError as exc:
+        raise SessionOpenError(f"cannot read {path}: {exc.strerror or exc}") from None
+    session.partial = True
     return session
 
 

@@ -23,6 +23,7 @@ import os
 import re
 import time
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -63,6 +64,18 @@ _SWITCH = frozenset({"new_session", "switch_session", "fork", "clone"})
 _PARTIALS_KEPT = 200
 """A tool's partial results kept whole (its count is always exact): the last ones."""
 _SNIFF_LINES = 24
+_UPDATE = b'{"type":"message_update"'
+_END = b'{"type":"message_end","message":{'
+_TS_TAIL = re.compile(rb'[,{]"timestamp":(\d{1,16})\}\}$')
+_NON_UPDATE = re.compile(rb'\n(?!\{"type":"message_update")')
+"""A newline before any line but a ``message_update``: found at C speed (most lines are)."""
+_COUNTED = frozenset(
+    {b"agent_start", b"agent_end", b"agent_settled", b"turn_start", b"turn_end",
+     b"tool_execution_start", b"message_update"}
+)  # fmt: skip
+"""In Pi's own capture, events only counted: what they hold is in the messages (tool
+durations come from the entries' times; piview's capture stamps them)."""
+_NAMES = {n: n.decode() for n in _COUNTED | {b"tool_execution_end"}}
 _TYPE = re.compile(rb'\{\s*"type"\s*:\s*"([A-Za-z_]+)"\s*[,}]')
 _decoder = msgspec.json.Decoder()
 _encode = msgspec.json.Encoder().encode
@@ -171,9 +184,10 @@ class Translator:
         self._parent: str | None = None
         self._count = 0
         self._last_ms: float | None = None
-        self._open: dict[str, Any] | None = None  # the message streaming, from message_start
-        self._open_line = 0
-        self._updates: list[bytes] = []
+        # The message streaming, from its message_start (the line itself until it is needed).
+        self._open: dict[str, Any] | bytes | None = None
+        self._open_at = 0  # the capture's byte offset of its message_start line
+        self._last_id = ""
         self._partials: dict[str, tuple[int, list[Any], float | None]] = {}
         self._bash: dict[object, str] = {}
         self._running: dict[str, list[Any]] = {}  # a running tool's name: its partials
@@ -184,7 +198,7 @@ class Translator:
         """What the stream is doing now: a message streaming, a tool running (its latest
         partial result), or None."""
         if self._open is not None:
-            role = self._open.get("role")
+            role = self._open_message().get("role")
             return f"{role if isinstance(role, str) else 'message'} streaming"
         for count, kept, _began in reversed(self._partials.values()):
             last = kept[-1] if kept else None
@@ -198,6 +212,16 @@ class Translator:
             return f"{name} running" + (f": {line}" if line else f" ({count} updates)")
         return None
 
+    def _open_message(self) -> dict[str, Any]:
+        if isinstance(self._open, bytes):
+            try:
+                ev = _decoder.decode(self._open)
+            except (msgspec.DecodeError, RecursionError):
+                ev = None
+            msg = ev.get("message") if isinstance(ev, dict) else None
+            self._open = msg if isinstance(msg, dict) else {"role": "assistant", "content": []}
+        return self._open if isinstance(self._open, dict) else {}
+
     @property
     def streaming(self) -> bool:
         """True while a message has started and not ended."""
@@ -208,15 +232,34 @@ class Translator:
             return at * 1000
         return self._last_ms if self._last_ms is not None else self._started
 
-    def _emit(self, out: list[bytes], entry: dict[str, Any], line: int, ms: float) -> None:
+    def _new_id(self, at: int, ms: float, out: list[bytes]) -> str:
+        # The id is where the event's line starts in the capture: the same whether the whole
+        # capture or only its end was read (a first screen).
         if not self._header:
             self._header_line(out, None, ms)
         self._count += 1
-        eid = f"s{self._count:07x}"
+        eid = f"s{at:x}"
+        if eid == self._last_id:
+            eid = f"s{at:x}-{self._count}"  # a second entry of one line (a compaction's)
+        self._last_id = f"s{at:x}"
+        return eid
+
+    def _emit(self, out: list[bytes], entry: dict[str, Any], at: int, ms: float) -> None:
+        eid = self._new_id(at, ms, out)
         entry = {**entry, "id": eid, "parentId": self._parent, "timestamp": _iso(ms),
-                 "captureLine": line}  # fmt: skip
+                 "captureByte": at}  # fmt: skip
         self._parent = eid
         out.append(_encode(entry))
+
+    def _emit_message(self, out: list[bytes], message: bytes, at: int, ms: float) -> None:
+        """A message entry around ``message``, the JSON of a message_end's message as is."""
+        eid = self._new_id(at, ms, out)
+        parent = b"null" if self._parent is None else b'"%s"' % self._parent.encode()
+        out.append(
+            b'{"type":"message","id":"%s","parentId":%s,"timestamp":"%s","captureByte":%d,'
+            b'"message":%s}' % (eid.encode(), parent, _iso(ms).encode(), at, message)
+        )
+        self._parent = eid
 
     def _header_line(self, out: list[bytes], header: dict[str, Any] | None, ms: float) -> None:
         self._header = True
@@ -225,7 +268,8 @@ class Translator:
         out.append(_encode(header))
 
     def feed(self, raw: bytes, line: int, out: list[bytes]) -> None:
-        """Fold line ``line`` (1-based) of the capture into ``out``."""
+        """Fold the capture's line at byte offset ``line`` into ``out`` (a ``message_update``
+        of Pi's own capture is counted by the caller, never fed)."""
         at: float | None = None
         if self.stamped:
             if raw.startswith(b'{"at":'):
@@ -243,22 +287,28 @@ class Translator:
                     self._last_ms = at * 1000
                 if ev is None:
                     return
-                if isinstance(ev, dict) and ev.get("type") == "message_update":
-                    self.events["message_update"] += 1
-                    if self._open is not None:
-                        self._updates.append(_encode(ev))
-                    return
                 self._event(ev, line, at, out)
             return  # the capture's own header
-        if raw.startswith(b'{"type":"message_update"'):
-            # Most of a long stream: counted, kept raw only while its message is open.
-            self.events["message_update"] += 1
-            if self._open is not None:
-                if b'"partial"' in raw:  # Pi 0.73: each one holds the message so far
-                    self._updates = [raw]
-                else:
-                    self._updates.append(raw)
-            return
+        if raw.startswith(b'{"type":"'):
+            # Events that only count (they repeat what message_end holds): never decoded.
+            name = raw[9 : raw.find(b'"', 9)]
+            if name in _COUNTED or name == b"tool_execution_end" and not self._partials:
+                self.events[_NAMES.get(name) or name.decode("utf-8", "replace")] += 1
+                return
+            if name == b"message_start":
+                self.events["message_start"] += 1
+                self._open, self._open_at = raw, line
+                return
+            if name == b"message_end" and raw.startswith(_END) and raw.endswith(b"}}"):
+                # As Pi writes it ({"type", "message"}, the message's time last): the
+                # message's JSON is kept as it is, not decoded and made again.
+                found = _TS_TAIL.search(raw, max(0, len(raw) - 48))
+                if found is not None:
+                    self.events["message_end"] += 1
+                    self._last_ms = ms = float(found.group(1))
+                    self._open = None
+                    self._emit_message(out, raw[len(_END) - 1 : -1], line, ms)
+                    return
         try:
             ev = _decoder.decode(raw)
         except (msgspec.DecodeError, RecursionError):
@@ -283,12 +333,11 @@ class Translator:
             self._last_ms = float(msg["timestamp"])
         ms = self._ms(at)
         if name == "message_update":
-            if self._open is not None:
-                self._updates.append(_encode(ev))
+            pass  # read again at the end only if its message never ends (finish)
         elif name == "message_start" and isinstance(msg, dict):
-            self._open, self._open_line, self._updates = msg, line, []
+            self._open, self._open_at = msg, line
         elif name == "message_end" and isinstance(msg, dict):
-            self._open, self._updates = None, []
+            self._open = None
             self._emit(out, {"type": "message", "message": msg}, line, ms)
         elif name == "tool_execution_start":
             kept: list[Any] = []
@@ -361,22 +410,42 @@ class Translator:
         elif command in _SWITCH and not (isinstance(data, dict) and data.get("cancelled")):
             self._emit(out, {"type": "piview_event", "event": ev}, line, ms)
 
-    def finish(self, out: list[bytes]) -> None:
-        """The capture ends here: a message still streaming becomes an entry, marked cut off."""
+    def finish(self, out: list[bytes], read: Callable[[int], bytes]) -> None:
+        """The capture ends here: a message still streaming becomes an entry, marked cut off,
+        folded from its updates (``read(offset)``: the capture from ``offset`` to its end)."""
         if self._open is None:
             return
-        message = _fold(dict(self._open), self._updates)
+        updates = []
+        for raw in read(self._open_at).split(b"\n"):
+            if self.stamped and raw.startswith(b'{"at":'):
+                try:
+                    ev = _decoder.decode(raw)
+                except (msgspec.DecodeError, RecursionError):
+                    continue
+                inner = ev.get("event") if isinstance(ev, dict) else None
+                if isinstance(inner, dict) and inner.get("type") == "message_update":
+                    updates.append(_encode(inner))
+            elif raw.startswith(_UPDATE):
+                updates.append(raw)
+        # Pi 0.73: each update holds the message so far; the last one is enough.
+        for k in range(len(updates) - 1, -1, -1):
+            if b'"partial"' in updates[k]:
+                updates = updates[k:]
+                break
+        message = _fold(dict(self._open_message()), updates)
         message["stopReason"] = "aborted"
         message["errorMessage"] = "the capture ends while this message was streaming"
-        self._emit(out, {"type": "message", "message": message}, self._open_line, self._ms(None))
-        self._open, self._updates = None, []
+        self._emit(out, {"type": "message", "message": message}, self._open_at, self._ms(None))
+        self._open = None
 
 
 class StreamSource:
     """A capture file read into an anonymous in-memory session file (:attr:`fd`, read with
     ``os.pread``); :meth:`refresh` folds the lines appended since."""
 
-    def __init__(self, path: Path, kind: StreamKind) -> None:
+    def __init__(self, path: Path, kind: StreamKind, start: int = 0) -> None:
+        """``start``: fold only the lines after this byte offset (and the header line): the
+        end of a big capture, for a first screen while the whole one loads."""
         self.path = path
         self.kind: StreamKind = kind
         self._in = open_readonly(path)
@@ -384,11 +453,33 @@ class StreamSource:
         self.size = 0
         self.updated = 0.0
         self._read = 0
-        self._line = 0
-        self._rest = b""
+        self._at = 0  # the byte offset in the capture of the next line to read
+        self._counted = 0  # message_update lines counted up to here (:meth:`_updates`)
+        self._update_count = 0
         self._cut = False  # a message folded at the end: growth means reading again
         self.translator = Translator(kind, os.fstat(self._in).st_mtime)
+        if start > 0:
+            self._skip_to(start)
         self.refresh()
+
+    def _skip_to(self, start: int) -> None:
+        head = os.pread(self._in, 64 * 1024, 0)
+        cut = head.find(b"\n")
+        if cut > 0:  # the session header (or piview's capture's own line)
+            out: list[bytes] = []
+            self.translator.feed(head[:cut].rstrip(b"\r"), 0, out)
+            self._write(out)
+        pos, want = start, 64 * 1024
+        while True:
+            data = os.pread(self._in, want, pos)
+            if not data:
+                break
+            found = data.find(b"\n")
+            if found >= 0:
+                pos += found + 1
+                break
+            pos += len(data)
+        self._at = self._counted = max(pos, cut + 1)
 
     @property
     def live(self) -> bool:
@@ -408,7 +499,11 @@ class StreamSource:
     @property
     def events(self) -> Counter[str]:
         """How many events of each type the capture holds."""
-        return self.translator.events
+        events = Counter(self.translator.events)
+        updates = self._updates()
+        if updates:
+            events["message_update"] += updates
+        return events
 
     def refresh(self) -> int:
         """Fold the complete lines appended since the last call; return how many, or -1 when
@@ -426,37 +521,73 @@ class StreamSource:
         out: list[bytes] = []
         count = 0
         tr = self.translator
+        feed = tr.feed
         chunk = 8 * 1024 * 1024
-        while self._read < st.st_size:
-            data = os.pread(self._in, min(chunk, st.st_size - self._read), self._read)
-            if not data:
-                break
-            self._read += len(data)
-            data = self._rest + data
-            lines = data.split(b"\n")
-            self._rest = lines.pop()
-            for raw in lines:
-                self._line += 1
-                if raw.endswith(b"\r"):
-                    raw = raw[:-1]
-                if raw:
-                    tr.feed(raw, self._line, out)
+        size = st.st_size
+        at = self._at
+        while at < size:
+            # Each window starts at the newline before its first line (b"\n" at the start).
+            base = at - 1 if at else 0
+            want = min(chunk, size - base)
+            data = os.pread(self._in, want, base)
+            if not at:
+                data, base = b"\n" + data, -1
+            end = data.rfind(b"\n")
+            if end <= 0:
+                if base + len(data) >= size:
+                    break  # the last line is not complete yet
+                chunk *= 2  # a line longer than the window
+                continue
+            # Most lines of a long capture are message_update deltas: skipped by the regular
+            # expression's scan, counted only when asked (events), never decoded (a message
+            # the capture ends inside of reads them again).
+            for m in _NON_UPDATE.finditer(data, 0, end):
+                p = m.start() + 1
+                raw = data[p : data.find(b"\n", p)]
+                if raw and raw != b"\r":
+                    feed(raw[:-1] if raw.endswith(b"\r") else raw, base + p, out)
                     count += 1
+            at = base + end + 1
             if len(out) > 256:
                 self._write(out)
                 out = []
-        if final and self._rest.strip():
+        self._at = at
+        self._read = size
+        if final and at < size:
             # The capture's last line has no newline: read as it is, so growth reads again.
-            self._line += 1
-            tr.feed(self._rest.strip(), self._line, out)
-            self._rest = b""
+            rest = os.pread(self._in, size - at, at).strip()
+            if rest.startswith(_UPDATE):
+                tr.events["message_update"] += 1
+            elif rest:
+                feed(rest, at, out)
+            self._at = size
             self._cut = True
             count += 1
         if final and tr.streaming:
-            tr.finish(out)
+            tr.finish(out, self._read_from)
             self._cut = True
         self._write(out)
         return count
+
+    def _updates(self) -> int:
+        """How many message_update lines the capture holds up to :attr:`_at` (counted the
+        first time asked, then only in what was read since)."""
+        pos, stop = self._counted, self._at
+        while pos < stop:
+            base = pos - 1 if pos else 0
+            data = os.pread(self._in, min(8 * 1024 * 1024, stop - base), base)
+            if not pos:
+                data = b"\n" + data
+            end = data.rfind(b"\n")
+            if end <= 0:
+                break
+            self._update_count += data.count(b"\n" + _UPDATE, 0, end)
+            pos = (base if pos else -1) + end + 1
+        self._counted = max(pos, self._counted)
+        return self._update_count
+
+    def _read_from(self, offset: int) -> bytes:
+        return os.pread(self._in, max(0, self._read - offset), offset)
 
     def _write(self, lines: list[bytes]) -> None:
         if not lines:
