@@ -65,6 +65,7 @@ _PARTIALS_KEPT = 200
 """A tool's partial results kept whole (its count is always exact): the last ones."""
 _SNIFF_LINES = 24
 _UPDATE = b'{"type":"message_update"'
+_STDERR_ERROR = re.compile(r"Extension error \((.+?)\): (.*)\Z", re.S)
 _END = b'{"type":"message_end","message":{'
 _TS_TAIL = re.compile(rb'[,{]"timestamp":(\d{1,16})\}\}$')
 _NON_UPDATE = re.compile(rb'\n(?!\{"type":"message_update")')
@@ -312,11 +313,18 @@ class Translator:
         try:
             ev = _decoder.decode(raw)
         except (msgspec.DecodeError, RecursionError):
-            self.events["(not JSON)"] += 1
-            return
+            ev = raw.decode("utf-8", "replace")  # stderr mixed in (2>&1), or a torn line
         self._event(ev, line, at, out)
 
     def _event(self, ev: Any, line: int, at: float | None, out: list[bytes]) -> None:
+        if isinstance(ev, str):
+            # --mode json writes an extension's error to stderr, as this line.
+            found = _STDERR_ERROR.match(ev.strip())
+            if found is None:
+                self.events["(not JSON)"] += 1
+                return
+            ev = {"type": "extension_error", "extensionPath": found.group(1), "event": None,
+                  "error": found.group(2), "from": "stderr"}  # fmt: skip
         if not isinstance(ev, dict):
             self.events["(not an object)"] += 1
             return

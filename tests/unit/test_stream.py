@@ -245,3 +245,63 @@ def test_pump_stamps_whole_lines_of_a_pausing_writer(tmp_path: Path) -> None:
     ]
     assert lines[1]["at"] - lines[0]["at"] >= 0.15  # stamped when the line was whole
     assert lines[-1]["end"] is True and len(lines) == 4
+
+
+def test_the_end_of_a_capture_has_the_ids_of_the_whole() -> None:
+    from piview.model.session_tail import _stream_tail
+
+    path = STREAMS / "085" / "rpc.jsonl"
+    size = path.stat().st_size
+    tail = _stream_tail(path, "rpc", size, 6000)
+    whole = load_session(path)
+    assert tail.partial and 0 < len(tail) < len(whole)
+    assert tail.ids == whole.ids[-len(tail) :]  # ids are where lines start in the capture
+
+
+def _load_ms(path: Path, repeats: int = 5) -> float:
+    import statistics
+    import time
+
+    times = []
+    for _ in range(repeats):
+        t = time.process_time()
+        load_session(path)
+        times.append(time.process_time() - t)
+    return statistics.median(times)
+
+
+@pytest.mark.scaling
+def test_a_capture_loads_within_one_and_a_half_times_a_session_file(tmp_path: Path) -> None:
+    from benchmarks.gen_session import generate
+    from benchmarks.gen_stream import fold
+
+    session = tmp_path / "s.jsonl"
+    generate(str(session), 6 * 1024**2, seed=0)
+    stream = tmp_path / "st.jsonl"
+    size = fold(session, stream)
+    same = tmp_path / "same.jsonl"
+    generate(str(same), size, seed=1)  # a session file of the capture's size
+    ratios = []
+    for _ in range(3):  # alternating: a burst of load hits both
+        ratios.append(_load_ms(stream) / _load_ms(same))
+        if ratios[-1] <= 1.5:
+            break
+    assert min(ratios) <= 1.5, ratios
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_stderr_mixed_in_gives_the_extension_error_of_json_mode(
+    version: str, tmp_path: Path
+) -> None:
+    # pi --mode json … 2>&1: the error Pi writes to stderr in json mode, among the events.
+    folder = STREAMS / version
+    lines = (folder / "json.jsonl").read_bytes().splitlines(keepends=True)
+    k = next(i for i, x in enumerate(lines) if b'"turn_end"' in x)  # the hook that throws
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_bytes(b"".join(lines[: k + 1]) + (folder / "json.stderr.txt").read_bytes()
+                      + b"".join(lines[k + 1 :]))  # fmt: skip
+    info = _info(mixed)
+    assert [e["error"] for e in info["extension_errors"]] == ["turn_end hook failed once"]
+    assert info["extension_errors"][0]["extension"].endswith("ext.ts")
+    assert "(not JSON)" not in info["events"]
+    assert info["roles"] == _info(folder / "json.jsonl")["roles"]

@@ -52,7 +52,8 @@ def error_title(ev: dict[str, Any]) -> str:
     t = ev.get("type")
     if t == "extension_error":
         where = _extension(ev.get("extensionPath"))
-        return f"extension error · {where} · in {_s(ev.get('event')) or '?'}"
+        when = _s(ev.get("event"))
+        return f"extension error · {where}" + (f" · in {when}" if when else "")
     if t == "response":
         return f"command {_s(ev.get('command')) or '?'} failed"
     if t == "auto_retry_end":
