@@ -64,6 +64,7 @@ _SWITCH = frozenset({"new_session", "switch_session", "fork", "clone"})
 _PARTIALS_KEPT = 200
 """A tool's partial results kept whole (its count is always exact): the last ones."""
 _SNIFF_LINES = 24
+_LIVE_CHARS = 200
 _UPDATE = b'{"type":"message_update"'
 _STDERR_ERROR = re.compile(r"Extension error \((.+?)\): (.*)\Z", re.S)
 _END = b'{"type":"message_end","message":{'
@@ -188,6 +189,8 @@ class Translator:
         # The message streaming, from its message_start (the line itself until it is needed).
         self._open: dict[str, Any] | bytes | None = None
         self._open_at = 0  # the capture's byte offset of its message_start line
+        self._live = ""  # live: the last words of the message streaming
+        self._root_next = False  # a session switch: the next entry starts a tree
         self._last_id = ""
         self._partials: dict[str, tuple[int, list[Any], float | None]] = {}
         self._bash: dict[object, str] = {}
@@ -195,12 +198,29 @@ class Translator:
         self.inner: StreamKind = kind
         """For piview's capture: the kind of the stream it holds (``json`` with a header)."""
 
+    def _live_words(self, ev: dict[str, Any]) -> None:
+        d = ev.get("assistantMessageEvent")
+        msg = ev.get("message")
+        if isinstance(msg, dict):  # Pi 0.73: the message so far
+            found = msg.get("content")
+            blocks: list[Any] = found if isinstance(found, list) else []
+            texts = [
+                b.get("text") for b in blocks if isinstance(b, dict) and b.get("type") == "text"
+            ]
+            self._live = "".join(t for t in texts if isinstance(t, str))[-_LIVE_CHARS:]
+        elif isinstance(d, dict) and d.get("type") == "text_delta":
+            self._live = (self._live + str(d.get("delta", "")))[-_LIVE_CHARS:]
+        elif isinstance(d, dict) and d.get("type") in ("thinking_delta", "thinking_start"):
+            self._live = self._live or "(thinking)"
+
     def activity(self) -> str | None:
-        """What the stream is doing now: a message streaming, a tool running (its latest
-        partial result), or None."""
+        """What the stream is doing now: a message streaming (its last words), a tool running
+        (its latest partial result), or None."""
         if self._open is not None:
             role = self._open_message().get("role")
-            return f"{role if isinstance(role, str) else 'message'} streaming"
+            words = " ".join(self._live.split())[-48:]
+            kind = role if isinstance(role, str) else "message"
+            return f"{kind} streaming" + (f": …{words}" if words else "")
         for count, kept, _began in reversed(self._partials.values()):
             last = kept[-1] if kept else None
             text = ""
@@ -234,6 +254,8 @@ class Translator:
         return self._last_ms if self._last_ms is not None else self._started
 
     def _new_id(self, at: int, ms: float, out: list[bytes]) -> str:
+        if self._root_next:
+            self._parent, self._root_next = None, False
         # The id is where the event's line starts in the capture: the same whether the whole
         # capture or only its end was read (a first screen).
         if not self._header:
@@ -341,9 +363,12 @@ class Translator:
             self._last_ms = float(msg["timestamp"])
         ms = self._ms(at)
         if name == "message_update":
-            pass  # read again at the end only if its message never ends (finish)
+            # Read again at the end only if its message never ends (finish); live, the last
+            # words of the text so far go on the status line.
+            if self.stamped:
+                self._live_words(ev)
         elif name == "message_start" and isinstance(msg, dict):
-            self._open, self._open_at = msg, line
+            self._open, self._open_at, self._live = msg, line, ""
         elif name == "message_end" and isinstance(msg, dict):
             self._open = None
             self._emit(out, {"type": "message", "message": msg}, line, ms)
@@ -416,7 +441,10 @@ class Translator:
                 message["fullOutputPath"] = data["fullOutputPath"]
             self._emit(out, {"type": "message", "message": message}, line, ms)
         elif command in _SWITCH and not (isinstance(data, dict) and data.get("cancelled")):
+            # Another session from here on: what comes next is a tree of its own (a root), as
+            # its file would be; the divider ends the session left.
             self._emit(out, {"type": "piview_event", "event": ev}, line, ms)
+            self._root_next = True
 
     def finish(self, out: list[bytes], read: Callable[[int], bytes]) -> None:
         """The capture ends here: a message still streaming becomes an entry, marked cut off,

@@ -37,9 +37,27 @@ def _info(path: Path) -> dict[str, Any]:
 def test_a_stream_agrees_with_the_session_file_of_its_run(version: str, run: str) -> None:
     stream = _info(STREAMS / version / f"{run}.jsonl")
     session = _info(STREAMS / version / f"{run}.session.jsonl")
-    for key in ("roles", "tool_calls", "usage"):
+    for key in ("roles", "tool_calls"):
         assert stream[key] == session[key], key
+    for key in ("all", "tools", "summaries", "total"):
+        assert stream["usage"][key] == session["usage"][key], key
     assert stream["stream"] == run and "stream" not in session
+    # The RPC run ends with a switch_session that nothing follows: one tree still.
+    assert stream["usage"]["path"] == session["usage"]["path"]
+
+
+def test_a_session_switch_starts_a_tree_of_its_own(tmp_path: Path) -> None:
+    path = STREAMS / "085" / "rpc.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    prompt = next(x for x in lines if b'"message_end"' in x and b'"role":"user"' in x)
+    after = tmp_path / "switched.jsonl"
+    after.write_bytes(b"".join(lines) + prompt)  # a message in the session switched to
+    s = load_session(after)
+    assert len(s.tree.roots) == 2
+    root = s.raw(s.tree.roots[1])
+    assert root["type"] == "message" and root["message"]["role"] == "user"
+    last_of_first = s.raw(s.tree.roots[1] - 1)
+    assert last_of_first["event"]["command"] == "switch_session"  # the divider ends the first
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -305,3 +323,25 @@ def test_stderr_mixed_in_gives_the_extension_error_of_json_mode(
     assert info["extension_errors"][0]["extension"].endswith("ext.ts")
     assert "(not JSON)" not in info["events"]
     assert info["roles"] == _info(folder / "json.jsonl")["roles"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_live_status_names_what_streams_and_what_runs(version: str, tmp_path: Path) -> None:
+    from piview.model.stream import capture_header
+
+    raw = (STREAMS / version / "json.jsonl").read_bytes().splitlines()
+    path = tmp_path / "live.jsonl"
+
+    def upto(pred: Any) -> Any:
+        k = next(i for i, x in enumerate(raw) if pred(json.loads(x)))
+        with path.open("wb") as f:
+            f.write(capture_header())
+            for line in raw[: k + 1]:
+                f.write(stamp(line, 1.0))
+        return load_session(path).stream_source
+
+    src = upto(lambda e: e.get("assistantMessageEvent", {}).get("type") == "text_delta")
+    status = src.status()
+    assert status.startswith("live (stdin) · assistant streaming: …"), status
+    src = upto(lambda e: e["type"] == "tool_execution_update")
+    assert src.status() == "live (stdin) · deploy running: step 1"
