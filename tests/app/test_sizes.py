@@ -75,3 +75,12 @@ def test_picker(
             )
     finally:
         time.tzset()
+
+
+def test_event_stream(snap_compare, size: tuple[int, int]) -> None:
+    # Pi 0.85.1's RPC capture: a tool's partial results, UI notices and the extension error
+    # (e from the top), the retry divider below it.
+    from tests.unit.test_stream import STREAMS
+
+    app = make_app(load_session(STREAMS / "085" / "rpc.jsonl"))
+    assert snap_compare(app, terminal_size=size, press=["g", "e"])
