@@ -48,6 +48,21 @@ EVENT_TYPES = frozenset(
 )  # fmt: skip
 """The ``type`` of the stream's events (docs/json.md and docs/rpc.md of Pi 0.73 and 0.85)."""
 
+RPC_COMMANDS = frozenset(
+    {
+        "prompt", "steer", "follow_up", "abort", "clear_queue", "new_session", "get_state",
+        "get_messages", "set_model", "cycle_model", "get_available_models",
+        "set_thinking_level", "cycle_thinking_level", "get_available_thinking_levels",
+        "set_steering_mode", "set_follow_up_mode", "compact", "set_auto_compaction",
+        "set_auto_retry", "abort_retry", "bash", "abort_bash", "get_session_stats",
+        "export_html", "switch_session", "fork", "clone", "get_fork_messages", "get_entries",
+        "get_tree", "get_last_assistant_text", "set_session_name", "get_commands",
+        "extension_ui_response",
+    }
+)  # fmt: skip
+"""The client's commands of RPC mode (docs/rpc.md): a log of both directions interleaves
+them with Pi's output; they name a ``bash`` command's text and a dialog's answer."""
+
 CAPTURE_TYPE = "piview_capture"
 """The first line of piview's own capture (``piview - --save FILE``): each line after it is
 ``{"at": SECONDS, "event": EVENT}``, the time the line arrived."""
@@ -105,8 +120,11 @@ def sniff(head: bytes) -> StreamKind | None:
     if types[0] == CAPTURE_TYPE:
         return "piview"
     body = types[1:] if types[0] == "session" else types
-    if not body or not all(isinstance(t, str) and t in EVENT_TYPES for t in body):
+    known = EVENT_TYPES | RPC_COMMANDS
+    if not body or not all(isinstance(t, str) and t in known for t in body):
         return None
+    if not any(t in EVENT_TYPES for t in body):
+        return None  # only commands: a client's log, not Pi's output
     return "json" if types[0] == "session" else "rpc"
 
 
@@ -194,6 +212,7 @@ class Translator:
         self._last_id = ""
         self._partials: dict[str, tuple[int, list[Any], float | None]] = {}
         self._bash: dict[object, str] = {}
+        self._bash_cmd: dict[object, str] = {}
         self._running: dict[str, list[Any]] = {}  # a running tool's name: its partials
         self.inner: StreamKind = kind
         """For piview's capture: the kind of the stream it holds (``json`` with a header)."""
@@ -398,6 +417,10 @@ class Translator:
         elif name == "entry_appended" and isinstance(ev.get("entry"), dict):
             entry = {k: v for k, v in ev["entry"].items() if k not in ("id", "parentId")}
             self._emit(out, entry, line, ms)
+        elif name == "bash" and isinstance(ev.get("command"), str):
+            self._bash_cmd[ev.get("id")] = ev["command"]  # the client's command (both ways)
+        elif name == "extension_ui_response":
+            self._emit(out, {"type": "piview_event", "event": ev}, line, ms)
         elif name == "bash_execution_update":
             bid = ev.get("id")
             self._bash[bid] = self._bash.get(bid, "") + str(ev.get("delta", ""))
@@ -430,8 +453,10 @@ class Translator:
             self._emit(out, {"type": "piview_error", "event": ev}, line, ms)
         elif command == "bash" and isinstance(data, dict):
             self._bash.pop(ev.get("id"), None)
+            command = self._bash_cmd.pop(ev.get("id"), None)
             message = {
-                "role": "bashExecution", "command": data.get("command", ""),
+                "role": "bashExecution",
+                "command": command if command is not None else data.get("command", ""),
                 "output": data.get("output", ""), "exitCode": data.get("exitCode"),
                 "cancelled": data.get("cancelled") is True,
                 "truncated": data.get("truncated") is True,

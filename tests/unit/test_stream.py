@@ -345,3 +345,25 @@ def test_live_status_names_what_streams_and_what_runs(version: str, tmp_path: Pa
     assert status.startswith("live (stdin) · assistant streaming: …"), status
     src = upto(lambda e: e["type"] == "tool_execution_update")
     assert src.status() == "live (stdin) · deploy running: step 1"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_log_of_both_directions_names_the_bash_command_and_the_answer(version: str) -> None:
+    # rpc.both.jsonl: the genuine stdout and stdin of the RPC run, interleaved (interleave.py).
+    both = STREAMS / version / "rpc.both.jsonl"
+    assert sniff(both.read_bytes()[:65536]) == "rpc"
+    entries = _entries(load_session(both))
+    ours = [e["message"] for e in entries
+            if e["type"] == "message" and e["message"]["role"] == "bashExecution"]  # fmt: skip
+    pis = [e["message"] for e in _lines(STREAMS / version / "rpc.session.jsonl")
+           if e["type"] == "message" and e["message"]["role"] == "bashExecution"]  # fmt: skip
+    for key in ("command", "output", "exitCode"):
+        assert ours[0][key] == pis[0][key], key
+    events = [e["event"] for e in entries if e["type"] == "piview_event"]
+    answers = [e for e in events if e["type"] == "extension_ui_response"]
+    assert [a.get("confirmed") for a in answers] == [True]
+    assert _info(both)["roles"] == _info(STREAMS / version / "rpc.jsonl")["roles"]
+
+
+def test_a_clients_log_alone_is_not_a_stream() -> None:
+    assert sniff((STREAMS / "085" / "rpc.stdin.jsonl").read_bytes()) is None

@@ -187,7 +187,7 @@ def _ui(ev: dict[str, Any]) -> str:
     words = f"{method}: {title}" + (f" · {detail}" if detail else "")
     if isinstance(ev.get("options"), list):
         words += " · " + " / ".join(_s(o) for o in ev["options"])
-    return words + " (the answer is not in the capture)"
+    return words
 
 
 def _queue(ev: dict[str, Any]) -> str:
@@ -233,13 +233,19 @@ def event_words(ev: dict[str, Any]) -> str:
         return _queue(ev)
     if t == "extension_ui_request":
         return _ui(ev)
+    if t == "extension_ui_response":
+        if ev.get("cancelled"):
+            return "answer: cancelled"
+        if "confirmed" in ev:
+            return f"answer: {'yes' if ev.get('confirmed') else 'no'}"
+        return f"answer: {_s(ev.get('value'))}"
     if t == "response":
         return f"session: {_s(ev.get('command'))}"
     return _s(t) or "event"
 
 
 def _notice(ev: dict[str, Any]) -> bool:
-    return ev.get("type") in ("extension_ui_request", "queue_update")
+    return ev.get("type") in ("extension_ui_request", "extension_ui_response", "queue_update")
 
 
 def render_event(ctx: Ctx) -> Rendered:
