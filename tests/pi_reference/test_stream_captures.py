@@ -22,7 +22,7 @@ NOT_JSON = "this is not json"
 
 
 def _tables() -> dict[str, dict[str, Counter[str]]]:
-    """The README's ``### V`` tables: version -> file -> type -> count."""
+    """The README's tables under ``### V`` (one or more): version -> file -> type -> count."""
     tables: dict[str, dict[str, Counter[str]]] = {}
     version = None
     files: list[str] = []
@@ -31,16 +31,19 @@ def _tables() -> dict[str, dict[str, Counter[str]]]:
             version = m.group(1)
             tables[version] = {}
             files = []
+        elif line.startswith("#"):
+            version, files = None, []
         elif version and line.startswith("| type |"):
             files = re.findall(r"`([^`]+)`", line)
-            tables[version] = {f: Counter() for f in files}
+            assert not set(files) & set(tables[version]), files
+            tables[version].update({f: Counter() for f in files})
         elif version and files and (m := re.match(r"\| `([^`]+)` \|", line)):
             cells = [c.strip() for c in line.strip().strip("|").split("|")[1:]]
             for f, cell in zip(files, cells, strict=True):
                 if cell:
                     tables[version][f][m.group(1)] = int(cell)
-        elif version and files and not line.startswith("|"):
-            version, files = None, []
+        elif not line.startswith("|"):
+            files = []
     return tables
 
 
@@ -74,6 +77,10 @@ def test_readme_has_a_table_per_version() -> None:
             "rpc.session.jsonl",
             "killed.jsonl",
             "killed.session.jsonl",
+            "rpc2.jsonl",
+            "rpc2.stdin.jsonl",
+            "rpc2.session-1.jsonl",
+            "rpc2.session-2.jsonl",
         }
 
 
@@ -84,6 +91,8 @@ def test_files_are_small_and_listed(version: str) -> None:
     assert names == set(TABLES[version]) | {"json.stderr.txt", "rpc.both.jsonl"}
     for p in folder.iterdir():
         assert p.stat().st_size < 200_000, p
+    for p in folder.glob("rpc2*"):
+        assert p.stat().st_size < 100_000, p
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -187,3 +196,105 @@ def test_killed_run_ends_mid_message(version: str) -> None:
     session = _records(STREAMS / version / "killed.session.jsonl")
     assert session[-1]["message"]["role"] == "toolResult"
     assert session[-1]["message"]["toolName"] == "bash"
+
+
+def _by_type(stream: list[Any], type_: str) -> list[Any]:
+    return [e for e in stream if e["type"] == type_]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_rpc2_queue(version: str) -> None:
+    stream = _records(STREAMS / version / "rpc2.jsonl")
+    steer = "steer: take the short path"
+    follow = "follow-up: and when you are done, write a closing note for the record"
+    queues = [(e["steering"], e["followUp"]) for e in _by_type(stream, "queue_update")]
+    assert queues == [([steer], []), ([steer], [follow]), ([], [follow]), ([], [])]
+    users = [
+        e["message"]["content"][0]["text"]
+        for e in _by_type(stream, "message_end")
+        if e["message"]["role"] == "user"
+    ]
+    assert users == ["wait please", steer, follow, "hello new session", "back in session one"]
+    # both queued messages are delivered in the one agent run of the first prompt
+    first_end = next(i for i, e in enumerate(stream) if e["type"] == "agent_end")
+    assert stream[first_end]["messages"][-1]["content"][0]["text"] == "Done."
+    assert len(_by_type(stream[:first_end], "queue_update")) == 4
+    sent = _records(STREAMS / version / "rpc2.stdin.jsonl")
+    assert [c["type"] for c in sent] == [
+        "prompt",
+        "steer",
+        "follow_up",
+        "get_state",
+        "compact",
+        "new_session",
+        "prompt",
+        "get_state",
+        "switch_session",
+        "set_model",
+        "set_thinking_level",
+        "prompt",
+        "get_session_stats",
+    ]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_rpc2_compaction(version: str) -> None:
+    stream = _records(STREAMS / version / "rpc2.jsonl")
+    assert _by_type(stream, "compaction_start") == [
+        {"type": "compaction_start", "reason": "manual"}
+    ]
+    (end,) = _by_type(stream, "compaction_end")
+    assert end["reason"] == "manual" and end["aborted"] is False and end["willRetry"] is False
+    result = end["result"]
+    assert result["summary"].startswith("## Goal") and result["tokensBefore"] > 0
+    responses = {e["id"]: e for e in _by_type(stream, "response")}
+    assert all(r["success"] for r in responses.values())
+    assert responses["req-5"]["command"] == "compact" and responses["req-5"]["data"] == result
+    session = _records(STREAMS / version / "rpc2.session-1.jsonl")
+    (entry,) = [r for r in session if r["type"] == "compaction"]
+    assert entry["summary"] == result["summary"]
+    assert entry["firstKeptEntryId"] == result["firstKeptEntryId"]
+    kept = next(r for r in session if r["id"] == entry["firstKeptEntryId"])
+    assert kept["message"]["content"][0]["text"].startswith("follow-up:")
+    if version == "073":
+        assert "usage" not in result and "usage" not in entry
+    else:
+        assert result["usage"]["cost"]["total"] > 0 and result["estimatedTokensAfter"] > 0
+        assert entry["usage"] == result["usage"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_rpc2_sessions(version: str) -> None:
+    stream = _records(STREAMS / version / "rpc2.jsonl")
+    responses = {e["id"]: e for e in _by_type(stream, "response")}
+    first = responses["req-4"]["data"]["sessionFile"]
+    second = responses["req-8"]["data"]["sessionFile"]
+    assert first != second and first < second  # named by creation time
+    assert responses["req-6"]["data"] == {"cancelled": False}
+    assert responses["req-9"]["data"] == {"cancelled": False}
+    sent = _records(STREAMS / version / "rpc2.stdin.jsonl")
+    assert sent[8] == {"id": "req-9", "type": "switch_session", "sessionPath": first}
+    assert responses["req-13"]["data"]["sessionFile"] == first
+    s1 = _records(STREAMS / version / "rpc2.session-1.jsonl")
+    s2 = _records(STREAMS / version / "rpc2.session-2.jsonl")
+    assert Path(first).name.endswith(f"_{s1[0]['id']}.jsonl")
+    assert Path(second).name.endswith(f"_{s2[0]['id']}.jsonl")
+    for header in (s1[0], s2[0]):
+        assert header["type"] == "session" and header["version"] == 3
+        assert header["cwd"] == f"/tmp/piview-streams/{version}/work"
+    texts = [r["message"]["content"][0]["text"] for r in s2 if r["type"] == "message"]
+    assert texts == ["hello new session", "Hello from the second session."]
+    # after the switch back: set_model (same model) and set_thinking_level land in session 1
+    after = s1[[r["type"] for r in s1].index("compaction") + 1 :]
+    assert [r["type"] for r in after] == [
+        "model_change",
+        "thinking_level_change",
+        "message",
+        "message",
+    ]
+    assert after[0]["modelId"] == "scripted-1" and after[1]["thinkingLevel"] == "low"
+    assert _by_type(stream, "thinking_level_changed") == [
+        {"type": "thinking_level_changed", "level": "low"}
+    ]
+    errors = _by_type(stream, "extension_error")
+    assert len(errors) == (3 if version == "073" else 1)

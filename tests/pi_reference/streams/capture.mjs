@@ -179,6 +179,107 @@ async function captureRpc(v, ctx, dest) {
   console.log(`${v} rpc: exit ${code ?? signal}`);
 }
 
+/** The second RPC client (queue, compaction, session switch), in its own agent dir whose
+ * settings.json also sets compaction.keepRecentTokens to 10, so that a manual compaction cuts the
+ * short conversation before its last user message. Sends: prompt "wait please" (the scripted
+ * model calls the `wait` tool, 1.5 s); on that tool's tool_execution_start, steer and follow_up;
+ * after the agent_end that answers the follow-up: get_state, compact, new_session, prompt
+ * "hello new session", get_state, switch_session back to the first file, set_model to the same
+ * model, set_thinking_level "low", prompt "back in session one", get_session_stats. */
+async function captureRpc2(v, ctx, dest) {
+  const sessions = join(ctx.root, "sessions-rpc2");
+  const agent = join(ctx.root, "agent-rpc2");
+  mkdirSync(agent, { recursive: true });
+  writeFileSync(
+    join(agent, "settings.json"),
+    JSON.stringify({ retry: { baseDelayMs: 100 }, compaction: { keepRecentTokens: 10 } }),
+  );
+  const env = { ...ctx.env, PI_CODING_AGENT_DIR: agent };
+  const p = run(v, ["--mode", "rpc", "-e", EXT, ...MODEL, "--session-dir", sessions], ctx, { stdin: "pipe", env });
+  const sent = [];
+  const send = (obj) => {
+    const line = JSON.stringify(obj);
+    sent.push(line);
+    p.child.stdin.write(`${line}\n`);
+  };
+  const waiters = [];
+  const closed = p.done.then(() => {
+    process.stderr.write(Buffer.concat(p.err));
+    throw new Error(`${v} rpc2: Pi exited early`);
+  });
+  closed.catch(() => {});
+  const waitFor = (pred) => Promise.race([new Promise((res) => waiters.push({ pred, res })), closed]);
+  const created = [];
+  const seen = () => {
+    for (const f of readdirSync(sessions, { withFileTypes: false }).sort()) {
+      const path = join(sessions, f);
+      if (f.endsWith(".jsonl") && !created.includes(path)) created.push(path);
+    }
+  };
+  lines(p.child.stdout, (line) => {
+    const e = JSON.parse(line);
+    try {
+      seen();
+    } catch {}
+    for (const w of [...waiters]) {
+      if (w.pred(e)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.res(e);
+      }
+    }
+  });
+  const timer = setTimeout(() => p.child.kill("SIGKILL"), 60_000);
+  const response = (command) => waitFor((e) => e.type === "response" && e.command === command);
+  const answered = (text) =>
+    waitFor((e) => e.type === "agent_end" && e.messages.at(-1)?.content?.some?.((c) => c.text === text));
+  const prompt = async (id, message, reply) => {
+    const done = answered(reply);
+    send({ id, type: "prompt", message });
+    await response("prompt");
+    await done;
+  };
+
+  const waiting = waitFor((e) => e.type === "tool_execution_start" && e.toolName === "wait");
+  const followedUp = answered("Done.");
+  send({ id: "req-1", type: "prompt", message: "wait please" });
+  await response("prompt");
+  await waiting;
+  send({ id: "req-2", type: "steer", message: "steer: take the short path" });
+  await response("steer");
+  send({ id: "req-3", type: "follow_up", message: "follow-up: and when you are done, write a closing note for the record" });
+  await response("follow_up");
+  await followedUp;
+  send({ id: "req-4", type: "get_state" });
+  const first = (await response("get_state")).data.sessionFile;
+  send({ id: "req-5", type: "compact" });
+  await response("compact");
+  send({ id: "req-6", type: "new_session" });
+  await response("new_session");
+  await prompt("req-7", "hello new session", "Hello from the second session.");
+  send({ id: "req-8", type: "get_state" });
+  await response("get_state");
+  send({ id: "req-9", type: "switch_session", sessionPath: first });
+  await response("switch_session");
+  send({ id: "req-10", type: "set_model", provider: "scripted", modelId: "scripted-1" });
+  await response("set_model");
+  send({ id: "req-11", type: "set_thinking_level", level: "low" });
+  await response("set_thinking_level");
+  await prompt("req-12", "back in session one", "Back in the first session; the summary is in context.");
+  send({ id: "req-13", type: "get_session_stats" });
+  await response("get_session_stats");
+  p.child.stdin.end();
+  const quit = setTimeout(() => p.child.kill("SIGTERM"), 5_000);
+  const { code, signal } = await p.done;
+  clearTimeout(quit);
+  clearTimeout(timer);
+  seen();
+  writeFileSync(join(dest, "rpc2.jsonl"), Buffer.concat(p.out));
+  writeFileSync(join(dest, "rpc2.stdin.jsonl"), sent.map((l) => `${l}\n`).join(""));
+  if (p.err.length) writeFileSync(join(dest, "rpc2.stderr.txt"), Buffer.concat(p.err));
+  created.forEach((f, i) => copyFileSync(f, join(dest, `rpc2.session-${i + 1}.jsonl`)));
+  console.log(`${v} rpc2: exit ${code ?? signal}, ${created.length} session files`);
+}
+
 for (const v of process.argv.length > 2 ? process.argv.slice(2) : Object.keys(VERSIONS)) {
   const dest = join(OUT, v);
   mkdirSync(dest, { recursive: true });
@@ -186,4 +287,5 @@ for (const v of process.argv.length > 2 ? process.argv.slice(2) : Object.keys(VE
   await captureJson(v, ctx, dest);
   await captureRpc(v, ctx, dest);
   await captureKilled(v, ctx, dest);
+  await captureRpc2(v, ctx, dest);
 }

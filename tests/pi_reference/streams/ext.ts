@@ -9,6 +9,10 @@
 //   3+ thinking, then the final text in a few chunks
 // PISCRIPT_SLOW=1: the final turn stops mid-text after its second chunk and sleeps (for a run
 // killed while a message streams).
+//
+// The rpc2 capture's prompts are answered from RPC2_SCRIPT instead, keyed by the text of the last
+// user message (no other prompt text is in it, so the script above is unchanged); a call whose
+// system prompt is Pi's compaction summarizer gets SUMMARY.
 
 import { calculateCost, createAssistantMessageEventStream, Type } from "@mariozechner/pi-ai";
 
@@ -25,12 +29,31 @@ function chunks(text: string, n: number): string[] {
   return out;
 }
 
+// rpc2: [text, tool call or null, [input, output, cacheRead]] by the last user message's text.
+const RPC2_SCRIPT: Record<string, [string, [string, string, object] | null, number[]]> = {
+  "wait please": ["Waiting for the job.", ["call_wait_1", "wait", { ms: 1500 }], [800, 20, 0]],
+  "steer: take the short path": ["Steering noted: short path taken.", null, [900, 10, 800]],
+  "follow-up: and when you are done, write a closing note for the record": ["Done.", null, [950, 3, 900]],
+  "hello new session": ["Hello from the second session.", null, [500, 8, 0]],
+  "back in session one": ["Back in the first session; the summary is in context.", null, [700, 12, 0]],
+};
+const SUMMARY_SYSTEM = "You are a context summarization assistant.";
+const SUMMARY =
+  "## Goal\nWait for a job, then take the short path.\n\n## Progress\n### Done\n- [x] waited 1500 ms\n- [x] short path taken";
+
+function userText(message: any): string {
+  if (typeof message?.content === "string") return message.content;
+  return (message?.content ?? []).filter((c: any) => c.type === "text").map((c: any) => c.text).join("");
+}
+
 function streamScripted(model: any, context: any, options?: any) {
   const stream = createAssistantMessageEventStream();
   const messages: any[] = context.messages ?? [];
   let lastUser = -1;
   for (let i = 0; i < messages.length; i++) if (messages[i].role === "user") lastUser = i;
   const results = messages.slice(lastUser + 1).filter((m) => m.role === "toolResult").length;
+  const summarize = (context.systemPrompt ?? "").startsWith(SUMMARY_SYSTEM);
+  const rpc2 = lastUser >= 0 ? RPC2_SCRIPT[userText(messages[lastUser])] : undefined;
 
   (async () => {
     const output: any = {
@@ -113,6 +136,24 @@ function streamScripted(model: any, context: any, options?: any) {
     // (as a provider's first event reports them), output only at the end.
     const usage = [[1200, 40, 0], [1300, 12, 1200], [1350, 15, 1300], [1400, 60, 1350]][Math.min(results, 3)];
     try {
+      if (summarize || rpc2) {
+        // rpc2: the summary (nonzero usage, so the compaction costs something), or the scripted
+        // reply; after the wait tool's result, a short text.
+        const [body, call, u] = summarize ? [SUMMARY, null, [1100, 45, 0]] : rpc2!;
+        setUsage(u[0], 0, u[2]);
+        stream.push({ type: "start", partial: output });
+        await sleep(5);
+        if (call && results === 0) {
+          await text(body, 2);
+          await toolCall(...call);
+        } else {
+          await text(call ? "Waited." : body, summarize ? 3 : 2);
+        }
+        setUsage(u[0], u[1], u[2]);
+        stream.push({ type: "done", reason: output.stopReason, message: output });
+        stream.end();
+        return;
+      }
       if (!(results === 1 && !failedOnce)) setUsage(usage[0], 0, usage[2]);
       stream.push({ type: "start", partial: output });
       await sleep(5);
@@ -202,6 +243,17 @@ export default function (pi: any) {
     parameters: Type.Object({}),
     async execute() {
       throw new Error("boom");
+    },
+  });
+
+  pi.registerTool({
+    name: "wait",
+    label: "Wait",
+    description: "Wait for a number of milliseconds",
+    parameters: Type.Object({ ms: Type.Number({ description: "milliseconds" }) }),
+    async execute(_toolCallId: string, params: any) {
+      await sleep(params.ms);
+      return { content: [{ type: "text", text: `waited ${params.ms} ms` }], details: { ms: params.ms } };
     },
   });
 
