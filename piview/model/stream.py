@@ -44,6 +44,7 @@ EVENT_TYPES = frozenset(
         "summarization_retry_scheduled", "summarization_retry_attempt_start",
         "summarization_retry_finished", "queue_update", "extension_error",
         "extension_ui_request", "response", "entry_appended", "bash_execution_update",
+        "thinking_level_changed",
     }
 )  # fmt: skip
 """The ``type`` of the stream's events (docs/json.md and docs/rpc.md of Pi 0.73 and 0.85)."""
@@ -121,7 +122,10 @@ def sniff(head: bytes) -> StreamKind | None:
         return "piview"
     body = types[1:] if types[0] == "session" else types
     known = EVENT_TYPES | RPC_COMMANDS
-    if not body or not all(isinstance(t, str) and t in known for t in body):
+    if not body or not all(isinstance(t, str) for t in body):
+        return None
+    # Events of a newer Pi are allowed, as long as most are known ones.
+    if 2 * sum(t in known for t in body) < len(body):
         return None
     if not any(t in EVENT_TYPES for t in body):
         return None  # only commands: a client's log, not Pi's output
@@ -417,6 +421,10 @@ class Translator:
         elif name == "entry_appended" and isinstance(ev.get("entry"), dict):
             entry = {k: v for k, v in ev["entry"].items() if k not in ("id", "parentId")}
             self._emit(out, entry, line, ms)
+        elif name == "thinking_level_changed" and isinstance(ev.get("level"), str):
+            # As the session file has it (Pi writes the entry with the event).
+            entry = {"type": "thinking_level_change", "thinkingLevel": ev["level"]}
+            self._emit(out, entry, line, ms)
         elif name == "bash" and isinstance(ev.get("command"), str):
             self._bash_cmd[ev.get("id")] = ev["command"]  # the client's command (both ways)
         elif name == "extension_ui_response":
@@ -465,6 +473,13 @@ class Translator:
             if data.get("fullOutputPath"):
                 message["fullOutputPath"] = data["fullOutputPath"]
             self._emit(out, {"type": "message", "message": message}, line, ms)
+        elif command in ("set_model", "cycle_model") and isinstance(data, dict):
+            inner = data.get("model")
+            model: dict[str, Any] = inner if isinstance(inner, dict) else data
+            if isinstance(model.get("id"), str):
+                entry = {"type": "model_change", "provider": model.get("provider"),
+                         "modelId": model["id"]}  # fmt: skip
+                self._emit(out, entry, line, ms)
         elif command in _SWITCH and not (isinstance(data, dict) and data.get("cancelled")):
             # Another session from here on: what comes next is a tree of its own (a root), as
             # its file would be; the divider ends the session left.

@@ -367,3 +367,30 @@ def test_a_log_of_both_directions_names_the_bash_command_and_the_answer(version:
 
 def test_a_clients_log_alone_is_not_a_stream() -> None:
     assert sniff((STREAMS / "085" / "rpc.stdin.jsonl").read_bytes()) is None
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_run_over_two_sessions_adds_up_to_their_files(version: str) -> None:
+    # rpc2: a queue, a manual compaction, new_session, switch_session back, set_model and
+    # set_thinking_level; Pi wrote two session files.
+    folder = STREAMS / version
+    stream = _info(folder / "rpc2.jsonl")
+    files = [_info(p) for p in sorted(folder.glob("rpc2.session-*.jsonl"))]
+    assert len(files) == 2
+    roles: Counter[str] = Counter()
+    for f in files:
+        roles.update(f["roles"])
+    assert stream["roles"] == dict(sorted(roles.items()))
+    for key in ("input", "output", "cacheRead", "cacheWrite"):
+        assert stream["usage"]["total"][key] == sum(f["usage"]["total"][key] for f in files), key
+    assert stream["usage"]["total"]["cost"] == pytest.approx(
+        sum(f["usage"]["total"]["cost"] for f in files)
+    )
+    assert len(stream["roots"]) == 3  # a tree per session, the one switched back to again
+    entries = _entries(load_session(folder / "rpc2.jsonl"))
+    shown = Counter(e["event"]["type"] for e in entries if e["type"] == "piview_event")
+    assert shown["queue_update"] == 4
+    assert shown["compaction_start"] == shown["compaction_end"] == 1
+    types = Counter(e["type"] for e in entries)
+    assert types["compaction"] == 1 and types["thinking_level_change"] == 1
+    assert types["model_change"] == 1
