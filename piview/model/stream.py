@@ -215,7 +215,6 @@ class Translator:
         self._root_next = False  # a session switch: the next entry starts a tree
         self._last_id = ""
         self._partials: dict[str, tuple[int, list[Any], float | None]] = {}
-        self._bash: dict[object, str] = {}
         self._bash_cmd: dict[object, str] = {}
         self._running: dict[str, list[Any]] = {}  # a running tool's name: its partials
         self.inner: StreamKind = kind
@@ -429,9 +428,6 @@ class Translator:
             self._bash_cmd[ev.get("id")] = ev["command"]  # the client's command (both ways)
         elif name == "extension_ui_response":
             self._emit(out, {"type": "piview_event", "event": ev}, line, ms)
-        elif name == "bash_execution_update":
-            bid = ev.get("id")
-            self._bash[bid] = self._bash.get(bid, "") + str(ev.get("delta", ""))
         elif name == "response":
             self._response(ev, line, ms, out)
         elif name in _SHOWN:
@@ -460,7 +456,6 @@ class Translator:
         if ev.get("success") is False:
             self._emit(out, {"type": "piview_error", "event": ev}, line, ms)
         elif command == "bash" and isinstance(data, dict):
-            self._bash.pop(ev.get("id"), None)
             command = self._bash_cmd.pop(ev.get("id"), None)
             message = {
                 "role": "bashExecution",
