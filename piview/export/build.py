@@ -344,7 +344,8 @@ class DocBuilder:
             kids += self.result(r, m, tail=call.name == "bash", lang=lang)
         kids += [Part("note", text=loaded, status="dim")] if loaded else []
         view = lambda: ToolCallView(call, [m for _r, m in msgs])  # noqa: E731
-        part.children = plugin_parts("tool", call.name, view, kids)  # a plugin's, if any
+        full = self.tools == "full"  # a built-in card is cut as the preview cuts the rest
+        part.children = plugin_parts("tool", call.name, view, kids, expanded=full)
         return part
 
     def result(

@@ -24,6 +24,8 @@ from piview.model.blobs import BLOB_PREFIX
 from piview.model.toolargs import count_lines, read_range
 from piview.model.types import ImageContent, TextContent
 from piview.render.plugins import REGISTRY
+from piview.render.roles.ext_tools import CARDS
+from piview.render.roles.ext_tools import title as ext_title
 from piview.render.sanitize import sanitize, sanitize_line
 
 ToolsMode = Literal["full", "preview", "none"]
@@ -278,12 +280,26 @@ def to_json(value: Any, indent: int | None = 2) -> str:
         return clean(repr(value)[:2000])
 
 
-def plugin_parts(kind: str, name: str, view: Callable[[], Any], parts: list[Part]) -> list[Part]:
+def plugin_parts(
+    kind: str, name: str, view: Callable[[], Any], parts: list[Part], *, expanded: bool = True
+) -> list[Part]:
     """``parts``, or what a plugin's renderer of ``name`` draws instead (a ``rich`` part); the
-    built-in ``parts`` with a warning note when it failed."""
+    built-in ``parts`` with a warning note when it failed. A tool with a built-in card (the
+    extensions' tools of ``ext_tools``) gets its card, ``expanded`` or not, where it draws one
+    (else ``parts``, without a note: the generic form is what a card falls back to)."""
     fn = REGISTRY.plugin(kind, name)
     if fn is None:
-        return parts
+        card = CARDS.get(name) if kind == "tool" else None
+        if card is None:
+            return parts
+        v = view()
+        v.expanded = expanded
+        drawn = REGISTRY.record(card[0], v)
+        if isinstance(drawn, str):
+            return parts
+        # The card draws an image as one line: the export's own image parts follow it.
+        images = [p for p in parts if p.kind == "image"]
+        return [Part("rich", text=drawn[0].rstrip("\n"), html=drawn[1]), *images]
     got = REGISTRY.record(fn, view())
     if isinstance(got, str):
         return [*parts, Part("note", text=got, status="warn")]
@@ -309,6 +325,9 @@ def tool_title(name: str, args: object, namespace: str | None = None) -> str:
         what = {"grep": f"/{pat}/ in ", "find": f"{pat or '?'} in "}.get(name, "")
         glob = arg_str(a, "glob")
         return f"{name} {what}{path or '.'}" + (f" ({glob})" if glob else "")
+    ext = None if namespace else ext_title(name, a)  # mcp, web_search, fetch_content, todo
+    if ext is not None:
+        return ext.plain
     full = (f"{sanitize_line(namespace)}." if namespace else "") + (sanitize_line(name) or "?")
     preview = to_json(args, None) if args else ""
     return f"{full} {preview[:80]}{'…' if len(preview) > 80 else ''}".rstrip()

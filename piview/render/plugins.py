@@ -143,8 +143,13 @@ class Registry:
         self, kind: str, name: str, view: Any, default: Renderer, lines: int | None = None
     ) -> RenderableType | None:
         """The body ``name``'s renderer draws of ``view`` (a plugin's indented and cut to
-        ``lines``), else the built-in one's, else ``default``'s."""
+        ``lines``), else the built-in one's, else ``default``'s. A built-in card (one
+        registered for a tool it is not the default of) that returns None or raises leaves
+        ``default``'s generic body: it knows one shape of a tool's arguments and details, and
+        a newer extension may write another."""
         builtin = self._builtin.get((kind, name), default)
+        if builtin is not default:
+            builtin = _CardOrDefault(builtin, default)
         fn = self.plugin(kind, name)
         return builtin(view) if fn is None else _Drawn(self, fn, view, lines, builtin)
 
@@ -200,6 +205,22 @@ def _declared() -> bool:
         return any(tag in p.read_bytes() for d in sys.path for p in Path(d or ".").glob(found))
     except OSError:
         return True  # importlib.metadata tells
+
+
+class _CardOrDefault:
+    """A built-in card, ``default``'s body where it draws nothing or fails."""
+
+    __slots__ = ("card", "default")
+
+    def __init__(self, card: Renderer, default: Renderer):
+        self.card, self.default = card, default
+
+    def __call__(self, view: Any) -> RenderableType | None:
+        try:
+            out = self.card(view)
+        except Exception:  # noqa: BLE001 - a card never breaks the view: the generic body
+            out = None
+        return self.default(view) if out is None else out
 
 
 class _Drawn:

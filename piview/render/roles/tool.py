@@ -49,6 +49,7 @@ from piview.render.roles._common import (
 )
 from piview.render.roles._fields import result_extras
 from piview.render.roles._json import details_block, json_plain, json_renderable, safe_json
+from piview.render.roles.ext_tools import title as ext_title  # registers their cards too
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
 
@@ -156,6 +157,12 @@ def describe(name: str, args: object, namespace: str | None = None) -> ToolView:
         if lim is not None:
             t.append(f" (limit {lim})", style("piview.dim"))
         return ToolView(t, lines=8)
+    # The popular extensions' tools (mcp, web_search, fetch_content, todo), when their
+    # arguments have the shape their card knows; still "generic": their arguments are shown
+    # whole when the card falls back to the generic body.
+    ext = None if namespace else ext_title(name, a)
+    if ext is not None:
+        return ToolView(ext, lines=8, extra={"generic": True})
     full = f"{sanitize_line(namespace)}.{name_s}" if namespace else name_s
     t.append(full, tool_style)
     if a or not isinstance(args, dict):
