@@ -149,6 +149,14 @@ def test_mangled_arguments_fall_back_to_the_generic_rendering(tmp_path: Path, ca
                 assert mark not in drawn
 
 
+def test_a_call_without_a_result_is_drawn_the_generic_way() -> None:
+    calls = {"mcp": {"tool": "echo"}, "todo": {"action": "list"}}
+    calls |= {"web_search": {"query": "q"}, "fetch_content": {"url": "u"}}
+    for name, args in calls.items():
+        view = ToolCallView(ToolCall(id="c", name=name, arguments=args), [])
+        assert ext_tools.CARDS[name][0](view) is None  # the generic "no result" line
+
+
 def test_a_card_that_raises_leaves_the_generic_body() -> None:
     reg = Registry()
     reg.loaded = True

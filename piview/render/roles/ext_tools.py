@@ -200,8 +200,8 @@ def mcp(c: ToolCallView) -> RenderableType | None:
     error and suggestions."""
     a, d = c.args, _dict(c.details)
     mode = _s(d.get("mode"))
-    if not (a.keys() & _MCP_KEYS) and not mode:
-        return None
+    if not c.results or (not (a.keys() & _MCP_KEYS) and not mode):
+        return None  # no result yet, or lost: the generic body says why
     parts: list[RenderableType] = []
     server = _s(d.get("server")) or _s(a.get("server")) or _s(d.get("hintServer"))
     tool = _s(a.get("tool")) or _s(d.get("requestedTool")) or _s(d.get("tool"))
