@@ -277,3 +277,18 @@ def test_print_draws_the_cards(case: str, marks: list[str]) -> None:
     out = _print(_file(case))
     for mark in marks:
         assert mark in out
+
+
+def test_the_exports_draw_the_cards_with_the_images(tmp_path: Path) -> None:
+    env = {**os.environ, "PIVIEW_NO_PLUGINS": "1"}
+    for fmt in ("md", "html"):
+        out = tmp_path / f"mcp.{fmt}"
+        cmd = [sys.executable, "-m", "piview", "export", str(_file("mcp")), "-o", str(out)]
+        subprocess.run(cmd, check=True, capture_output=True, env=env, timeout=120, cwd=ROOT)
+        doc = out.read_text()
+        if fmt == "md":
+            assert "`mcp fixture/echo`" in doc and "![image 1 (image/png)]" in doc
+            assert "server  fixture" in doc and "fixture · fixture_echo" in doc
+        else:  # Rich's HTML of the card: its words in styled spans
+            assert '"tool-title">mcp fixture/echo<' in doc and "<img" in doc
+            assert '<pre class="plugin"' in doc and "fixture_echo" in doc
