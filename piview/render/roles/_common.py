@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from rich.console import Group, RenderableType
 from rich.style import Style
@@ -118,6 +118,23 @@ class Ctx:
     def image_key(self, *where: object) -> tuple[object, ...]:
         """Cache key of an image of this item at the current width."""
         return (str(self.session.path), self.item.entry, *where, self.body_width)
+
+
+class ToolOwn(NamedTuple):
+    """What the tool renderer hands its built-in bodies in ``ToolCallView.own``: the generic
+    body (``roles/tool.py``) and the extension tools' cards (``roles/ext_tools.py``)."""
+
+    ctx: Ctx
+    msg: Any
+    """The assistant message of the call (or None)."""
+    view: Any
+    """The call's ``ToolView``: its title and how to cut its result."""
+    results: list[tuple[int, Any]]
+    """The results with their entry indices (``ToolResultMessage``)."""
+    diff: str | None
+    """An edit's diff from its details."""
+    loaded_line: str
+    """The tools its results loaded (Pi 0.81.0), or ``""``."""
 
 
 _TIMES: dict[tuple[object, ...], str] = {}

@@ -24,6 +24,7 @@ from piview.render.plugins import REGISTRY, ToolCallView
 from piview.render.roles._common import (
     MAX_TEXT_LINES,
     Ctx,
+    ToolOwn,
     blocks_renderables,
     indent,
     more_line,
@@ -82,16 +83,16 @@ def _results(c: ToolCallView) -> tuple[Ctx | None, list[tuple[int, ToolResultMes
     """The block's context and its results with their entry indices, from what the tool
     renderer hands over in ``c.own`` (none when a card is called without it, as in tests)."""
     own = c.own
-    if isinstance(own, tuple) and len(own) == 6 and isinstance(own[3], list):
-        return own[0], own[3]
+    if isinstance(own, ToolOwn):
+        return own.ctx, own.results
     return None, [(-1, r) for r in c.results]
 
 
 def _loaded_line(c: ToolCallView) -> Text | None:
     """The tools a result loaded (Pi 0.81.0), as the generic body ends with it."""
     own = c.own
-    if isinstance(own, tuple) and len(own) == 6 and isinstance(own[5], str) and own[5]:
-        return Text(own[5], style=style("piview.dim"))
+    if isinstance(own, ToolOwn) and own.loaded_line:
+        return Text(own.loaded_line, style=style("piview.dim"))
     return None
 
 

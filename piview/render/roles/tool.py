@@ -33,6 +33,7 @@ from piview.render.roles._common import (
     PREVIEW_LINE_CHARS,
     Ctx,
     Rendered,
+    ToolOwn,
     blocks_plain,
     blocks_renderables,
     clip,
@@ -483,7 +484,7 @@ def render(ctx: Ctx) -> Rendered:
         return head, None
 
     drawn = ToolCallView(call, [r for _i, r in results], ctx.expanded)
-    drawn.own = (ctx, msg, view, results, diff, loaded_line)
+    drawn.own = ToolOwn(ctx, msg, view, results, diff, loaded_line)
     lines = None if ctx.expanded else view.lines
     return head, REGISTRY.render("tool", call.name, drawn, _builtin, lines)
 
