@@ -290,7 +290,7 @@ def web_search(c: ToolCallView) -> RenderableType | None:
     or the error."""
     a, d = c.args, _dict(c.details)
     queries = _queries(a) or _strs(d.get("queries"))
-    if not queries or c.text is None:
+    if not queries or not c.results:
         return None
     raw = "\n".join(_raw_text(r) for r in c.results)
     if raw.startswith("Error:") or c.is_error or _s(d.get("error")):
@@ -344,7 +344,7 @@ def fetch_content(c: ToolCallView) -> RenderableType | None:
     or the error's first line) and the content's first lines."""
     a, d = c.args, _dict(c.details)
     urls = _urls(a) or _strs(d.get("urls"))
-    if not urls or c.text is None:
+    if not urls or not c.results:
         return None
     parts: list[RenderableType] = [_label("url", u, "piview.path") for u in urls[:20]]
     if len(urls) > 20:
