@@ -17,6 +17,7 @@ from rich.console import RenderableType
 from rich.style import Style
 from rich.text import Text
 
+from piview.catalog.subagents import SUBAGENT_TOOLS
 from piview.model.toolargs import read_range
 from piview.model.types import (
     AssistantMessage,
@@ -156,6 +157,12 @@ def describe(name: str, args: object, namespace: str | None = None) -> ToolView:
         if lim is not None:
             t.append(f" (limit {lim})", style("piview.dim"))
         return ToolView(t, lines=8)
+    if name in SUBAGENT_TOOLS and not namespace:
+        from piview.render.roles.subagent import title
+
+        own = title(a)
+        if own is not None:
+            return ToolView(own, lines=8)
     full = f"{sanitize_line(namespace)}.{name_s}" if namespace else name_s
     t.append(full, tool_style)
     if a or not isinstance(args, dict):
@@ -531,6 +538,19 @@ def _builtin(c: ToolCallView) -> RenderableType | None:
 
 for _name in ("read", "bash", "edit", "write", "grep", "find", "ls"):
     REGISTRY.tool(_name)(_builtin)  # as a plugin's are: one of these may replace them
+
+
+def _subagent(c: ToolCallView) -> RenderableType | None:
+    """pi-subagents' call: a row per child run, then the generic body."""
+    from piview.render.roles.subagent import card
+
+    ctx = c.own[0] if c.own else None
+    parent = ctx.session.path if ctx is not None else None
+    return card(c, _builtin, str(parent) if parent else None)
+
+
+for _name in SUBAGENT_TOOLS:
+    REGISTRY.tool(_name)(_subagent)
 
 
 def _no_result_line(msg: AssistantMessage | None) -> Text:
