@@ -281,3 +281,32 @@ def _lines(f: Any, needles: Sequence[bytes]) -> Iterator[bytes]:
             yield from (line for line in whole.split(b"\n") if any(n in line for n in needles))
     if rest:
         yield rest
+
+
+def call_children(session: Any, name: str, arguments: Any, result: int | None) -> list[Path | None]:
+    """The child session files of one tool call of ``session`` (its result entry index
+    ``result``), None for each child not on this machine; ``[]`` for other tools."""
+    if name not in SUBAGENT_TOOLS or not session.path:
+        return []
+    from piview.model.types import MessageEntry, TextContent, ToolResultMessage
+
+    details, is_error, text = None, False, ""
+    if result is not None:
+        entry = session.entry(result)
+        msg = entry.message if isinstance(entry, MessageEntry) else None
+        if isinstance(msg, ToolResultMessage):
+            details, is_error = msg.details, bool(msg.is_error)
+            text = "\n".join(b.text for b in msg.content if isinstance(b, TextContent))
+    try:
+        runs = child_runs(arguments, details, is_error, text)
+    except Exception:  # noqa: BLE001 - a shape this does not know names no children
+        return []
+    return [locate(session.path, r) for r in runs]
+
+
+def short_child(parent: str | os.PathLike[str], child: Path | None) -> str:
+    """A child's name in a column: its run folder's first 8 characters, or ``missing``."""
+    if child is None:
+        return "missing"
+    key = relative_key(parent, child) or child.name
+    return key.removeprefix("forks/")[:8]

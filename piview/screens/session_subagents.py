@@ -72,8 +72,12 @@ class Subagents:
         if not rows:
             screen.notify("This call started no child session.", timeout=3)
         elif not found:
-            what = "its child's session file" if len(rows) == 1 else "its children's files"
-            screen.notify(f"This call's {what} not found on this machine.", severity="warning")
+            what = (
+                "The child session of this call is"
+                if len(rows) == 1
+                else "None of this call's child sessions is"
+            )
+            screen.notify(f"{what} not on this machine.", severity="warning")
         elif len(rows) == 1:
             self.open(found[0])
         else:
