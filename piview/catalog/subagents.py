@@ -26,8 +26,6 @@ SUBAGENT_TOOLS = frozenset({"subagent"})
 
 _RUN_ID = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})_")
 """A run id as pi-subagents' artifact names start with it (``<runId>_<agent>…``)."""
-_NAME = re.compile(r"^subagent-(.+)-([0-9a-f]{8}-[0-9a-f-]{27})-\d+$")
-"""A child's ``session_info`` name: ``subagent-<agent>-<runId>-<n>``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,8 +206,9 @@ def locate(parent: str | os.PathLike[str], run: ChildRun) -> Path | None:
 
 def name_parts(name: str | None) -> tuple[str | None, str | None]:
     """``(agent, run id)`` of a child's session name ``subagent-<agent>-<runId>-<n>``."""
-    m = _NAME.match(name or "")
-    return (m.group(1), m.group(2)) if m else (None, None)
+    from piview.model.names import subagent_name_parts
+
+    return subagent_name_parts(name)
 
 
 def relative_key(parent: str | os.PathLike[str], child: str | os.PathLike[str]) -> str | None:
