@@ -143,3 +143,27 @@ async def test_sidebar_shows_the_cost_with_subagents(tmp_path: Path) -> None:
         assert own.cost == pytest.approx(0.00765)
         text = screen_text(app)
         assert "With subagents" in text and "2 subagents" in text
+
+
+@pytest.mark.parametrize("case", ["single", "chain", "fork", "failed"])
+async def test_every_layout_opens_from_its_call(tmp_path: Path, case: str) -> None:
+    parent = _copy(case, tmp_path)
+    parent.write_text(parent.read_text().replace("/tmp/pisub/", "/nonexistent/pisub/"))
+    app = make_app(load_session(parent))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        home = app.screen
+        await _to_call(pilot, app)
+        await pilot.press("enter")
+        await pilot.pause()
+        if case == "chain":
+            assert isinstance(app.screen, SubagentRunsScreen)
+            await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        child = app.screen
+        assert isinstance(child, SessionScreen) and child is not home
+        assert str(child.session.path).startswith(str(parent.with_suffix("")))
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is home
