@@ -309,6 +309,12 @@ def tool_title(name: str, args: object, namespace: str | None = None) -> str:
         what = {"grep": f"/{pat}/ in ", "find": f"{pat or '?'} in "}.get(name, "")
         glob = arg_str(a, "glob")
         return f"{name} {what}{path or '.'}" + (f" ({glob})" if glob else "")
+    if name == "subagent" and not namespace:
+        from piview.render.roles.subagent import title
+
+        own = title(args)
+        if own is not None:
+            return own.plain
     full = (f"{sanitize_line(namespace)}." if namespace else "") + (sanitize_line(name) or "?")
     preview = to_json(args, None) if args else ""
     return f"{full} {preview[:80]}{'…' if len(preview) > 80 else ''}".rstrip()
