@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from piview.catalog.lineage import SUBAGENT_DEPTH
 from piview.model.source import SqliteSourceError, list_sqlite_sessions
 
 HOSTS = ("pi", "omp", "openclaw")
@@ -184,7 +185,9 @@ def _buckets(root: Root) -> Iterator[Found]:
         yield from _jsonl_in(root, bucket, None, nested=True)
 
 
-def _jsonl_in(root: Root, folder: Path, parent: str | None, *, nested: bool) -> Iterator[Found]:
+def _jsonl_in(
+    root: Root, folder: Path, parent: str | None, *, nested: bool, depth: int = 0
+) -> Iterator[Found]:
     try:
         entries = list(os.scandir(folder))
     except OSError:
@@ -200,6 +203,9 @@ def _jsonl_in(root: Root, folder: Path, parent: str | None, *, nested: bool) -> 
             elif nested and e.is_dir() and f"{e.name}.jsonl" in files:
                 # A subagent's folder: named as its parent session's file, without .jsonl.
                 yield from _jsonl_in(root, Path(e.path), f"{e.path}.jsonl", nested=True)
+            elif parent is not None and e.is_dir() and depth + 1 < SUBAGENT_DEPTH:
+                # Inside a session's own folder, deeper: pi-subagents' <runId>/run-0/ and forks/.
+                yield from _jsonl_in(root, Path(e.path), parent, nested=True, depth=depth + 1)
         except OSError:
             continue
 

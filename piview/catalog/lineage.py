@@ -27,10 +27,23 @@ class Link:
     parent: str | None
     """The parent's path among the files linked, or None (a root, or a parent not found)."""
     kind: str
-    """``"fork"`` (the header names the parent), ``"subagent"`` (nested in the parent's
-    folder) or ``""`` (no parent)."""
+    """``"subagent"`` (nested in the parent's own folder: started by one of its tool calls),
+    ``"fork"`` (elsewhere, the header names the parent) or ``""`` (no parent)."""
     declared: str | None
     """The header's ``parentSession`` (or ``branchedFrom``) as written, found or not."""
+
+    @property
+    def copies(self) -> bool:
+        """Whether the file starts with a copy of its parent's history (a fork, or a
+        subagent run with ``context: "fork"``, whose header names its parent too)."""
+        return self.kind == "fork" or (self.kind == "subagent" and self.declared is not None)
+
+    @property
+    def label(self) -> str:
+        """``"fork"``, ``"subagent"``, ``"subagent (fork)"`` or ``""``."""
+        if self.kind == "subagent" and self.declared is not None:
+            return "subagent (fork)"
+        return self.kind
 
 
 def header_of(path: str | os.PathLike[str]) -> dict[str, Any] | None:
@@ -91,14 +104,13 @@ def link_sessions(paths: Sequence[str], refs: Mapping[str, str | None]) -> dict[
     out: dict[str, Link] = {}
     for p in paths:
         ref = refs.get(p)
-        parent: str | None = None
-        kind = ""
-        if ref:
+        # Nested in a session's own folder: its subagent, even when the header names the
+        # parent too (pi-subagents' fork context), which is a fork's link otherwise.
+        parent = _nesting_parent(p, exact)
+        kind = "subagent" if parent is not None else ""
+        if parent is None and ref:
             parent = exact.get(os.path.normpath(ref)) or by_name.get(os.path.basename(ref))
             kind = "fork" if parent is not None else ""
-        if parent is None:
-            parent = _nesting_parent(p, exact)
-            kind = "subagent" if parent is not None else kind
         if parent == p:
             parent, kind = None, ""
         out[p] = Link(p, parent, kind, ref)
@@ -116,6 +128,14 @@ def find_parent(
     """The file session ``path`` was forked from, or is a subagent of, and ``"fork"`` or
     ``"subagent"``; ``(None, "")`` when not found (looked for beside it and in ``roots``)."""
     here = Path(path)
+    folder = here.parent
+    for _ in range(SUBAGENT_DEPTH):
+        if folder.parent == folder:  # the root folder has no name to own it
+            break
+        owner = folder.with_name(folder.name + ".jsonl")
+        if owner.is_file():
+            return owner, "subagent"
+        folder = folder.parent
     if ref:
         name = os.path.basename(ref)
         candidates = [Path(ref), here.parent / name]
@@ -128,14 +148,6 @@ def find_parent(
         for c in candidates:
             if c.is_file() and c.resolve() != here.resolve():
                 return c, "fork"
-    folder = here.parent
-    for _ in range(SUBAGENT_DEPTH):
-        if folder.parent == folder:  # the root folder has no name to own it
-            break
-        owner = folder.with_name(folder.name + ".jsonl")
-        if owner.is_file():
-            return owner, "subagent"
-        folder = folder.parent
     return None, ""
 
 

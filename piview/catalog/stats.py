@@ -2,7 +2,10 @@
 
 Pi's ``/fork`` and ``/clone`` copy history into a new file, so a usage record, known by
 (entry id, timestamp, usage), counts only in the first file that has it, parents first.
-Main-model, nested (tool-result) and summary usage are summed apart."""
+Main-model, nested (tool-result) and summary usage are summed apart. A subagent call's result
+(pi-subagents) carries a ``usage`` that repeats its children's: where a child file is among
+those read, that record is left out (``StatsReport.repeated``), so each child counts once, in
+its own file."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from piview.catalog.lineage import Link, header_of, link_sessions, parent_ref, thread_order
+from piview.catalog.subagents import SUBAGENT_TOOLS
 from piview.model.index_cache import IndexCache
 from piview.model.session import Session, SessionOpenError, load_session
 from piview.model.store import ROLE_NAMES, NodeStore
@@ -55,6 +59,11 @@ class Group:
     """By session: the session's name."""
     parent: str | None = None
     """By session: the file it was forked from (or is a subagent of), when found."""
+    link: str = ""
+    """By session: ``"fork"``, ``"subagent"``, ``"subagent (fork)"`` or ``""`` (a root)."""
+    subagents: UsageTotals | None = None
+    """By session: the main usage of its subagents' files (theirs too, recursively), each
+    counted in its own row as well: a column beside the row's, never added to it."""
 
 
 @dataclass(slots=True)
@@ -70,6 +79,8 @@ class StatsReport:
     """Session files read."""
     unreadable: list[tuple[str, str]] = field(default_factory=list)
     """(path, reason) of the files that could not be read."""
+    repeated: UsageTotals = field(default_factory=UsageTotals)
+    """Subagent results' usage left out: the children's own files counted it."""
 
 
 def parse_day(text: str) -> date:
@@ -102,7 +113,8 @@ class _Days:
         return day
 
 
-def _usage_bytes(store: NodeStore, i: int, usage: Usage) -> bytes:
+def usage_key(store: NodeStore, i: int, usage: Usage) -> bytes:
+    """Entry ``i``'s usage as the bytes of its index row (the same for a copied record)."""
     r = store.usage_at[i]
     if r >= 0:
         start = store.usage_end[r - 1] if r > 0 else 0
@@ -110,7 +122,7 @@ def _usage_bytes(store: NodeStore, i: int, usage: Usage) -> bytes:
     return encode_row(usage)  # the bytes a row of the same usage holds
 
 
-def _records(session: Session) -> list[tuple[int, int, Usage]]:
+def usage_records(session: Session) -> list[tuple[int, int, Usage]]:
     """``(entry, kind, usage)`` of every record of the file, in file order; ``kind`` is
     :data:`MAIN`, :data:`TOOL` or :data:`SUMMARY`."""
     store = session.nodes
@@ -188,6 +200,8 @@ def collect_stats(
     groups: dict[str, Group] = {}
     total = Group("total")
     skipped = UsageTotals()
+    repeated = UsageTotals()
+    has_children = {lk.parent for lk in links.values() if lk.kind == "subagent"}
     unreadable: list[tuple[str, str]] = []
     dated = by in _TIME_KEYS or since is not None or until is not None
     if by == "session":
@@ -210,9 +224,12 @@ def collect_stats(
             if by == "session" and session.tree.leaf is not None:
                 on_path = set(session.tree.path(session.tree.leaf))
             mine: list[Key] = []
-            for i, kind, usage in _records(session):
+            for i, kind, usage in usage_records(session):
+                if kind == TOOL and path in has_children and _starts_subagents(store, i):
+                    repeated.add(usage)  # the children's usage, counted in their files
+                    continue
                 ts = store.timestamp(i)
-                key = (ids[i], ts or "", _usage_bytes(store, i, usage))
+                key = (ids[i], ts or "", usage_key(store, i, usage))
                 if key in seen:
                     if _in_window(days(ts) if dated else None, since, until):
                         skipped.add(usage)
@@ -230,6 +247,7 @@ def collect_stats(
                         g.name = session.name
                         link = links.get(path)
                         g.parent = link.parent if link is not None else None
+                        g.link = link.label if link is not None else ""
                 g.sessions.add(path)
                 (g.main, g.tools, g.summaries)[kind].add(usage)
                 if g.path is not None and g.abandoned is not None and kind == MAIN:
@@ -242,6 +260,12 @@ def collect_stats(
                     pass
         finally:
             session.close()
+    if by == "session":
+        _sum_subagents(groups, links)
+        total.subagents = UsageTotals()
+        for g in groups.values():
+            if g.link.startswith("subagent"):
+                total.subagents += g.main
     # The total is the sum of the groups (each record is in exactly one).
     for g in groups.values():
         total.sessions |= g.sessions
@@ -259,7 +283,40 @@ def collect_stats(
         deduplicated=skipped,
         files=len(order.paths),
         unreadable=unreadable,
+        repeated=repeated,
     )
+
+
+def _starts_subagents(store: NodeStore, i: int) -> bool:
+    msg = store[i].message
+    return msg is not None and msg.tool_name in SUBAGENT_TOOLS
+
+
+def _sum_subagents(groups: dict[str, Group], links: dict[str, Link]) -> None:
+    """Each session row's ``subagents``: its subagent children's main usage, theirs with it."""
+    children: dict[str, list[str]] = {}
+    for p, link in links.items():
+        if link.kind == "subagent" and link.parent is not None:
+            children.setdefault(link.parent, []).append(p)
+    memo: dict[str, UsageTotals] = {}
+
+    def below(p: str, seen: frozenset[str]) -> UsageTotals:
+        if p in memo:
+            return memo[p]
+        t = UsageTotals()
+        for c in children.get(p, ()):
+            if c in seen:  # a cycle in bad headers
+                continue
+            g = groups.get(c)
+            if g is not None:
+                t += g.main
+            t += below(c, seen | {c})
+        memo[p] = t
+        return t
+
+    for key, g in groups.items():
+        if key in children:
+            g.subagents = below(key, frozenset({key}))
 
 
 def _in_window(day: date | None, since: date | None, until: date | None) -> bool:
@@ -317,6 +374,8 @@ def group_json(g: Group) -> dict[str, Any]:
     if g.path is not None and g.abandoned is not None:
         out["name"] = g.name
         out["parentSession"] = g.parent
+        out["link"] = g.link or None
+        out["subagents"] = _usage_json(g.subagents or UsageTotals())
         out["path"] = _usage_json(g.path)
         out["abandoned"] = _usage_json(g.abandoned)
     return out
@@ -334,4 +393,5 @@ def stats_json(report: StatsReport) -> dict[str, Any]:
         },
         "files": report.files,
         "unreadable": [{"path": p, "reason": r} for p, r in report.unreadable],
+        "repeated": {"entries": report.repeated.count, "cost": round(report.repeated.cost, 10)},
     }

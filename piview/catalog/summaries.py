@@ -59,8 +59,17 @@ class SessionSummary:
 
     @property
     def title(self) -> str:
-        """Name, else oh-my-pi's title, else first user message, else the file name."""
-        return self.name or self.host_title or self.first_message or Path(self.path).name
+        """Name, else oh-my-pi's title, else first user message, else the file name; a
+        pi-subagents child's generated name (``subagent-<agent>-<runId>-<n>``) gives way to
+        ``<agent>: <its task>``."""
+        name = self.name
+        if name and name.startswith("subagent-") and self.first_message:
+            from piview.catalog.subagents import name_parts
+
+            agent = name_parts(name)[0]
+            if agent:
+                return f"{agent}: {self.first_message}"
+        return name or self.host_title or self.first_message or Path(self.path).name
 
     @property
     def activity(self) -> float:

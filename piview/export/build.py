@@ -344,6 +344,11 @@ class DocBuilder:
             kids += self.result(r, m, tail=call.name == "bash", lang=lang)
         kids += [Part("note", text=loaded, status="dim")] if loaded else []
         view = lambda: ToolCallView(call, [m for _r, m in msgs])  # noqa: E731
+        if call.name == "subagent":  # pi-subagents: a line per child run first
+            from piview.render.roles.subagent import plain_rows
+
+            rows = plain_rows(view())
+            kids[:0] = [Part("note", text=row, status="dim") for row in rows]
         full = self.tools == "full"  # a built-in card is cut as the preview cuts the rest
         part.children = plugin_parts("tool", call.name, view, kids, expanded=full)
         return part

@@ -325,6 +325,12 @@ def tool_title(name: str, args: object, namespace: str | None = None) -> str:
         what = {"grep": f"/{pat}/ in ", "find": f"{pat or '?'} in "}.get(name, "")
         glob = arg_str(a, "glob")
         return f"{name} {what}{path or '.'}" + (f" ({glob})" if glob else "")
+    if name == "subagent" and not namespace:
+        from piview.render.roles.subagent import title
+
+        own = title(args)
+        if own is not None:
+            return own.plain
     ext = None if namespace else ext_title(name, a)  # mcp, web_search, fetch_content, todo
     if ext is not None:
         return ext.plain

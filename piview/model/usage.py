@@ -57,6 +57,12 @@ class UsageTotals:
             setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
         return self
 
+    def __add__(self, other: UsageTotals) -> UsageTotals:
+        out = UsageTotals()
+        out += self
+        out += other
+        return out
+
     def __sub__(self, other: UsageTotals) -> UsageTotals:
         out = UsageTotals()
         for f in fields(self):

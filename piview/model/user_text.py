@@ -50,14 +50,24 @@ def user_text(session: Session, i: int) -> str:
 
 def session_title(session: Session) -> str:
     """The session's name, else oh-my-pi's title, else its first user message, else its file
-    name."""
-    if session.name:
-        return session.name
+    name; a pi-subagents child's generated name gives way to ``<agent>: <first message>``."""
+    name = session.name
+    agent = subagent_agent(name)
+    if name and agent is None:
+        return name
     if session.title:
         return session.title
     for i, node in enumerate(session.nodes):
         if node.message is not None and node.message.role == "user":
             text = " ".join(user_text(session, i).split())
             if text:
-                return text[:80] + ("…" if len(text) > 80 else "")
-    return session.path.name
+                text = text[:80] + ("…" if len(text) > 80 else "")
+                return f"{agent}: {text}" if agent else text
+    return name or session.path.name
+
+
+def subagent_agent(name: str | None) -> str | None:
+    """The agent of a pi-subagents child's generated name, else None."""
+    from piview.model.names import subagent_name_parts
+
+    return subagent_name_parts(name)[0]

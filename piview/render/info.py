@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from rich.console import Console
@@ -23,7 +24,11 @@ def print_info(info: dict[str, Any], *, path: str, console: Console | None = Non
     if info.get("title"):
         head.add_row("title", str(info["title"]))
     head.add_row("cwd", str(info["cwd"] or "–"))
-    if info.get("parent_session"):
+    of = info.get("subagent_of")
+    if of:
+        call = f" (call {of['tool_call_id']})" if of.get("tool_call_id") else ""
+        head.add_row("subagent of", f"{of['path']}{call}")
+    elif info.get("parent_session"):
         head.add_row("forked from", str(info["parent_session"]))
     head.add_row("version", str(info["version"]))
     head.add_row("entries", str(info["entries"]))
@@ -82,6 +87,8 @@ def print_info(info: dict[str, Any], *, path: str, console: Console | None = Non
         ("summaries", "summaries"),
         ("total", "total"),  # Pi's /session: the three above
     ]
+    if info.get("subagents"):
+        rows.append(("with subagents", "with_subagents"))  # the file's and its children's
     side = info["usage"].get("model_usage") or {}
     if side.get("input") or side.get("output") or side.get("cost"):
         rows.append(("other model work", "model_usage"))  # oh-my-pi's model_usage entries
@@ -100,6 +107,18 @@ def print_info(info: dict[str, Any], *, path: str, console: Console | None = Non
             fmt_cost(u["cost"]),
         )
     console.print(usage)
+    if info.get("subagents"):
+        kids = info["subagents"]
+        console.print(f"[bold]subagents[/] {plural(len(kids), 'child session')}:", highlight=False)
+        for k in kids[:20]:
+            console.print(
+                f"  {k['agent'] or '?'}  {fmt_cost(k['cost'])}  {fmt_tokens(k['tokens'])} tokens"
+                f"  {os.path.relpath(k['path'], os.path.dirname(os.path.abspath(path)))}",
+                markup=False,
+                highlight=False,
+            )
+        if len(kids) > 20:
+            console.print(f"  … and {len(kids) - 20} more")
     if info["bad_lines"]:
         console.print(f"[bold yellow]{plural(len(info['bad_lines']), 'bad line')} skipped:[/]")
         for b in info["bad_lines"][:20]:

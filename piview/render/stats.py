@@ -37,7 +37,9 @@ def _label(report: StatsReport, g: Group, depth: int) -> Text:
     sid = stem.partition("_")[2] or stem
     out = Text(no_wrap=True, overflow="ellipsis")
     if depth:
-        out.append("  " * (depth - 1) + "└ ", style="dim")
+        # A subagent starts fresh with a task; a fork copies its parent's history.
+        mark = "⤷ " if g.link.startswith("subagent") else "└ "
+        out.append("  " * (depth - 1) + mark, style="dim")
     if g.name:
         out.append(sanitize_line(g.name), style="bold")
     else:
@@ -67,6 +69,8 @@ def stats_table(report: StatsReport, *, width: int = 100, bars: bool = True) -> 
     if by_session:
         names += ["active path", "abandoned"]
         names.remove("sessions")
+        if report.total.subagents is not None and report.total.subagents.count:
+            names.insert(names.index("cost") + 1, "subagents")
     if report.total.tools.count:
         names.append("nested")
     if report.total.summaries.count:
@@ -128,6 +132,7 @@ def _cells(report: StatsReport, g: Group, label: Text, top: float) -> dict[str, 
         "active path": fmt_cost(g.path.cost) if g.path is not None else "",
         "abandoned": fmt_cost(g.abandoned.cost) if g.abandoned is not None else "",
         "nested": fmt_cost(g.tools.cost) if g.tools.count else "",
+        "subagents": fmt_cost(g.subagents.cost) if g.subagents and g.subagents.count else "",
         "summaries": fmt_cost(g.summaries.cost) if g.summaries.count else "",
         "bar": Bar(top, 0, u.cost, width=BAR_WIDTH, color="cyan") if top else "",
     }
@@ -157,6 +162,14 @@ def print_stats(report: StatsReport, *, console: Console | None = None) -> None:
         )
     else:
         console.print("Deduplicated: nothing (no copied history found).", highlight=False)
+    if report.repeated.count:
+        r = report.repeated
+        console.print(
+            f"[bold]Subagents[/] counted once, in their own files: "
+            f"{plural(r.count, 'subagent result')} repeating their usage "
+            f"({fmt_tokens(r.tokens)} tokens, {fmt_cost(r.cost)}) left out.",
+            highlight=False,
+        )
     if total.tools.count:
         t = total.tools
         console.print(

@@ -26,6 +26,7 @@ from piview.screens.session_follow import Follower
 from piview.screens.session_layout import PanelWidths
 from piview.screens.session_lineage import Lineage, session_models
 from piview.screens.session_search import SearchKeys
+from piview.screens.session_subagents import Subagents
 from piview.screens.session_views import Views, sum_usage
 from piview.widgets.branch_panel import BranchPanel
 from piview.widgets.keybar import KeyBar
@@ -146,7 +147,8 @@ class SessionScreen(FirstResumeScreen):
             "open_parent",
             "Parent",
             show=False,
-            tooltip="open the session this one was forked from, at the fork point",
+            tooltip="open the session this one was forked from, at the fork point"
+            " (a subagent's: the call that started it)",
         ),
         Binding(
             "escape",
@@ -218,11 +220,14 @@ class SessionScreen(FirstResumeScreen):
         self._branch_generation = 0
         self._pending: _Build | None = None
         self._usage_stale = True
+        self._family_asked = False
+        """Whether the subagents' usage was looked for (once per screen, in a worker)."""
         self.widths = PanelWidths(self)
         self.follower = Follower(self, SessionScreen)
         self.search_keys = SearchKeys(self)
         self.views = Views(self, self.widths, lambda: (BIG_BRANCH, _USAGE_IN_WORKER))
         self.lineage = Lineage(self, session, SessionScreen)
+        self.subagents = Subagents(self, session, SessionScreen)
 
     def startup_over(self) -> None:
         """The app is ready: Textual's start-up batch, whose frames are not written, is over."""
@@ -269,6 +274,7 @@ class SessionScreen(FirstResumeScreen):
         if self.follow:
             self.follower.start()
         self.query_one(Transcript).show_hidden = self._show_hidden
+        self.query_one(Transcript).enter_hook = self.subagents.enter
         if self._initial_search is not None and self._focus_entry is not None:
             target = (self._focus_entry, -1)  # the entry's first matching block
             self.query_one(Transcript).search_next_path(self._initial_search, target)
@@ -386,6 +392,22 @@ class SessionScreen(FirstResumeScreen):
             # A big file takes seconds to sum: keep the keys alive meanwhile.
             side.show(None, waiting=True)
             self._usage_worker(path, self.leaf)
+        if not self._family_asked and self.session.path and self.session.stream_source is None:
+            self._family_asked = True
+            self._family_worker()
+
+    @work(thread=True, exclusive=True, group="family", exit_on_error=False, description="Subagents")
+    def _family_worker(self) -> None:
+        """The usage of this session with its subagents' files (read here, each once)."""
+        from piview.catalog.family import child_files, family_of
+        from piview.model.usage import info_sums
+
+        if not child_files(self.session.path):
+            return
+        own = info_sums(self.session, self.session.tree.leaf)["all"]
+        fam = family_of(self.session, own)
+        side = self.query_one(UsageSidebar)
+        self.app.call_from_thread(side.show_family, own, fam.children_usage, len(fam.children))
 
     @work(thread=True, exclusive=True, group="usage", exit_on_error=False, description="Usage")
     def _usage_worker(self, path: list[int], leaf: int | None) -> None:

@@ -138,6 +138,11 @@ class Lineage:
             else:
                 screen.notify("This session was not forked from another one.")
             return
+        below = screen.app.screen_stack[-2] if len(screen.app.screen_stack) > 1 else None
+        same = getattr(below, "session", None)
+        if kind == "subagent" and same is not None and same.path and _same_file(same.path, path):
+            screen.app.pop_screen()  # opened from its call: back there
+            return
         screen.notify(f"Opening {path.name}…", timeout=2, markup=False)
         screen.run_worker(
             partial(self._load_parent, path, kind),
@@ -161,6 +166,8 @@ class Lineage:
         if kind == "fork":
             index = parent.tree.id_index
             at = fork_point(self._session.ids, index.get)
+        elif kind == "subagent":
+            at = _call_entry(parent, path, self._session.path)
         app.call_from_thread(self._show_parent, parent, at)
 
     def _show_parent(self, parent: Session, at: int | None) -> None:
@@ -168,4 +175,32 @@ class Lineage:
         screen = self._open_screen(parent, leaf=at, follow=False, from_picker=True)
         self._screen.app.push_screen(screen)
         if at is not None:
-            self._screen.notify(f"At the fork point, entry {parent.ids[at][:8]}.", timeout=4)
+            what = (
+                "At the call that started it"
+                if self._parent[1] == "subagent"
+                else ("At the fork point")
+            )
+            self._screen.notify(f"{what}, entry {parent.ids[at][:8]}.", timeout=4)
+
+
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return False
+
+
+def _call_entry(parent: Session, parent_path: Path, child: str | Path | None) -> int | None:
+    """The parent's entry holding the ``subagent`` call whose result names ``child``."""
+    if not child:
+        return None
+    from piview.catalog.subagents import find_call_site
+
+    site = find_call_site(parent_path, child)
+    if site is None or site.result_entry_id is None:
+        return None
+    result = parent.tree.id_index.get(site.result_entry_id)
+    if result is None:
+        return None
+    ref = parent.pairing.result_call.get(result)
+    return ref[0] if ref is not None else result

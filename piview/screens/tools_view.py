@@ -107,9 +107,12 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
 
     def _rows_changed(self) -> None:
         self._all_stats: list[ToolStats] | None = None
-        self._name_width = max(
-            (len(sanitize_line(n)) for n in {r.name for r in self.rows}), default=4
-        )
+        names = {r.name for r in self.rows}
+        self._name_width = max((len(sanitize_line(n)) for n in names), default=4)
+        from piview.catalog.subagents import SUBAGENT_TOOLS
+
+        self._subagents = bool(names & SUBAGENT_TOOLS)
+        """Whether a column names the child sessions of subagent calls."""
 
     def compose(self) -> ComposeResult:
         """Filter field, the table, and totals per tool."""
@@ -163,7 +166,9 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
             ("chars out", 9),
             ("entry", 8),
         ]
-        for drop in ("entry", "chars out"):
+        if self._subagents:
+            cols.insert(4, ("subagents", 17))
+        for drop in ("entry", "chars out", "latency"):
             used = sum(w + 2 for _n, w in cols)  # each cell has one cell of padding a side
             if width - used >= 24:
                 break
@@ -217,8 +222,16 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
                 f"{r.output_chars:,}" if r.output_chars is not None else "–", justify="right"
             ),
             "entry": lambda: Text(sanitize_line(self.session.ids[r.entry][:8])),
+            "subagents": lambda: self._children_cell(r),
         }
         return [make[name]() for name in names]
+
+    def _children_cell(self, r: ToolRow) -> Text:
+        from piview.catalog.subagents import call_children
+        from piview.render.tooltable import children_cell
+
+        kids = call_children(self.session, r.name, r.arguments, r.result)
+        return Text(sanitize_line(children_cell(self.session, kids)), style="cyan")
 
     def _totals(self) -> list[str]:
         if self.collecting:

@@ -78,7 +78,12 @@ class Transcript(ScrollView, can_focus=True):
             show=False,
             tooltip="previous user message",
         ),
-        Binding("enter", "toggle", "Expand", tooltip="expand or collapse the focused block"),
+        Binding(
+            "enter",
+            "toggle",
+            "Expand",
+            tooltip="expand or collapse the focused block (a subagent call: open its child)",
+        ),
         Binding(
             "t", "toggle_kind('thinking')", "Thinking", tooltip="expand or collapse all thinking"
         ),
@@ -172,6 +177,8 @@ class Transcript(ScrollView, can_focus=True):
     ) -> None:
         super().__init__(id=id)
         self.session = session
+        self.enter_hook: Callable[[Item], bool] | None = None
+        """Asked first on enter: True when it opened what the block points to."""
         self._blocks = BlockStrips(session, prerender, lambda: self.app.console)
         """The drawn lines of the blocks (some from the first frame's child process)."""
         self.items = ItemList()
@@ -693,6 +700,8 @@ class Transcript(ScrollView, can_focus=True):
     def action_toggle(self) -> None:  # type: ignore[override]
         """Expand or collapse the focused block."""
         item = self.current_item
+        if item is not None and self.enter_hook is not None and self.enter_hook(item):
+            return  # the screen opened what the block points to (a subagent's session)
         if item is None or not item.collapsible:
             return
         self._set_expanded([self.cursor], not self.is_expanded(item))

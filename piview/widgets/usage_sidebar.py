@@ -112,6 +112,25 @@ def _total_block(report: UsageReport) -> Content:
     return Content("\n").join(lines)
 
 
+def _family_block(own: UsageTotals, children: UsageTotals, files: int) -> Content:
+    """This file's model calls with its subagents' (every child file once: what the calls
+    that started them paid for)."""
+    both = own + children
+    kids = f" {files} subagent{'s' if files != 1 else ''}"
+    return Content("\n").join(
+        [
+            Content.assemble(
+                ("With subagents".ljust(_TOTAL_LABEL), _HEAD),
+                ("tokens".rjust(_TOTAL_TOKENS), _HEAD),
+                ("cost".rjust(_COL), _HEAD),
+            ),
+            _total_line(" this session", own.tokens, own.cost),
+            _total_line(kids, children.tokens, children.cost),
+            _total_line(" total", both.tokens, both.cost, "bold"),
+        ]
+    )
+
+
 def _totals_block(report: UsageReport) -> Content:
     cols = [report.path, report.all, report.abandoned]
     lines = [
@@ -258,6 +277,9 @@ class UsageSidebar(VerticalScroll):
     """The figures shown; ``None`` shows a placeholder."""
     branches: BranchCosts | None = None
     """The cost by branch shown below the totals (``None``: the section is empty)."""
+    family: tuple[UsageTotals, UsageTotals, int] | None = None
+    """This file's model calls, its subagents' and how many files they are (``None``: no
+    subagents)."""
 
     def compose(self) -> ComposeResult:
         """Nothing yet: the sections are mounted when the sidebar is first shown (it starts
@@ -273,6 +295,7 @@ class UsageSidebar(VerticalScroll):
             self.mount_all(
                 [
                     Static(id="usage-total", classes="-section"),
+                    Static(id="usage-family", classes="-section"),
                     Static(id="usage-totals", classes="-section"),
                     Static(id="usage-branches", classes="-section"),
                     Static(id="usage-models", classes="-section"),
@@ -303,6 +326,12 @@ class UsageSidebar(VerticalScroll):
         if report is None:
             self._fill()
 
+    def show_family(self, own: UsageTotals, children: UsageTotals, files: int) -> None:
+        """Show "with subagents": ``own`` (this file's model calls) and ``children`` (those
+        of its ``files`` subagent files, each once)."""
+        self.family = (own, children, files)
+        self._fill()
+
     def watch_report(self) -> None:
         """Refill the sections."""
         self._fill()
@@ -315,6 +344,10 @@ class UsageSidebar(VerticalScroll):
         report = self.report
         total = self.query_one("#usage-total", Static)
         total.display = report is not None
+        family = self.query_one("#usage-family", Static)
+        family.display = self.family is not None
+        if self.family is not None:
+            family.update(_family_block(*self.family))
         models = self.query_one("#usage-models", Static)
         branches = self.query_one("#usage-branches", Static)
         branches.display = report is not None and self.branches is not None

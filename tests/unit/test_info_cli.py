@@ -30,6 +30,8 @@ KEYS = {
     "path",
     "tool_calls",
     "usage",
+    "subagents",
+    "subagent_of",
 }
 U_KEYS = {"input", "output", "cacheRead", "cacheWrite", "cacheWrite1h", "reasoning", "cost"}
 
@@ -51,7 +53,15 @@ def test_info_json_has_exactly_the_contract_keys(name: str, capsys) -> None:
         "orphan_results",
         "errors",
     }
-    assert set(d["usage"]) == {"path", "all", "tools", "summaries", "total", "model_usage"}
+    assert set(d["usage"]) == {
+        "path",
+        "all",
+        "tools",
+        "summaries",
+        "total",
+        "model_usage",
+        "with_subagents",
+    }
     for u in d["usage"].values():
         assert set(u) == U_KEYS
     assert d["entries"] == sum(d["entry_types"].values())

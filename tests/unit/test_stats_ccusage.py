@@ -67,3 +67,21 @@ def test_with_pi_forks_ccusage_counts_copies_and_piview_does_not(tmp_path: Path)
     assert report.total.main.cost == pytest.approx(cost(unique))
     assert theirs["totalCost"] > report.total.main.cost + 0.5
     assert theirs["totalCost"] <= cost(every) + 1e-9
+
+
+SUBAGENTS = Path(__file__).resolve().parents[1] / "fixtures" / "subagents"
+
+
+@pytest.mark.parametrize("case", ["single", "parallel", "chain", "fork", "failed", "unknown"])
+def test_subagent_folders_against_ccusage(case: str) -> None:
+    """pi-subagents' genuine folders (parent, children, artifacts): piview counts each model
+    call once; ccusage 20.0.24 agrees but for a fork-context child, whose copy of the parent's
+    turn it counts again."""
+    root = SUBAGENTS / case / "sessions"
+    theirs = ccusage(root)["totals"]
+    files = find_session_files(root)
+    ours = collect_stats(with_subagents(files)).total.main
+    copied_in, copied_out, copied_cost = (1000, 50, 0.00375) if case == "fork" else (0, 0, 0.0)
+    assert ours.input + copied_in == theirs["inputTokens"]
+    assert ours.output + copied_out == theirs["outputTokens"]
+    assert ours.cost + copied_cost == pytest.approx(theirs["totalCost"])

@@ -20,6 +20,7 @@ KEYS = {
     "result_entry_id",
     "latency_ms",
     "output_chars",
+    "subagent_sessions",
 }
 
 

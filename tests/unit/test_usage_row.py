@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from piview.catalog.stats import _usage_bytes
+from piview.catalog.stats import usage_key
 from piview.model import load_session
 from piview.model.types import Usage
 from piview.model.usage_row import encode_row, row_decoder, usage_of
@@ -109,11 +109,11 @@ def test_whole_entries_key_their_usage_as_rows_do(write_session) -> None:
     s = load_session(write_session(lines))
     store = s.nodes
     assert store.usage_at[0] >= 0 and 1 in store.whole
-    row = _usage_bytes(store, 0, store.message_usage(0))  # type: ignore[arg-type]
+    row = usage_key(store, 0, store.message_usage(0))  # type: ignore[arg-type]
     assert row == encode_row(store.message_usage(0))  # type: ignore[arg-type]
     usage = store.message_usage(1)
     assert usage is not None
-    assert _usage_bytes(store, 1, usage) == encode_row(usage)
+    assert usage_key(store, 1, usage) == encode_row(usage)
 
 
 def test_a_cache_of_map_rows_is_rebuilt(write_session, tmp_path, monkeypatch) -> None:

@@ -17,6 +17,7 @@ from rich.console import RenderableType
 from rich.style import Style
 from rich.text import Text
 
+from piview.catalog.subagents import SUBAGENT_TOOLS
 from piview.model.toolargs import read_range
 from piview.model.types import (
     AssistantMessage,
@@ -158,6 +159,12 @@ def describe(name: str, args: object, namespace: str | None = None) -> ToolView:
         if lim is not None:
             t.append(f" (limit {lim})", style("piview.dim"))
         return ToolView(t, lines=8)
+    if name in SUBAGENT_TOOLS and not namespace:
+        from piview.render.roles.subagent import title
+
+        own = title(a)
+        if own is not None:
+            return ToolView(own, lines=8)
     # The popular extensions' tools (mcp, web_search, fetch_content, todo), when their
     # arguments have the shape their card knows; still "generic": their arguments are shown
     # whole when the card falls back to the generic body.
@@ -539,6 +546,19 @@ def _builtin(c: ToolCallView) -> RenderableType | None:
 
 for _name in ("read", "bash", "edit", "write", "grep", "find", "ls"):
     REGISTRY.tool(_name)(_builtin)  # as a plugin's are: one of these may replace them
+
+
+def _subagent(c: ToolCallView) -> RenderableType | None:
+    """pi-subagents' call: a row per child run, then the generic body."""
+    from piview.render.roles.subagent import card
+
+    ctx = c.own[0] if c.own else None
+    parent = ctx.session.path if ctx is not None else None
+    return card(c, _builtin, str(parent) if parent else None)
+
+
+for _name in SUBAGENT_TOOLS:
+    REGISTRY.tool(_name)(_subagent)
 
 
 def _no_result_line(msg: AssistantMessage | None) -> Text:
