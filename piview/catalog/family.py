@@ -18,7 +18,7 @@ from piview.catalog.lineage import find_parent, with_subagents
 from piview.catalog.stats import MAIN, Key, usage_key, usage_records
 from piview.catalog.subagents import find_call_site, name_parts
 from piview.model.session import Session, SessionOpenError, load_session
-from piview.model.usage import UsageTotals
+from piview.model.usage import UsageTotals, info_sums
 
 
 @dataclass(slots=True)
@@ -149,3 +149,13 @@ def subagent_of(path: str | os.PathLike[str], declared: str | None) -> dict[str,
         return None
     site = find_call_site(parent, path)
     return {"path": os.path.abspath(parent), "tool_call_id": site.tool_call_id if site else None}
+
+
+def sidebar_family(session: Session) -> tuple[UsageTotals, UsageTotals, int] | None:
+    """``(this file's model calls, its subagents', how many subagent files)`` for the usage
+    sidebar, None when the session has no subagent files (reads them: call it in a worker)."""
+    if not session.path or not child_files(session.path):
+        return None
+    own = info_sums(session, session.tree.leaf)["all"]
+    fam = family_of(session, own)
+    return own, fam.children_usage, len(fam.children)

@@ -13,7 +13,6 @@ know (a newer pi-subagents): unknown shapes give no rows.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -21,8 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SUBAGENT_TOOLS = frozenset({"subagent"})
-"""Tool names whose calls start subagents (pi-subagents)."""
+import msgspec
+
+from piview.model.names import SUBAGENT_TOOLS, subagent_name_parts
+from piview.model.types import MessageEntry, TextContent, ToolResultMessage
+
+__all__ = ["SUBAGENT_TOOLS", "ChildRun", "CallSite", "child_runs", "locate", "name_parts"]
+
 
 _RUN_ID = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})_")
 """A run id as pi-subagents' artifact names start with it (``<runId>_<agent>…``)."""
@@ -206,8 +210,6 @@ def locate(parent: str | os.PathLike[str], run: ChildRun) -> Path | None:
 
 def name_parts(name: str | None) -> tuple[str | None, str | None]:
     """``(agent, run id)`` of a child's session name ``subagent-<agent>-<runId>-<n>``."""
-    from piview.model.names import subagent_name_parts
-
     return subagent_name_parts(name)
 
 
@@ -255,8 +257,8 @@ def find_call_site(
             if b'"toolResult"' not in line:
                 continue
             try:
-                obj = json.loads(line)
-            except ValueError:
+                obj = msgspec.json.decode(line)
+            except msgspec.DecodeError:
                 continue
             msg = obj.get("message") if isinstance(obj, dict) else None
             if not isinstance(msg, dict) or msg.get("role") != "toolResult":
@@ -287,8 +289,6 @@ def call_children(session: Any, name: str, arguments: Any, result: int | None) -
     ``result``), None for each child not on this machine; ``[]`` for other tools."""
     if name not in SUBAGENT_TOOLS or not session.path:
         return []
-    from piview.model.types import MessageEntry, TextContent, ToolResultMessage
-
     details, is_error, text = None, False, ""
     if result is not None:
         entry = session.entry(result)

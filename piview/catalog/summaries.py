@@ -14,6 +14,7 @@ from typing import Any
 
 from piview.catalog.discovery import HEAD_BYTES, cache_dir, read_json_line
 from piview.catalog.hosts import Found
+from piview.model.names import subagent_name_parts
 from piview.model.source import parse_sqlite_ref, peek_sqlite_session
 
 _TAIL = 64 * 1024
@@ -64,9 +65,7 @@ class SessionSummary:
         ``<agent>: <its task>``."""
         name = self.name
         if name and name.startswith("subagent-") and self.first_message:
-            from piview.catalog.subagents import name_parts
-
-            agent = name_parts(name)[0]
+            agent = subagent_name_parts(name)[0]
             if agent:
                 return f"{agent}: {self.first_message}"
         return name or self.host_title or self.first_message or Path(self.path).name

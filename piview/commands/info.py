@@ -7,15 +7,14 @@ import json
 import sys
 from typing import Any
 
+from piview.catalog.family import family_of, subagent_of
 from piview.commands.common import load
 from piview.model import session_info
+from piview.model.usage import UsageTotals
 
 
 def _family(session: Any, info: dict[str, Any]) -> None:
     """Add ``subagents``, ``usage.with_subagents`` and, on a child, ``subagent_of``."""
-    from piview.catalog.family import family_of, subagent_of
-    from piview.model.usage import UsageTotals
-
     own = UsageTotals()
     for key, value in info["usage"]["all"].items():
         attr = {"cacheRead": "cache_read", "cacheWrite": "cache_write"}.get(key, key)

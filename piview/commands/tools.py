@@ -7,6 +7,7 @@ import json
 import os
 import sys
 
+from piview.catalog.subagents import call_children
 from piview.commands.common import load, resolve_branch
 from piview.model.tools import tool_rows
 
@@ -16,8 +17,6 @@ def run(args: argparse.Namespace) -> int:
     session = load(args.file)
     leaf, _entry = resolve_branch(session, args.leaf, args.file)
     rows = tool_rows(session, session.tree.path(leaf) if leaf is not None else [])
-    from piview.catalog.subagents import call_children
-
     kids = [call_children(session, r.name, r.arguments, r.result) for r in rows]
     if args.json:
         out = [

@@ -71,6 +71,7 @@ from piview.render.roles._fields import (
     usage_label,
 )
 from piview.render.roles._json import safe_json
+from piview.render.roles.subagent import plain_rows
 from piview.render.sanitize import sanitize_line
 
 _BUILTIN = ("read", "bash", "edit", "write", "grep", "find", "ls")
@@ -345,8 +346,6 @@ class DocBuilder:
         kids += [Part("note", text=loaded, status="dim")] if loaded else []
         view = lambda: ToolCallView(call, [m for _r, m in msgs])  # noqa: E731
         if call.name == "subagent":  # pi-subagents: a line per child run first
-            from piview.render.roles.subagent import plain_rows
-
             rows = plain_rows(view())
             kids[:0] = [Part("note", text=row, status="dim") for row in rows]
         full = self.tools == "full"  # a built-in card is cut as the preview cuts the rest

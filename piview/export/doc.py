@@ -26,6 +26,7 @@ from piview.model.types import ImageContent, TextContent
 from piview.render.plugins import REGISTRY
 from piview.render.roles.ext_tools import CARDS
 from piview.render.roles.ext_tools import title as ext_title
+from piview.render.roles.subagent import title
 from piview.render.sanitize import sanitize, sanitize_line
 
 ToolsMode = Literal["full", "preview", "none"]
@@ -326,8 +327,6 @@ def tool_title(name: str, args: object, namespace: str | None = None) -> str:
         glob = arg_str(a, "glob")
         return f"{name} {what}{path or '.'}" + (f" ({glob})" if glob else "")
     if name == "subagent" and not namespace:
-        from piview.render.roles.subagent import title
-
         own = title(args)
         if own is not None:
             return own.plain

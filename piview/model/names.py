@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import re
 
+SUBAGENT_TOOLS = frozenset({"subagent"})
+"""Tool names whose calls start subagents (pi-subagents)."""
+
 _SUBAGENT_NAME = re.compile(r"^subagent-(.+)-([0-9a-f]{8}-[0-9a-f-]{27})-\d+$")
 """A pi-subagents child's ``session_info`` name: ``subagent-<agent>-<runId>-<n>``."""
 

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from piview.model.names import subagent_name_parts
+
 if TYPE_CHECKING:
     from piview.model.session import Session
 
@@ -68,6 +70,4 @@ def session_title(session: Session) -> str:
 
 def subagent_agent(name: str | None) -> str | None:
     """The agent of a pi-subagents child's generated name, else None."""
-    from piview.model.names import subagent_name_parts
-
     return subagent_name_parts(name)[0]

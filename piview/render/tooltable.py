@@ -9,6 +9,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from piview.catalog.subagents import short_child
 from piview.model.toolargs import read_range
 from piview.model.tools import ToolRow, tool_stats
 from piview.render.format import fmt_duration_ms, plural
@@ -58,8 +59,6 @@ def children_cell(session: Session, kids: list[Path | None]) -> str:
     """The child sessions of a subagent call, by their run folders (``""`` for others)."""
     if not kids:
         return ""
-    from piview.catalog.subagents import short_child
-
     names = [short_child(session.path or "", k) for k in kids]
     return " ".join(names) if len(names) <= 3 else f"{' '.join(names[:2])} +{len(names) - 2}"
 

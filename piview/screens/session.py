@@ -399,15 +399,11 @@ class SessionScreen(FirstResumeScreen):
     @work(thread=True, exclusive=True, group="family", exit_on_error=False, description="Subagents")
     def _family_worker(self) -> None:
         """The usage of this session with its subagents' files (read here, each once)."""
-        from piview.catalog.family import child_files, family_of
-        from piview.model.usage import info_sums
+        from piview.catalog.family import sidebar_family
 
-        if not child_files(self.session.path):
-            return
-        own = info_sums(self.session, self.session.tree.leaf)["all"]
-        fam = family_of(self.session, own)
-        side = self.query_one(UsageSidebar)
-        self.app.call_from_thread(side.show_family, own, fam.children_usage, len(fam.children))
+        family = sidebar_family(self.session)
+        if family is not None:
+            self.app.call_from_thread(self.query_one(UsageSidebar).show_family, *family)
 
     @work(thread=True, exclusive=True, group="usage", exit_on_error=False, description="Usage")
     def _usage_worker(self, path: list[int], leaf: int | None) -> None:

@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.screen import Screen
 
-from piview.catalog.subagents import SUBAGENT_TOOLS
-
 if TYPE_CHECKING:
     from piview.model import Session
     from piview.render.item import Item
@@ -35,31 +33,9 @@ class Subagents:
         not a subagent call."""
         if item.kind != "tool":
             return None
-        from piview.model.types import AssistantMessage, MessageEntry, ToolCall, ToolResultMessage
-        from piview.render.plugins import ToolCallView
-        from piview.render.roles.subagent import find_child, row_text, runs_of
+        from piview.render.roles.subagent import call_rows
 
-        s = self._session
-        entry = s.entry(item.entry)
-        msg = entry.message if isinstance(entry, MessageEntry) else None
-        if not isinstance(msg, AssistantMessage) or not 0 <= item.part < len(msg.content):
-            return None
-        call = msg.content[item.part]
-        if not isinstance(call, ToolCall) or call.name not in SUBAGENT_TOOLS:
-            return None
-        results = []
-        for r in s.pairing.call_results.get((item.entry, item.part), []):
-            e = s.entry(r)
-            m = e.message if isinstance(e, MessageEntry) else None
-            if isinstance(m, ToolResultMessage):
-                results.append(m)
-        view = ToolCallView(call, results)
-        parent = str(s.path) if s.path else None
-        out = []
-        for run in runs_of(view):
-            found = find_child(parent, run)
-            out.append((row_text(run, found, parent), found))
-        return out
+        return call_rows(self._session, item.entry, item.part)
 
     def enter(self, item: Item) -> bool:
         """Open the child of the subagent call ``item`` (True), or do nothing (False: it is

@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
+from piview.catalog.subagents import SUBAGENT_TOOLS, call_children
 from piview.model.tools import (
     ToolRow,
     ToolStats,
@@ -23,7 +24,7 @@ from piview.model.tools import (
 )
 from piview.render.format import fmt_duration_ms
 from piview.render.sanitize import sanitize_line
-from piview.render.tooltable import STATUS_STYLE, argument_summary
+from piview.render.tooltable import STATUS_STYLE, argument_summary, children_cell
 from piview.widgets.keybar import KeyBar
 from piview.widgets.lazy_table import LazyTable
 from piview.widgets.text_input import TextInput
@@ -109,8 +110,6 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
         self._all_stats: list[ToolStats] | None = None
         names = {r.name for r in self.rows}
         self._name_width = max((len(sanitize_line(n)) for n in names), default=4)
-        from piview.catalog.subagents import SUBAGENT_TOOLS
-
         self._subagents = bool(names & SUBAGENT_TOOLS)
         """Whether a column names the child sessions of subagent calls."""
 
@@ -227,9 +226,6 @@ class ToolsScreen(ModalScreen[tuple[int, int] | None]):
         return [make[name]() for name in names]
 
     def _children_cell(self, r: ToolRow) -> Text:
-        from piview.catalog.subagents import call_children
-        from piview.render.tooltable import children_cell
-
         kids = call_children(self.session, r.name, r.arguments, r.result)
         return Text(sanitize_line(children_cell(self.session, kids)), style="cyan")
 

@@ -29,7 +29,9 @@ ALLOWED_CYCLES: set[frozenset[str]] = set()
 # Imports inside function bodies (not counting TYPE_CHECKING blocks). May only
 # go down: lower it when you remove one.
 # +2 (#29): `piview -` imports the app (Textual) and the stream (msgspec) only when used.
-MAX_FUNCTION_IMPORTS = 151
+# +5 (#30): enter on a subagent call (its rows, the child's load, the list of children), the
+# sidebar's subagents and P's call site are imported when used, not with the first screen.
+MAX_FUNCTION_IMPORTS = 156
 
 
 def _module_name(path: Path) -> str:

@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.text import Text
 
 from piview.catalog.subagents import SUBAGENT_TOOLS, ChildRun, child_runs, locate
+from piview.model.types import AssistantMessage, MessageEntry, ToolCall, ToolResultMessage
 from piview.render.format import fmt_cost
 from piview.render.plugins import ToolCallView
 from piview.render.roles._indent import indent
@@ -142,8 +143,6 @@ def card(view: ToolCallView, builtin: Any, parent: str | None) -> RenderableType
     parts = [indent(*parts)]
     if body is not None:
         parts.append(body)
-    from rich.console import Group
-
     return Group(*parts)
 
 
@@ -155,3 +154,28 @@ def is_subagent_call(name: str | None) -> bool:
 def plain_rows(view: ToolCallView) -> Sequence[str]:
     """The rows as plain text (search, copy)."""
     return [row_text(r, None, None).plain for r in runs_of(view)]
+
+
+def call_rows(session: Any, entry: int, part: int) -> list[tuple[Text, Path | None]] | None:
+    """The rows of the subagent call at block ``part`` of ``entry`` and each child's file
+    (None where not found), or None when that block is no subagent call."""
+    e = session.entry(entry)
+    msg = e.message if isinstance(e, MessageEntry) else None
+    if not isinstance(msg, AssistantMessage) or not 0 <= part < len(msg.content):
+        return None
+    call = msg.content[part]
+    if not isinstance(call, ToolCall) or call.name not in SUBAGENT_TOOLS:
+        return None
+    results = []
+    for r in session.pairing.call_results.get((entry, part), []):
+        re_ = session.entry(r)
+        m = re_.message if isinstance(re_, MessageEntry) else None
+        if isinstance(m, ToolResultMessage):
+            results.append(m)
+    view = ToolCallView(call, results)
+    parent = str(session.path) if session.path else None
+    out = []
+    for run in runs_of(view):
+        found = find_child(parent, run)
+        out.append((row_text(run, found, parent), found))
+    return out

@@ -52,6 +52,7 @@ from piview.render.roles._common import (
 from piview.render.roles._fields import result_extras
 from piview.render.roles._json import details_block, json_plain, json_renderable, safe_json
 from piview.render.roles.ext_tools import title as ext_title  # registers their cards too
+from piview.render.roles.subagent import card, title
 from piview.render.sanitize import sanitize, sanitize_line
 from piview.render.theme import style
 
@@ -160,8 +161,6 @@ def describe(name: str, args: object, namespace: str | None = None) -> ToolView:
             t.append(f" (limit {lim})", style("piview.dim"))
         return ToolView(t, lines=8)
     if name in SUBAGENT_TOOLS and not namespace:
-        from piview.render.roles.subagent import title
-
         own = title(a)
         if own is not None:
             return ToolView(own, lines=8)
@@ -550,8 +549,6 @@ for _name in ("read", "bash", "edit", "write", "grep", "find", "ls"):
 
 def _subagent(c: ToolCallView) -> RenderableType | None:
     """pi-subagents' call: a row per child run, then the generic body."""
-    from piview.render.roles.subagent import card
-
     ctx = c.own[0] if c.own else None
     parent = ctx.session.path if ctx is not None else None
     return card(c, _builtin, str(parent) if parent else None)
