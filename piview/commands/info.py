@@ -13,30 +13,29 @@ from piview.model import session_info
 from piview.model.usage import UsageTotals
 
 
-def _family(session: Any, info: dict[str, Any]) -> None:
-    """Add ``subagents``, ``usage.with_subagents`` and, on a child, ``subagent_of``."""
+def _family(session: Any, info: dict[str, Any], path: str) -> None:
+    """Add ``subagents``, ``usage.with_subagents`` and ``subagent_of`` (a subagent's parent
+    file and call); a database session or an event stream has no folder of children."""
+    info["subagents"] = []
+    info["usage"]["with_subagents"] = dict(info["usage"]["all"])
+    info["subagent_of"] = None
+    if "#" in path or session.stream_source is not None or not session.path:
+        return
     own = UsageTotals()
     for key, value in info["usage"]["all"].items():
         attr = {"cacheRead": "cache_read", "cacheWrite": "cache_write"}.get(key, key)
-        attr = "cache_write1h" if key == "cacheWrite1h" else attr
-        setattr(own, attr, value)
-    fam = family_of(session, own) if session.stream_source is None else None
-    info["subagents"] = [c.as_json() for c in fam.children] if fam else []
-    info["usage"]["with_subagents"] = (
-        fam.with_subagents.as_json() if fam else dict(info["usage"]["all"])
-    )
-    if session.path and session.stream_source is None:
-        info["subagent_of"] = subagent_of(session.path, info.get("parent_session"))
-    else:
-        info["subagent_of"] = None
+        setattr(own, "cache_write1h" if key == "cacheWrite1h" else attr, value)
+    fam = family_of(session, own)
+    info["subagents"] = [c.as_json() for c in fam.children]
+    info["usage"]["with_subagents"] = fam.with_subagents.as_json()
+    info["subagent_of"] = subagent_of(session.path, info.get("parent_session"))
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the summary of ``args.file``: one JSON object with ``--json``, else a table."""
     session = load(args.file)
     info = session_info(session)
-    if "#" not in str(args.file):  # an OpenClaw database session has no folder of children
-        _family(session, info)
+    _family(session, info, str(args.file))
     if args.json:
         sys.stdout.write(json.dumps(info, ensure_ascii=False) + "\n")
         return 0
