@@ -186,7 +186,8 @@ class Run:
     """The gap before this prompt since the previous run ended (0 for the first run)."""
     turns: list[Turn]
     inferred: bool = False
-    """The start, end or wait rests on a missing or clamped time."""
+    """The run's start (so its wait) rests on a missing or clamped time, or it has no prompt
+    (it starts when its first turn's request did)."""
 
     def to_json(self, session: Session) -> dict[str, Any]:
         """``{entry_id, start, end, wait_ms, turns}`` of the JSON contract."""
