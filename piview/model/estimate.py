@@ -8,7 +8,8 @@ Pi 0.85.1 (``core/compaction/compaction.js``) estimates a message as ``ceil(char
 - ``bashExecution``: the command and the output;
 - ``branchSummary``, ``compactionSummary``: the summary (as Pi builds these messages from
   their entries: the summary alone, not the wrapper ``convertToLlm`` sends);
-- any other role: 0.
+- any other role: 0 (``system``, oh-my-pi's own roles, a version-3 ``hookMessage``, unknown
+  roles: the messages ``convertToLlm`` does not send).
 
 A length is JavaScript's ``String.length``: UTF-16 code units (a character outside the BMP
 counts 2), and ``JSON.stringify`` writes no spaces, so both are reproduced here rather than
@@ -31,6 +32,7 @@ from piview.model.types import (
     CompactionSummaryMessage,
     CustomMessage,
     CustomMessageEntry,
+    HookMessage,
     ImageContent,
     TextContent,
     ThinkingContent,
@@ -89,12 +91,31 @@ def _str_json_length(text: str) -> int:
 def js_json_length(value: Any) -> int:
     """``JSON.stringify(value).length`` of a decoded JSON value (no spaces; key order does not
     change the length). A whole number beyond 2**53 is a double in JavaScript."""
+    t = type(value)
+    if t is str:
+        return _str_json_length(value)
+    if t is dict:
+        # A tool call's arguments: mostly strings and small numbers, counted inline.
+        n = 1 + len(value) if value else 2
+        for k, v in value.items():
+            n += _str_json_length(k) + 1
+            tv = type(v)
+            if tv is str:
+                n += _str_json_length(v)
+            elif tv is int and -_SAFE_INT < v < _SAFE_INT:
+                n += len(str(v))
+            else:
+                n += js_json_length(v)
+        return n
+    if t is list:
+        n = 1 + len(value) if value else 2
+        for v in value:
+            n += js_json_length(v)
+        return n
     if value is None or value is True:
         return 4
     if value is False:
         return 5
-    if isinstance(value, str):
-        return _str_json_length(value)
     if isinstance(value, int):
         if -_SAFE_INT < value < _SAFE_INT:
             return len(str(value))
@@ -104,16 +125,6 @@ def js_json_length(value: Any) -> int:
             return 4  # Infinity: null
     if isinstance(value, float):
         return len(js_number(value))
-    if isinstance(value, dict):
-        n = 1 + len(value) if value else 2
-        for k, v in value.items():
-            n += _str_json_length(str(k)) + 1 + js_json_length(v)
-        return n
-    if isinstance(value, list | tuple):
-        n = 1 + len(value) if value else 2
-        for v in value:
-            n += js_json_length(v)
-        return n
     return 4  # not JSON: counted as null
 
 
@@ -146,6 +157,8 @@ def estimate_split(message: object) -> tuple[int, int]:
             elif isinstance(block, ToolCall):
                 chars += js_length(block.name) + js_json_length(block.arguments)
         return -(-(chars + thinking) // 4), thinking // 4
+    if isinstance(message, HookMessage):
+        return 0, 0  # a role Pi 0.85 does not know (version 3: custom is its name)
     if isinstance(message, UserMessage | ToolResultMessage | CustomMessage):
         chars = content_chars(message.content)
     elif isinstance(message, BashExecutionMessage):
