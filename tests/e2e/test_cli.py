@@ -50,6 +50,7 @@ def test_info_json_and_print_on_a_nasty_file(name: str, tmp_path: Path) -> None:
                 "thinking_level",
                 "model",
                 "system",
+                "estimate",
                 "messages",
             }
 

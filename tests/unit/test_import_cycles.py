@@ -31,7 +31,8 @@ ALLOWED_CYCLES: set[frozenset[str]] = set()
 # +2 (#29): `piview -` imports the app (Textual) and the stream (msgspec) only when used.
 # +5 (#30): enter on a subagent call (its rows, the child's load, the list of children), the
 # sidebar's subagents and P's call site are imported when used, not with the first screen.
-MAX_FUNCTION_IMPORTS = 156
+# +1 (#31): `piview timeline` imports its Rich formatter only without --json, as `context` does.
+MAX_FUNCTION_IMPORTS = 157
 
 
 def _module_name(path: Path) -> str:
