@@ -92,6 +92,8 @@ class Seg:
     turn: int = -1
     """Index of its turn in the run (-1 for a wait)."""
     inferred: bool = False
+    result: int | None = None
+    """A call's result entry (what Enter opens: the transcript draws it with its call)."""
 
     @property
     def ms(self) -> float:
@@ -216,6 +218,7 @@ def build_row(k: int, run: Run, marks: list[Marker]) -> Row:
                     t.id,
                     n,
                     t.inferred,
+                    t.result,
                 )
             )
             spans.append((t.start_ms, t.end_ms))

@@ -1,5 +1,5 @@
-"""Provides :class:`Views`: the session screen's keys that open other views (``i T c x : y Y
-v V``), and what it makes ahead for them. Each view's module is imported on first use.
+"""Provides :class:`Views`: the session screen's keys that open other views (``i T w c x : y
+Y v V``), and what it makes ahead for them. Each view's module is imported on first use.
 """
 
 from __future__ import annotations
@@ -280,6 +280,23 @@ class Views:
                     return
 
         screen.app.push_screen(ToolsScreen(screen.session, transcript.path), jump)
+
+    def timeline(self) -> None:
+        """Open the timeline of the branch shown; Enter there shows the entry chosen."""
+        screen = self._screen
+        from piview.screens.timeline import TimelineScreen
+
+        transcript = screen.query_one(Transcript)
+
+        def jump(entry: int | None) -> None:
+            if entry is None:
+                return
+            k = transcript.index_of_entry(entry)
+            if k is not None:
+                transcript.focus_item(k)
+
+        at = transcript.current_entry
+        screen.app.push_screen(TimelineScreen(screen.session, screen.leaf, at), jump)
 
     def context(self) -> None:
         """Show what the model had in context at the focused entry."""
