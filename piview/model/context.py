@@ -18,6 +18,7 @@ from piview.model.types import (
 )
 
 if TYPE_CHECKING:
+    from piview.model.decode import SkEntry
     from piview.model.session import Session
 
 ContextKind = Literal[
@@ -58,7 +59,12 @@ class SessionContext:
 
 
 def _is_context_entry(session: Session, i: int) -> ContextKind | None:
-    node = session.nodes[i]
+    return context_kind(session.nodes[i])
+
+
+def context_kind(node: SkEntry) -> ContextKind | None:
+    """The kind of context message an entry's skeleton makes, or None when it makes none
+    (the test :func:`build_context` applies; the timeline applies it as it walks)."""
     if node.type == "message":
         msg = node.message
         if msg is None:

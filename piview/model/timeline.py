@@ -15,16 +15,30 @@ Measured and inferred times:
 - *Inferred*: whatever the file does not say. A missing or unreadable time takes the last
   good time before it on the branch, and a time earlier than that one (a clock step, a
   hand-edited file) is clamped to it; such a span is 0 ms long and flagged ``inferred``.
-  A call without a result on the branch ends at the next entry written after it.
+  A call without a result on the branch (aborted) is 0 ms long, its end inferred.
 """
 
 from __future__ import annotations
 
+import bisect
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+import msgspec
+
+from piview.model.context import context_kind as _is_context_entry
+from piview.model.store_ts import GAP_MS, TS_LEN, unpack_ts
+from piview.model.tree import parse_iso_ms
+from piview.model.types import CompactionEntry, UnknownMessage
+
 if TYPE_CHECKING:
     from piview.model.session import Session
+    from piview.model.store import NodeStore
+
+_WRITE_SLACK_MS = 1_000.0
+"""How much earlier than the entry before it a turn may start streaming: Pi writes an entry
+after its message ends, and the next turn starts streaming meanwhile (a few ms, measured)."""
 
 MarkerKind = Literal["compaction", "model_change", "error", "idle"]
 
@@ -43,8 +57,8 @@ class ToolSpan:
     start_ms: float
     """When its assistant entry was written, in ms since the run's start."""
     end_ms: float
-    """When its result's entry was written, in ms since the run's start (inferred when the
-    call has no result on the branch: see :attr:`inferred`)."""
+    """When its result's entry was written, in ms since the run's start (without a result on
+    the branch: its start, and :attr:`inferred`)."""
     is_error: bool
     result: int | None = None
     """The entry index of its result on the branch, or None."""
@@ -125,7 +139,9 @@ class Turn:
     start; the entry's time when the message's is missing or unusable."""
     model_ms: float
     """Streaming time: the entry's time minus the message's own ``timestamp`` (measured;
-    0 and :attr:`inferred` when either is missing or the difference is negative)."""
+    inferred, from the entry before, when the message's time is missing, and clamped between
+    the entry before and its own entry when after its entry or over a second before the
+    entry before)."""
     end_ms: float
     """When the turn ended: its last tool result, else its own entry (ms since run start)."""
     tools: list[ToolSpan]
@@ -267,7 +283,496 @@ def _ms(value: float) -> int:
     return int(round(value))
 
 
+# ---- times ---------------------------------------------------------------------------------
+
+
+def _entry_times(session: Session, path: list[int]) -> tuple[list[float], list[bool]]:
+    """Each entry's time on the branch in ms since the epoch, and whether it was inferred.
+
+    A missing or unreadable time takes the last good one before it (the first good one, for
+    those before it); a time earlier than the last good one is clamped to it. So the times
+    never go back, and every span drawn from them is 0 or more.
+    """
+    nodes = session.nodes
+    column = getattr(nodes, "ts", None)
+    raw: list[float | None] = []
+    for i in path:
+        v = GAP_MS
+        if column is not None and len(column) >= (i + 1) * TS_LEN:
+            k = i * TS_LEN
+            v = int.from_bytes(column[k : k + TS_LEN], "little", signed=True)
+        # The column holds Pi's exact form as ms; any other form is kept as written.
+        raw.append(float(v) if v != GAP_MS else parse_iso_ms(nodes.timestamp(i)))
+    first = next((t for t in raw if t is not None), 0.0)
+    times: list[float] = []
+    inferred: list[bool] = []
+    last = first
+    for t in raw:
+        if t is None or t < last:
+            times.append(last)
+            inferred.append(True)
+        else:
+            times.append(t)
+            inferred.append(False)
+            last = t
+    return times, inferred
+
+
+def _iso(ms: float) -> str:
+    """Pi's ``toISOString()`` form of ``ms`` since the epoch."""
+    try:
+        return unpack_ts(int(ms))
+    except (ValueError, OverflowError):
+        return ""
+
+
+class _Block(msgspec.Struct, gc=False):
+    type: str | None = None
+    text: str | None = None
+    thinking: str | None = None
+    arguments: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
+    """Kept undecoded: only its length counts."""
+
+
+class _Message(msgspec.Struct, gc=False):
+    timestamp: Any = None
+    content: list[_Block] | str | None = None
+
+
+class _Line(msgspec.Struct, gc=False):
+    message: _Message | None = None
+
+
+_line_decoder = msgspec.json.Decoder(_Line)
+
+
+def _assistant_facts(session: Session, i: int) -> tuple[float | None, float]:
+    """``(message timestamp in ms, thinking's fraction of the content's characters)`` of an
+    assistant entry, read from its line without decoding the whole entry."""
+    try:
+        line = _line_decoder.decode(session.read_line(i))
+    except (msgspec.DecodeError, RecursionError):
+        return _assistant_facts_raw(session.raw(i))
+    msg = line.message
+    if msg is None:
+        return None, 0.0
+    thinking = other = 0
+    if isinstance(msg.content, list):
+        for b in msg.content:
+            if b.type == "thinking":
+                thinking += len(b.thinking or "")
+            else:
+                other += len(b.text or "") + len(b.arguments)
+    return _stamp(msg.timestamp), thinking / (thinking + other) if thinking else 0.0
+
+
+def _assistant_facts_raw(raw: object) -> tuple[float | None, float]:
+    """:func:`_assistant_facts` of a line whose fields have unexpected types."""
+    msg = raw.get("message") if isinstance(raw, dict) else None
+    if not isinstance(msg, dict):
+        return None, 0.0
+    thinking = other = 0
+    content = msg.get("content")
+    for b in content if isinstance(content, list) else []:
+        if not isinstance(b, dict):
+            continue
+        if b.get("type") == "thinking":
+            t = b.get("thinking")
+            thinking += len(t) if isinstance(t, str) else 0
+        else:
+            t = b.get("text")
+            other += len(t) if isinstance(t, str) else 0
+            if "arguments" in b:
+                other += len(msgspec.json.encode(b["arguments"]))
+    return _stamp(msg.get("timestamp")), thinking / (thinking + other) if thinking else 0.0
+
+
+def _stamp(value: object) -> float | None:
+    """A message's ``timestamp`` (ms since the epoch, or an ISO string) in ms, or None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        v = float(value)
+        return v if math.isfinite(v) and 0 < v < 253_402_300_800_000 else None
+    return parse_iso_ms(value)
+
+
+# ---- context -------------------------------------------------------------------------------
+
+_USER_ROLES = frozenset({"user", "custom", "bashExecution"})
+_SUMMARY_ROLES = frozenset({"branchSummary", "compactionSummary"})
+_TOOL = "tool:"  # the prefix of a tool result's key in the running sums
+
+
+def _role_key(role: str | None, tool_name: str | None) -> str:
+    """The part of :class:`TurnContext` a context message of ``role`` counts in."""
+    if role in _USER_ROLES:
+        return "user"
+    if role == "assistant":
+        return "assistant"
+    if role == "toolResult":
+        return _TOOL + (tool_name or "?")
+    if role in _SUMMARY_ROLES:
+        return "summaries"
+    return "system"  # system messages, and roles convertToLlm does not send
+
+
+class _Cumulative:
+    """Running sums of sizes by key along the branch, readable at any earlier position.
+
+    Each key keeps the positions where it grew and its sum after each (sparse: a key grows
+    only at the entries of its kind), so the sum of a span of the branch is two bisects.
+    """
+
+    __slots__ = ("positions", "sums")
+
+    def __init__(self) -> None:
+        self.positions: dict[str, list[int]] = {}
+        self.sums: dict[str, list[float]] = {}
+
+    def add(self, pos: int, key: str, size: float) -> None:
+        ps = self.positions.get(key)
+        if ps is None:
+            self.positions[key], self.sums[key] = [pos], [size]
+            return
+        ss = self.sums[key]
+        if ps[-1] == pos:
+            ss[-1] += size
+        else:
+            ps.append(pos)
+            ss.append(ss[-1] + size)
+
+    def before(self, key: str, pos: int) -> float:
+        """The key's sum over the positions before ``pos``."""
+        ps = self.positions[key]
+        k = bisect.bisect_left(ps, pos)
+        return self.sums[key][k - 1] if k else 0.0
+
+    def span(self, lo: int, hi: int) -> dict[str, float]:
+        """Sums by key over positions ``lo`` to ``hi - 1``."""
+        out: dict[str, float] = {}
+        for key in self.positions:
+            v = self.before(key, hi) - self.before(key, lo)
+            if v:
+                out[key] = v
+        return out
+
+
+def _add(into: dict[str, float], key: str, size: float) -> None:
+    into[key] = into.get(key, 0.0) + size
+
+
+def _split(total: float | None, sizes: dict[str, float], reported: int | None) -> TurnContext:
+    """The context's tokens shared out by size (as :func:`token_shares` does per message),
+    rounded by largest remainder so the parts sum to the rounded total."""
+    ctx = TurnContext(reported_input=reported)
+    weight = sum(sizes.values())
+    if not total or not weight:
+        return ctx
+    exact = {key: total * size / weight for key, size in sizes.items()}
+    parts = {key: math.floor(v) for key, v in exact.items()}
+    short = round(total) - sum(parts.values())
+    for key in sorted(exact, key=lambda k: parts[k] - exact[k])[: max(0, short)]:
+        parts[key] += 1
+    for key, v in parts.items():
+        if key.startswith(_TOOL):
+            ctx.tools[key[len(_TOOL) :]] = v
+        elif key == "user":
+            ctx.user = v
+        elif key == "assistant":
+            ctx.assistant = v
+        elif key == "thinking":
+            ctx.thinking = v
+        elif key == "summaries":
+            ctx.summaries = v
+        else:
+            ctx.system = v
+    return ctx
+
+
+def _usage_total(nodes: NodeStore, i: int) -> float | None:
+    """Input + cacheRead + cacheWrite of an assistant message, or None without usage."""
+    if nodes.role(i) != "assistant":
+        return None
+    u = nodes.message_usage(i)
+    if u is None:
+        return None
+    return float(u.input or 0) + float(u.cache_read or 0) + float(u.cache_write or 0)
+
+
+def _retained_keys(session: Session, c: int) -> list[str] | None:
+    """The keys of a compaction's retained tail (newer Pi), or None when it keeps none."""
+    entry = session.entry(c)
+    tail = entry.retained_tail if isinstance(entry, CompactionEntry) else None
+    if not session.nodes[c].has_retained_tail and not tail:
+        return None
+    keys: list[str] = []
+    for m in tail or []:
+        if isinstance(m, UnknownMessage):
+            keys.append("system")
+        else:
+            role = str(m.__struct_config__.tag)
+            keys.append(_role_key(role, getattr(m, "tool_name", None)))
+    return keys
+
+
+# ---- the walk ------------------------------------------------------------------------------
+
+
 def build_timeline(session: Session, leaf: int | None = None) -> Timeline:
     """The timeline of the branch from the root to ``leaf`` (default: the current leaf),
-    in one walk of the branch."""
-    raise NotImplementedError  # TODO(#31): filled in by the next commit
+    in one walk of the branch (plus one for the times).
+
+    Each turn's context is the one :func:`piview.model.context.build_context` gives at the
+    turn's parent, kept as running sums of the messages' sizes by kind (restarting at a
+    compaction or an oh-my-pi ``/clear``, as it does), so no turn rebuilds the context.
+    """
+    tree = session.tree
+    if leaf is None:
+        leaf = tree.leaf
+    if leaf is None:
+        return Timeline(None, [], Totals(), [], [])
+    path = tree.path(leaf)
+    times, inferred = _entry_times(session, path)
+    nodes = session.nodes
+    ids = session.ids
+    pairing = session.pairing
+    pos_of = {i: pos for pos, i in enumerate(path)}
+
+    runs: list[Run] = []
+    markers: list[Marker] = []
+    run: Run | None = None
+    covered = 0.0  # the run's busy time so far ends here (idle gaps are measured from it)
+    prev_end: float | None = None  # when the previous run ended
+
+    # The context, as build_context would give it at the current position.
+    cum = _Cumulative()
+    base: dict[str, float] = {}  # a compaction's summary and what it kept
+    since: dict[str, float] = {}  # the context entries after the compaction (or /clear)
+    lo = 0  # the first position after the last /clear
+    first_pos: dict[str, int] = {}  # an id's first position on the branch
+    last_usage: float | None = None  # the last assistant's input on the branch so far
+
+    def close(r: Run) -> None:
+        nonlocal prev_end
+        end = r.start_epoch_ms or 0.0
+        for t in r.turns:
+            end = max(end, (r.start_epoch_ms or 0.0) + t.end_ms)
+        r.end = _iso(end) if r.start is not None else None
+        r.wall_ms = end - (r.start_epoch_ms or 0.0)
+        prev_end = end
+
+    def open_run(entry: int | None, t: float, was_inferred: bool) -> Run:
+        nonlocal run, covered
+        if run is not None:
+            close(run)
+        wait = max(0.0, t - prev_end) if prev_end is not None else 0.0
+        run = Run(entry, _iso(t), None, t, 0.0, wait, [], was_inferred)
+        if wait > IDLE_MS:
+            markers.append(Marker("idle", entry if entry is not None else -1, len(runs), 0.0, wait))
+        runs.append(run)
+        covered = t
+        return run
+
+    for pos, i in enumerate(path):
+        t = times[pos]
+        # The store's columns, not a skeleton per entry: this loop runs over every entry.
+        etype = nodes.etype(i)
+        role = nodes.role(i) if etype == "message" else None
+        node = nodes[i] if etype != "message" or role not in ("user", "assistant") else None
+        thinking = 0.0
+
+        if role == "user":
+            open_run(i, t, inferred[pos])
+        elif role == "assistant":
+            r = run
+            stamp, thinking = _assistant_facts(session, i)
+            prev_t = times[pos - 1] if pos else t
+            turn_inferred = inferred[pos]
+            if stamp is None:
+                stream = prev_t  # the file does not say when streaming began: the entry before
+                turn_inferred = True
+            elif stamp < prev_t - _WRITE_SLACK_MS or stamp > t:
+                stream = min(max(stamp, prev_t), t)
+                turn_inferred = True
+            else:
+                stream = stamp
+            if r is None:
+                r = open_run(None, stream, True)
+            base_t = r.start_epoch_ms or 0.0
+            if stream - covered > IDLE_MS:
+                markers.append(Marker("idle", i, len(runs) - 1, covered - base_t, stream - covered))
+            # The context Pi built for this turn: the one at its parent (pos - 1).
+            reported = _usage_total(nodes, i)
+            total: float | None = None
+            if pos:
+                parent = path[pos - 1]
+                # context_input_tokens' rule: the parent's children first, then the branch.
+                for child in tree.children[parent]:
+                    total = reported if child == i else _usage_total(nodes, child)
+                    if total is not None:
+                        break
+                if total is None:
+                    total = last_usage
+                sizes = dict(base)
+                for key, v in since.items():
+                    _add(sizes, key, v)
+                context = _split(total, sizes, _ms(reported) if reported is not None else None)
+            else:
+                context = TurnContext(
+                    reported_input=_ms(reported) if reported is not None else None
+                )
+            spans: list[ToolSpan] = []
+            end = t
+            for k, b in enumerate(nodes.blocks(i)):
+                if b.type != "toolCall":
+                    continue
+                result = next(
+                    (
+                        x
+                        for x in pairing.call_results.get((i, k), [])
+                        if x in pos_of and pos_of[x] > pos
+                    ),
+                    None,
+                )
+                if result is not None:
+                    rpos = pos_of[result]
+                    r_end, r_inf = times[rpos], inferred[rpos]
+                    is_error = nodes.is_error(result)
+                else:
+                    r_end = t  # unknown: 0 ms, not up to the next entry (a prompt, maybe)
+                    r_inf, is_error = True, False
+                spans.append(
+                    ToolSpan(
+                        b.id or "",
+                        b.name or "?",
+                        t - base_t,
+                        r_end - base_t,
+                        is_error,
+                        result,
+                        r_inf,
+                    )
+                )
+                end = max(end, r_end)
+            stop = nodes.stop_reason(i)
+            provider, model_id = nodes.model(i)
+            model = f"{provider or '?'}/{model_id}" if model_id else None
+            r.turns.append(
+                Turn(
+                    i,
+                    stream - base_t,
+                    t - stream,
+                    end - base_t,
+                    spans,
+                    context,
+                    path[pos - 1] if pos else None,
+                    stop,
+                    model,
+                    turn_inferred,
+                )
+            )
+            covered = max(covered, end)
+            if stop in ("error", "aborted"):
+                markers.append(Marker("error", i, len(runs) - 1, t - base_t, 0.0, stop or ""))
+            if reported is not None:
+                last_usage = reported
+        elif node is not None and etype in ("compaction", "model_change"):
+            at = t - (run.start_epoch_ms or 0.0) if run is not None else 0.0
+            kind: MarkerKind = "compaction"
+            detail = ""
+            if etype == "model_change":
+                kind = "model_change"
+                detail = node.model or (
+                    f"{node.provider or '?'}/{node.model_id}" if node.model_id else ""
+                )
+            markers.append(Marker(kind, i, max(0, len(runs) - 1), at, 0.0, detail))
+
+        # The context at this position, for the turns after it (build_context's rules).
+        first_pos.setdefault(ids[i], pos)
+        if etype == "compaction" and node is not None:
+            size = float(max(1, session.line_length(i)))
+            base = {"summaries": size}
+            kept = _retained_keys(session, i)
+            if kept is not None:
+                for key in kept:
+                    _add(base, key, size)
+            else:
+                k0 = first_pos.get(node.first_kept_entry_id or "", pos)
+                if not lo <= k0 < pos:
+                    k0 = pos
+                for key, v in cum.span(k0, pos).items():
+                    _add(base, key, v)
+            since = {}
+        elif etype == "reset_boundary":
+            lo, base, since = pos + 1, {}, {}
+        else:
+            for key, size in _context_sizes(session, i, etype, role, node, thinking):
+                cum.add(pos, key, size)
+                _add(since, key, size)
+
+    if run is not None:
+        close(run)
+    return Timeline(leaf, runs, _totals(runs), markers, path)
+
+
+def _context_sizes(
+    session: Session, i: int, etype: str | None, role: str | None, node: Any, thinking: float
+) -> list[tuple[str, float]]:
+    """The keys and sizes entry ``i`` adds to the context: none when it is not a context
+    message (``build_context``'s own test, on what the loop already read); an assistant
+    message's size split by ``thinking``, the thinking blocks' fraction of its characters.
+    ``node`` is the skeleton, given for every entry but user and assistant messages."""
+    size = float(max(1, session.line_length(i)))
+    if role == "user":
+        return [("user", size)]
+    if role == "assistant":
+        if thinking:
+            return [("assistant", size * (1.0 - thinking)), ("thinking", size * thinking)]
+        return [("assistant", size)]
+    if node is None or _is_context_entry(node) is None:
+        return []
+    if etype == "custom_message":
+        return [("user", size)]
+    if etype == "branch_summary":
+        return [("summaries", size)]
+    msg = node.message
+    return [(_role_key(msg.role, msg.tool_name), size)]
+
+
+def _totals(runs: list[Run]) -> Totals:
+    """The branch's totals: sums over runs and turns, tool time as the union of the calls'
+    spans, and each tool's calls."""
+    totals = Totals()
+    if not runs:
+        return totals
+    durations: dict[str, list[float]] = {}
+    busy_start = busy_end = -math.inf
+    for r in runs:
+        totals.wait_ms += r.wait_ms
+        base = r.start_epoch_ms or 0.0
+        for turn in r.turns:
+            totals.model_ms += turn.model_ms
+            for span in turn.tools:
+                start, end = base + span.start_ms, base + span.end_ms
+                # Spans come in time order (the times never go back): merge as they come.
+                if start > busy_end:
+                    if busy_end > busy_start:
+                        totals.tool_ms += busy_end - busy_start
+                    busy_start, busy_end = start, end
+                else:
+                    busy_end = max(busy_end, end)
+                durations.setdefault(span.name, []).append(end - start)
+                t = totals.by_tool.setdefault(span.name, ToolTotals())
+                t.calls += 1
+                t.errors += span.is_error
+    if busy_end > busy_start:
+        totals.tool_ms += busy_end - busy_start
+    for name, ds in durations.items():
+        t = totals.by_tool[name]
+        ds.sort()
+        t.total_ms = sum(ds)
+        t.p50_ms = ds[(len(ds) - 1) // 2]
+        t.max_ms = ds[-1]
+    first, last = runs[0], runs[-1]
+    totals.wall_ms = (last.start_epoch_ms or 0.0) + last.wall_ms - (first.start_epoch_ms or 0.0)
+    return totals
