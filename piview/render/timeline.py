@@ -49,7 +49,7 @@ OTHER_COLOURS = ("bright_green", "bright_blue", "bright_cyan", "bright_red", "wh
 KIND_COLOURS: dict[str, str] = {
     "wait": "bright_black",
     "model": "magenta",
-    "error": "red",
+    "error": "bright_red",
 }
 """Colours of the segments that are not tool calls (a failed call is ``error``)."""
 
@@ -230,8 +230,10 @@ def build_row(k: int, run: Run, marks: list[Marker]) -> Row:
     if run.wait_ms > IDLE_MS:
         folds.append((-run.wait_ms, 0.0))
     for m in marks:
+        # An idle marker inside the run: the gap starts at ``at_ms`` (the one before a
+        # prompt, at 0, is the run's wait, folded above).
         if m.kind == "idle" and m.duration_ms > IDLE_MS and m.at_ms > 0:
-            a, b = max(0.0, m.at_ms - m.duration_ms), m.at_ms
+            a, b = m.at_ms, m.at_ms + m.duration_ms
             if not folds or a >= folds[-1][1]:
                 folds.append((a, b))
     row = Row(
@@ -339,7 +341,8 @@ def row_summary(row: Row, run: Run) -> str:
     """A row's figures: wall, model, tools (calls), wait and its marks."""
     parts = [fmt_duration_ms(run.wall_ms), f"model {fmt_duration_ms(row.model_ms)}"]
     if row.calls:
-        parts.append(f"tools {fmt_duration_ms(row.tool_ms)}/{row.calls}")
+        calls = f"{row.calls} call{'' if row.calls == 1 else 's'}"
+        parts.append(f"{calls} {fmt_duration_ms(row.tool_ms)}")
     if row.errors:
         parts.append(f"✗{row.errors}")
     if run.wait_ms:

@@ -67,13 +67,13 @@ class TimelineScreen(ModalScreen[int | None]):
         Binding("escape,w", "close", "Close"),
         Binding("q", "app.quit", "Quit", show=False, tooltip="quit"),
         Binding("question_mark", "app.help", "Help", tooltip="this help, and the colours"),
-        Binding("tab", "switch", "Context", tooltip="switch: the timeline / the context picture"),
-        Binding("enter", "open", "Open", show=False, tooltip="open the block in the transcript"),
+        Binding("tab", "switch", "Switch", tooltip="switch: the timeline / the context picture"),
+        Binding("enter", "open", "Open", tooltip="open the turn's message in the transcript"),
     ]
 
     DEFAULT_CSS = """
     TimelineScreen { background: $surface; }
-    TimelineScreen #head { height: auto; max-height: 4; padding: 0 1; }
+    TimelineScreen #head { height: auto; max-height: 7; padding: 0 1; }
     TimelineScreen ContentSwitcher { height: 1fr; }
     TimelineScreen #context-view { height: 1fr; }
     TimelineScreen #ctx-detail { height: auto; max-height: 3; padding: 0 1; }
@@ -138,32 +138,49 @@ class TimelineScreen(ModalScreen[int | None]):
         t = tl.totals
         turns = sum(len(r.turns) for r in tl.runs)
         line = Text.assemble(
-            ("Timeline ", "bold"),
-            f"{plural(len(tl.runs), 'run')} · {plural(turns, 'turn')} · ",
-            ("wall ", "bold"),
+            (f"{plural(len(tl.runs), 'run')} · {plural(turns, 'turn')}", "bold"),
+            ("  wall ", "bold"),
             fmt_duration_ms(t.wall_ms),
-            " · ",
-            ("model ", "bold magenta"),
+            ("  model ", "bold magenta"),
             fmt_duration_ms(t.model_ms),
-            " · ",
-            ("tools ", "bold yellow"),
+            ("  tools ", "bold yellow"),
             fmt_duration_ms(t.tool_ms),
-            " · ",
-            ("waiting ", "bold bright_black"),
+            ("  waiting ", "bold bright_black"),
             fmt_duration_ms(t.wait_ms),
+            no_wrap=True,
+            overflow="ellipsis",
         )
+        lines = [line]
+        width = max(20, (self.size.width or 80) - 2)
         tools = sorted(t.by_tool.items(), key=lambda kv: -kv[1].total_ms)
-        by_tool = Text(no_wrap=False)
-        for k, (name, tt) in enumerate(tools):
-            if k:
-                by_tool.append(" │ ", "bright_black")
-            by_tool.append(sanitize_line(name), f"bold {tool_colour(name)}")
-            by_tool.append(
+        current = Text(no_wrap=True, overflow="ellipsis")
+        for name, tt in tools:
+            item = Text.assemble(
+                (sanitize_line(name), f"bold {tool_colour(name)}"),
                 f" {tt.calls}× {fmt_duration_ms(tt.total_ms)} p50 {fmt_duration_ms(tt.p50_ms)}"
-                f" max {fmt_duration_ms(tt.max_ms)}" + (f" ✗{tt.errors}" if tt.errors else "")
+                f" max {fmt_duration_ms(tt.max_ms)}" + (f" ✗{tt.errors}" if tt.errors else ""),
             )
-        head = Text("\n").join([line, by_tool]) if tools else line
-        self.query_one("#head", Static).update(head)
+            if current and current.cell_len + 3 + item.cell_len > width:
+                lines.append(current)
+                current = Text(no_wrap=True, overflow="ellipsis")
+            if current:
+                current.append(" │ ", "bright_black")
+            current.append_text(item)
+        if current:
+            lines.append(current)
+        limit = 3 if (self.size.height or 24) < 40 else 6
+        if len(lines) > limit:
+            lines = lines[:limit]
+            lines[-1].append(" …")
+        self.query_one("#head", Static).update(Text("\n").join(lines))
+
+    def on_resize(self) -> None:
+        """The tools' totals wrap at the width; a short screen lists five results at a time
+        (of ten), so that the chart keeps some room."""
+        self.query_one("#top", OptionList).styles.max_height = (
+            11 if (self.size.height or 24) >= 36 else 6
+        )
+        self._head()
 
     def _detail_timeline(self) -> None:
         view = self.query_one(TimelineView)
@@ -202,23 +219,34 @@ class TimelineScreen(ModalScreen[int | None]):
             return
         col = chart.columns[cc.cursor]
         ctx = col.context
-        line = Text(no_wrap=False)
+        line = Text(no_wrap=True, overflow="ellipsis")
         line.append(f"turn {cc.cursor + 1}/{len(chart.columns)}", "bold")
         line.append(f" (run {col.run + 1}) · {self.session.ids[col.entry][:8]} · ")
         line.append("estimate ", "bold")
         line.append(fmt_tokens(ctx.total))
         line.append(" · reported input ", "bold")
         line.append(fmt_tokens(ctx.reported_input) if ctx.reported_input is not None else "–")
-        parts = Text(no_wrap=False)
+        lines = [line]
+        width = max(20, (self.size.width or 80) - 2)
+        current = Text(no_wrap=True, overflow="ellipsis")
         for key, label, colour in chart.categories:
             tokens = ctx.tools.get(key[5:], 0) if key.startswith("tool:") else getattr(ctx, key)
-            if tokens:
-                if parts:
-                    parts.append("  ")
-                parts.append("█ ", colour)
-                parts.append(f"{sanitize_line(label)} {fmt_tokens(tokens)}")
+            if not tokens:
+                continue
+            item = Text.assemble(("█ ", colour), f"{sanitize_line(label)} {fmt_tokens(tokens)}")
+            if current and current.cell_len + 2 + item.cell_len > width:
+                lines.append(current)
+                current = Text(no_wrap=True, overflow="ellipsis")
+            if current:
+                current.append("  ")
+            current.append_text(item)
+        if current:
+            lines.append(current)
+        if len(lines) > 3:
+            lines = lines[:3]
+            lines[-1].append(" …")
         window = f"window {fmt_tokens(chart.window)}" if chart.window else "window not in the file"
-        self.query_one("#ctx-detail", Static).update(Text("\n").join([line, parts]))
+        self.query_one("#ctx-detail", Static).update(Text("\n").join(lines))
         self.query_one("#detail", Static).update(
             Text(
                 f"{'✂ compaction before this turn · ' if col.cut else ''}{window} · estimate as "
@@ -281,11 +309,13 @@ class TimelineScreen(ModalScreen[int | None]):
 
     @on(TimelineView.Moved)
     def _on_timeline_moved(self) -> None:
-        self._detail_timeline()
+        if self.query_one(ContentSwitcher).current == "timeline":
+            self._detail_timeline()
 
     @on(ContextChart.Moved)
     def _on_chart_moved(self) -> None:
-        self._detail_context()
+        if self.query_one(ContentSwitcher).current == "context-view":
+            self._detail_context()
 
     @on(TimelineView.Chosen)
     def _on_chosen(self, event: TimelineView.Chosen) -> None:
