@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from rich.segment import Segment
 from rich.style import Style
 
-from piview.render.timeline import tool_colour
+from piview.render.timeline_rows import tool_colour
 
 if TYPE_CHECKING:
     from piview.model.timeline import Timeline, TurnContext

@@ -25,7 +25,7 @@ from piview.model.timeline import Timeline, build_timeline
 from piview.render.context_chart import Chart, build_chart, column_of_entry
 from piview.render.format import fmt_duration_ms, fmt_tokens, plural
 from piview.render.sanitize import sanitize_line
-from piview.render.timeline import (
+from piview.render.timeline_rows import (
     MARK_GLYPHS,
     Row,
     build_rows,
@@ -172,7 +172,9 @@ class TimelineScreen(ModalScreen[int | None]):
         if len(lines) > limit:
             lines = lines[:limit]
             lines[-1].append(" …")
-        self.query_one("#head", Static).update(Text("\n").join(lines))
+        self.query_one("#head", Static).update(
+            Text("\n", no_wrap=True, overflow="ellipsis").join(lines)
+        )
 
     def on_resize(self) -> None:
         """The tools' totals wrap at the width; a short screen lists five results at a time
@@ -246,7 +248,9 @@ class TimelineScreen(ModalScreen[int | None]):
             lines = lines[:3]
             lines[-1].append(" …")
         window = f"window {fmt_tokens(chart.window)}" if chart.window else "window not in the file"
-        self.query_one("#ctx-detail", Static).update(Text("\n").join(lines))
+        self.query_one("#ctx-detail", Static).update(
+            Text("\n", no_wrap=True, overflow="ellipsis").join(lines)
+        )
         self.query_one("#detail", Static).update(
             Text(
                 f"{'✂ compaction before this turn · ' if col.cut else ''}{window} · estimate as "

@@ -1,4 +1,4 @@
-"""Provides :class:`TimelineView`: the timeline's rows (:mod:`piview.render.timeline`) in one
+"""Provides :class:`TimelineView`: the timeline's rows (:mod:`piview.render.timeline_rows`) in one
 Line-API ScrollView, only the lines on screen drawn, with a cursor on a segment and a zoom.
 """
 
@@ -20,7 +20,7 @@ from textual.strip import Strip
 from piview.model.user_text import user_text
 from piview.render.format import fmt_time_of_day
 from piview.render.sanitize import sanitize_line
-from piview.render.timeline import FOLD_CELLS, Row, Seg, draw_lane, row_summary, seg_at
+from piview.render.timeline_rows import FOLD_CELLS, Row, Seg, draw_lane, row_summary, seg_at
 
 if TYPE_CHECKING:
     from piview.model import Session
