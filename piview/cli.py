@@ -105,6 +105,19 @@ def _context_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _timeline_parser() -> argparse.ArgumentParser:
+    p = _parser(
+        prog="piview timeline",
+        description=(
+            "Where a branch's time and context went: runs (a prompt and its turns), each "
+            "turn's streaming time, tool calls and context, and totals by tool."
+        ),
+    )
+    _branch_args(p, "the branch through this entry (id prefix)")
+    _json_arg(p)
+    return p
+
+
 def _diff_parser() -> argparse.ArgumentParser:
     p = _parser(
         prog="piview diff",
@@ -224,6 +237,7 @@ def _view_parser() -> argparse.ArgumentParser:
         epilog=(
             "subcommands: piview info FILE [--json] | piview print FILE | "
             "piview tools FILE | piview export FILE | piview context FILE | "
+            "piview timeline FILE | "
             "piview diff FILE A B | piview stats | piview search QUERY  (each has --help)"
         ),
     )
@@ -265,6 +279,7 @@ _PARSERS: dict[str, Callable[[], argparse.ArgumentParser]] = {
     "tools": _tools_parser,
     "export": _export_parser,
     "context": _context_parser,
+    "timeline": _timeline_parser,
     "diff": _diff_parser,
     "stats": _stats_parser,
     "search": _search_parser,
