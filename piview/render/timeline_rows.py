@@ -222,7 +222,7 @@ def build_row(k: int, run: Run, marks: list[Marker]) -> Row:
                 )
             )
             spans.append((t.start_ms, t.end_ms))
-    segs.sort(key=lambda s: (s.start, s.kind != "wait", s.kind not in ("model", "error")))
+    segs.sort(key=lambda s: (s.start, s.kind != "wait", s.name != "model"))
     lanes = _lanes(segs)
     t0 = -run.wait_ms if run.wait_ms > 0 else 0.0
     t1 = max([run.wall_ms, *(s.end for s in segs)]) if segs else run.wall_ms
@@ -261,8 +261,13 @@ def build_row(k: int, run: Run, marks: list[Marker]) -> Row:
 def build_rows(timeline: Timeline) -> list[Row]:
     """Every run of ``timeline`` as a row, in order (linear in the segments)."""
     by_run: dict[int, list[Marker]] = {}
+    runs = timeline.runs
     for m in timeline.markers:
-        by_run.setdefault(m.run, []).append(m)
+        k = m.run
+        # A compaction or model change after a run's end is marked on the next run's row.
+        if m.kind != "idle" and k + 1 < len(runs) and m.at_ms > runs[k].wall_ms:
+            k += 1
+        by_run.setdefault(k, []).append(m)
     return [build_row(k, run, by_run.get(k, [])) for k, run in enumerate(timeline.runs)]
 
 
