@@ -129,35 +129,42 @@ def _cell(col: Column, cats: list[tuple[str, str, str]], lo: float, hi: float) -
 
 
 def draw_chart_line(
-    chart: Chart, y: int, height: int, first: int, width: int, cursor: int
+    chart: Chart, y: int, height: int, first: int, width: int, cursor: int, cell: int = 1
 ) -> list[Segment]:
-    """Line ``y`` (0 at the top) of a chart ``height`` lines high, columns ``first`` on, one
-    cell each; the window as a dotted line where it is known; the cursor's column bright."""
+    """Line ``y`` (0 at the top) of a chart ``height`` lines high, columns ``first`` on,
+    ``cell`` cells each (a gap after each when 3 or more) in ``width`` cells; the window as a
+    dotted line where it is known; a line above the cursor's column."""
     lo = chart.top * (height - 1 - y) / height
     hi = chart.top * (height - y) / height
     window = chart.window
     out: list[Segment] = []
-    for c in range(first, min(len(chart.columns), first + width)):
+    gap = cell >= 3
+    for c in range(first, min(len(chart.columns), first + max(1, width // cell))):
         seg = _cell(chart.columns[c], chart.categories, lo, hi)
         if seg.text == " " and window is not None and lo <= window < hi:
             seg = Segment("┈", _style("red"))
         elif c == cursor and seg.text == " ":
             seg = Segment("│", _style("bright_black"))
-        out.append(seg)
+        out.extend([seg] * (cell - gap))
+        if gap:
+            out.append(Segment(" "))
     return out
 
 
-def draw_axis(chart: Chart, first: int, width: int, cursor: int) -> list[Segment]:
+def draw_axis(chart: Chart, first: int, width: int, cursor: int, cell: int = 1) -> list[Segment]:
     """The line under the chart: ``✂`` under a turn a compaction came before, ``▲`` under the
-    cursor."""
+    cursor (columns ``cell`` cells wide)."""
     out: list[Segment] = []
-    for c in range(first, min(len(chart.columns), first + width)):
+    line = _style("bright_black")
+    for c in range(first, min(len(chart.columns), first + max(1, width // cell))):
         if c == cursor:
             out.append(Segment("▲", _style("bright_white")))
         elif chart.columns[c].cut:
             out.append(Segment("✂", _style("yellow")))
         else:
-            out.append(Segment("─", _style("bright_black")))
+            out.append(Segment("─", line))
+        if cell > 1:
+            out.append(Segment("─" * (cell - 1), line))
     return out
 
 

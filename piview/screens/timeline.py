@@ -204,7 +204,6 @@ class TimelineScreen(ModalScreen[int | None]):
             text.append(f" {fmt_duration_ms(seg.ms)}")
             if seg.turn >= 0:
                 text.append(f" · turn {seg.turn + 1}/{len(run.turns)}")
-            text.append(f" · run {view.row + 1}")
             if seg.entry is not None:
                 text.append(f" · {self.session.ids[seg.entry][:8]}")
             text.append(" · ")
@@ -253,8 +252,8 @@ class TimelineScreen(ModalScreen[int | None]):
         )
         self.query_one("#detail", Static).update(
             Text(
-                f"{'✂ compaction before this turn · ' if col.cut else ''}{window} · estimate as "
-                "piview context (reported input shared by size)",
+                f"{'✂ compaction before this turn · ' if col.cut else ''}{window} · estimates: "
+                "piview context's (the reported input shared by size)",
                 style="bright_black",
                 no_wrap=True,
                 overflow="ellipsis",

@@ -77,8 +77,17 @@ class ContextChart(Widget, can_focus=True):
 
     @property
     def bars_width(self) -> int:
-        """Columns on screen."""
+        """Turns on screen."""
+        return max(1, self._cells() // self.cell)
+
+    def _cells(self) -> int:
         return max(1, (self.size.width or 80) - SCALE_WIDTH)
+
+    @property
+    def cell(self) -> int:
+        """Cells a turn takes: 1, or up to 4 when few turns leave the room."""
+        n = len(self.chart.columns) if self.chart is not None else 0
+        return max(1, min(4, self._cells() // max(1, n)))
 
     def _into_view(self) -> None:
         width = self.bars_width
@@ -98,7 +107,7 @@ class ContextChart(Widget, can_focus=True):
         bars = height - 1
         if y == bars:
             label = Segment(f"{'0':>{SCALE_WIDTH - 1}} ", _DIM)
-            body = draw_axis(chart, self.first, self.bars_width, self.cursor)
+            body = draw_axis(chart, self.first, self._cells(), self.cursor, self.cell)
         else:
             if y == 0:
                 text = scale_label(chart.top)
@@ -107,7 +116,9 @@ class ContextChart(Widget, can_focus=True):
             else:
                 text = ""
             label = Segment(f"{text:>{SCALE_WIDTH - 1}}▕", _DIM)
-            body = draw_chart_line(chart, y, bars, self.first, self.bars_width, self.cursor)
+            body = draw_chart_line(
+                chart, y, bars, self.first, self._cells(), self.cursor, self.cell
+            )
         return Strip([label, *body]).crop_extend(0, width, None).apply_style(self.rich_style)
 
     def on_resize(self) -> None:
