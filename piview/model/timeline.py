@@ -469,24 +469,30 @@ def _split(total: float | None, sizes: dict[str, float], reported: int | None) -
     weight = sum(sizes.values())
     if not total or not weight:
         return ctx
-    exact = {key: total * size / weight for key, size in sizes.items()}
-    parts = {key: math.floor(v) for key, v in exact.items()}
+    scale = total / weight
+    parts: dict[str, int] = {}
+    rest: dict[str, float] = {}
+    for key, size in sizes.items():
+        v = size * scale
+        parts[key] = f = int(v)
+        rest[key] = v - f
     short = round(total) - sum(parts.values())
-    for key in sorted(exact, key=lambda k: parts[k] - exact[k])[: max(0, short)]:
-        parts[key] += 1
-    for key, v in parts.items():
+    if short > 0:
+        for key in sorted(rest, key=rest.__getitem__, reverse=True)[:short]:
+            parts[key] += 1
+    for key, n in parts.items():
         if key.startswith(_TOOL):
-            ctx.tools[key[len(_TOOL) :]] = v
+            ctx.tools[key[len(_TOOL) :]] = n
         elif key == "user":
-            ctx.user = v
+            ctx.user = n
         elif key == "assistant":
-            ctx.assistant = v
+            ctx.assistant = n
         elif key == "thinking":
-            ctx.thinking = v
+            ctx.thinking = n
         elif key == "summaries":
-            ctx.summaries = v
+            ctx.summaries = n
         else:
-            ctx.system = v
+            ctx.system = n
     return ctx
 
 
@@ -547,8 +553,9 @@ def build_timeline(session: Session, leaf: int | None = None) -> Timeline:
 
     # The context, as build_context would give it at the current position.
     cum = _Cumulative()
-    base: dict[str, float] = {}  # a compaction's summary and what it kept
-    since: dict[str, float] = {}  # the context entries after the compaction (or /clear)
+    # Sizes by key of the context at the current position: a compaction's summary and what
+    # it kept, then the context entries after it (or after a /clear).
+    sizes: dict[str, float] = {}
     lo = 0  # the first position after the last /clear
     first_pos: dict[str, int] = {}  # an id's first position on the branch
     last_usage: float | None = None  # the last assistant's input on the branch so far
@@ -614,9 +621,6 @@ def build_timeline(session: Session, leaf: int | None = None) -> Timeline:
                         break
                 if total is None:
                     total = last_usage
-                sizes = dict(base)
-                for key, v in since.items():
-                    _add(sizes, key, v)
                 context = _split(total, sizes, _ms(reported) if reported is not None else None)
             else:
                 context = TurnContext(
@@ -691,24 +695,23 @@ def build_timeline(session: Session, leaf: int | None = None) -> Timeline:
         first_pos.setdefault(ids[i], pos)
         if etype == "compaction" and node is not None:
             size = float(max(1, session.line_length(i)))
-            base = {"summaries": size}
+            sizes = {"summaries": size}
             kept = _retained_keys(session, i)
             if kept is not None:
                 for key in kept:
-                    _add(base, key, size)
+                    _add(sizes, key, size)
             else:
                 k0 = first_pos.get(node.first_kept_entry_id or "", pos)
                 if not lo <= k0 < pos:
                     k0 = pos
                 for key, v in cum.span(k0, pos).items():
-                    _add(base, key, v)
-            since = {}
+                    _add(sizes, key, v)
         elif etype == "reset_boundary":
-            lo, base, since = pos + 1, {}, {}
+            lo, sizes = pos + 1, {}
         else:
             for key, size in _context_sizes(session, i, etype, role, node, thinking):
                 cum.add(pos, key, size)
-                _add(since, key, size)
+                _add(sizes, key, size)
 
     if run is not None:
         close(run)

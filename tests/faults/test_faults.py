@@ -68,7 +68,7 @@ def test_input_kind_names_what_is_not_a_regular_file(tmp_path: Path) -> None:
             assert input_kind(os.stat(sock_path).st_mode) == "a socket"
 
 
-@pytest.mark.parametrize("command", ["info", "print", "tools", "context", "export"])
+@pytest.mark.parametrize("command", ["info", "print", "tools", "context", "export", "timeline"])
 def test_a_device_or_a_folder_is_refused_unread(
     command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

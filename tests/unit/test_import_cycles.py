@@ -29,7 +29,8 @@ ALLOWED_CYCLES: set[frozenset[str]] = set()
 # Imports inside function bodies (not counting TYPE_CHECKING blocks). May only
 # go down: lower it when you remove one.
 # +2 (#29): `piview -` imports the app (Textual) and the stream (msgspec) only when used.
-MAX_FUNCTION_IMPORTS = 151
+# +1 (#31): `piview timeline` imports its Rich formatter only without --json, as `context` does.
+MAX_FUNCTION_IMPORTS = 152
 
 
 def _module_name(path: Path) -> str:

@@ -497,3 +497,31 @@ def test_four_times_the_turns_cost_at_most_six_times(tmp_path: Path) -> None:
     if got > 6:  # once more, bigger: a burst of load is not a blow-up
         got = ratio(4 * n)
     assert got <= 6, got
+
+
+PI085 = sorted((Path(__file__).parents[1] / "fixtures" / "pi-0.85").glob("*.jsonl"))
+FIXTURES = sorted((Path(__file__).parents[1] / "fixtures" / "sessions").glob("*.jsonl"))
+
+
+@pytest.mark.parametrize("path", PI085, ids=lambda p: p.name[:30])
+def test_pi085_files(path: Path) -> None:
+    """Files Pi 0.85.1's own SessionManager wrote (a compaction, a branch summary, a fork)."""
+    check_times(path)
+    session = load_session(path)
+    check_context(session, build_timeline(session))
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+def test_every_fixture_builds(path: Path) -> None:
+    """The hand-written fixtures (damaged lines, oh-my-pi, OpenClaw, odd shapes): no error,
+    no negative span, and contexts that agree with piview context."""
+    session = load_session(path)
+    for leaf in session.tree.leaves()[:5]:
+        timeline = build_timeline(session, leaf)
+        json.dumps(timeline.to_json(session))
+        for r in timeline.runs:
+            assert r.wait_ms >= 0 and r.wall_ms >= 0
+            for tn in r.turns:
+                assert tn.model_ms >= 0
+                assert all(s.end_ms >= s.start_ms for s in tn.tools)
+        check_context(session, timeline)
