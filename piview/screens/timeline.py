@@ -7,6 +7,7 @@ worker; Enter dismisses with the entry to show in the transcript.
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING
 
 from rich.table import Table
@@ -15,7 +16,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, OptionList, Static
 from textual.widgets.option_list import Option
@@ -49,13 +50,31 @@ INFERRED_NOTE = (
 )
 
 
-def _built(session: Session, leaf: int | None) -> tuple[Timeline, list[Row], Chart]:
-    """The worker's work: the timeline, its rows and the context picture."""
+_Built = tuple[Timeline, list[Row], Chart]
+
+_KEPT: weakref.WeakKeyDictionary[Session, tuple[object, int | None, _Built]] = (
+    weakref.WeakKeyDictionary()
+)
+"""The last timeline built per session, with the tree and leaf it was built for (``w``
+again on the same branch opens at once)."""
+
+
+def _built(session: Session, leaf: int | None) -> _Built:
+    """The worker's work: the timeline, its rows and the context picture (kept)."""
     timeline = build_timeline(session, leaf)
-    return timeline, build_rows(timeline), build_chart(timeline)
+    got = (timeline, build_rows(timeline), build_chart(timeline))
+    _KEPT[session] = (session.tree, leaf, got)
+    return got
 
 
-class TimelineScreen(ModalScreen[int | None]):
+def _kept(session: Session, leaf: int | None) -> _Built | None:
+    kept = _KEPT.get(session)
+    if kept is None or kept[0] is not session.tree or kept[1] != leaf:
+        return None
+    return kept[2]
+
+
+class TimelineScreen(Screen[int | None]):
     """The timeline and context picture of a branch. Dismisses with the entry chosen.
 
     Keys: :attr:`BINDINGS` and those of the view shown (``?`` lists them, and the colours).
@@ -106,9 +125,17 @@ class TimelineScreen(ModalScreen[int | None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        """Build the timeline in a worker (a long branch takes a while)."""
+        """Build the timeline in a worker once the first frame is out (a long branch takes a
+        while, and the worker would share the interpreter with that frame)."""
         self.query_one(TimelineView).focus()
+        self.call_after_refresh(self._build)
+
+    def _build(self) -> None:
         session, leaf = self.session, self.leaf
+        kept = _kept(session, leaf)
+        if kept is not None:
+            self._ready(kept)
+            return
         compute_off_thread(
             self,
             lambda: _built(session, leaf),
@@ -117,7 +144,7 @@ class TimelineScreen(ModalScreen[int | None]):
             description="Building the timeline",
         )
 
-    def _ready(self, got: tuple[Timeline, list[Row], Chart] | None) -> None:
+    def _ready(self, got: _Built | None) -> None:
         if got is None:
             self.query_one("#head", Static).update(Text("The timeline failed: see the log"))
             return
