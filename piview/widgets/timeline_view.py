@@ -327,7 +327,7 @@ class TimelineView(ScrollView, can_focus=True):
     def zoom_label(self) -> str:
         """The zoom, in words."""
         if self.scale >= self._scale_all:
-            return "every row whole"
+            return "whole"
         if self.scale <= min(self._fit_turn(), self._scale_all) * 1.0001:
             return "one turn"
         return f"×{self._scale_all / self.scale:.0f}"

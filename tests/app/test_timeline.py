@@ -83,7 +83,7 @@ async def test_zoom_in_to_one_turn_and_out(session_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         view = await _opened(pilot)
         whole = view.scale
-        assert view.zoom_label == "every row whole"
+        assert view.zoom_label == "whole"
         await pilot.press("g", "plus")
         assert view.scale == pytest.approx(whole / 2)
         for _ in range(12):
