@@ -164,8 +164,17 @@ class TimelineScreen(Screen[int | None]):
             return
         t = tl.totals
         turns = sum(len(r.turns) for r in tl.runs)
+        width = max(20, (self.size.width or 80) - 2)
+        counts = f"{plural(len(tl.runs), 'run')} · {plural(turns, 'turn')}"
+        times = (
+            2 * 5
+            + len("wall model tools waiting")
+            + sum(len(fmt_duration_ms(x)) for x in (t.wall_ms, t.model_ms, t.tool_ms, t.wait_ms))
+        )
+        if len(counts) + times > width:  # narrow: the times first
+            counts = plural(len(tl.runs), "run")
         line = Text.assemble(
-            (f"{plural(len(tl.runs), 'run')} · {plural(turns, 'turn')}", "bold"),
+            (counts, "bold"),
             ("  wall ", "bold"),
             fmt_duration_ms(t.wall_ms),
             ("  model ", "bold magenta"),
@@ -178,7 +187,6 @@ class TimelineScreen(Screen[int | None]):
             overflow="ellipsis",
         )
         lines = [line]
-        width = max(20, (self.size.width or 80) - 2)
         tools = sorted(t.by_tool.items(), key=lambda kv: -kv[1].total_ms)
         current = Text(no_wrap=True, overflow="ellipsis")
         for name, tt in tools:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding
+from textual.cache import LRUCache
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
@@ -16,6 +17,7 @@ SCALE_WIDTH = 6
 """Cells left of the bars: the scale's labels."""
 
 _DIM = Style(color="bright_black")
+_CURSOR_LINE = Segment("│", Style(color="bright_black"))
 
 
 class ContextChart(Widget, can_focus=True):
@@ -65,6 +67,9 @@ class ContextChart(Widget, can_focus=True):
         self.cursor = 0
         self.first = 0
         """The first column on screen."""
+        self._lines: LRUCache[tuple[int, ...], list[Segment]] = LRUCache(256)
+        """The bars' lines without the cursor, by (line, height, first turn, width, cell)."""
+        self._lines_for: Chart | None = None
 
     def show(self, chart: Chart, cursor: int | None = None) -> None:
         """Draw ``chart``, the cursor on ``cursor`` (default: the last turn)."""
@@ -116,9 +121,20 @@ class ContextChart(Widget, can_focus=True):
             else:
                 text = ""
             label = Segment(f"{text:>{SCALE_WIDTH - 1}}▕", _DIM)
-            body = draw_chart_line(
-                chart, y, bars, self.first, self._cells(), self.cursor, self.cell
-            )
+            key = (y, bars, self.first, self._cells(), self.cell)
+            base = self._lines.get(key)
+            if base is None or self._lines_for is not chart:
+                if self._lines_for is not chart:
+                    self._lines.clear()
+                    self._lines_for = chart
+                base = draw_chart_line(chart, y, bars, self.first, self._cells(), -1, self.cell)
+                self._lines[key] = base
+            body = list(base)
+            # The cursor's column: a thin line where it is empty (drawn on a copy).
+            start = (self.cursor - self.first) * self.cell
+            for k in range(start, min(len(body), start + max(1, self.cell - (self.cell >= 3)))):
+                if body[k].text == " ":
+                    body[k] = _CURSOR_LINE
         return Strip([label, *body]).crop_extend(0, width, None).apply_style(self.rich_style)
 
     def on_resize(self) -> None:
