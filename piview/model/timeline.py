@@ -2,20 +2,22 @@
 
 A user prompt starts a *run*; each assistant message and the tool calls it makes are one
 *turn* (Pi's ``agent-loop``). :func:`build_timeline` walks the branch once (linear in its
-length) and gives, per turn, the model's streaming time, each tool call's span, and the
+length) and gives, per turn, the model's time, each tool call's span, and the
 tokens of the context Pi built for it, split by what they are (``piview timeline``, the
 timeline screen of issue 31).
 
 Measured and inferred times:
 
 - *Measured*: every entry's ``timestamp`` (when Pi wrote the line) and a message's own
-  ``timestamp`` (when Pi made the message: for an assistant message, when streaming
-  started). ``model_ms`` is the entry's time minus the message's; a call starts when its
-  assistant entry was written and ends at its result's entry.
+  ``timestamp`` (when Pi made the message: for an assistant message, when pi-ai started the
+  request, so the wait for the first token is in). ``model_ms`` is the entry's time minus
+  the message's (the issue's "streaming" time); a call starts when its assistant entry was
+  written and ends at its result's entry.
 - *Inferred*: whatever the file does not say. A missing or unreadable time takes the last
   good time before it on the branch, and a time earlier than that one (a clock step, a
   hand-edited file) is clamped to it; such a span is 0 ms long and flagged ``inferred``.
-  A call without a result on the branch (aborted) is 0 ms long, its end inferred.
+  A call without a result on the branch (aborted) is 0 ms long, its end inferred. A file
+  without a single good time has ISO times of None and every span 0.
 """
 
 from __future__ import annotations
@@ -37,8 +39,8 @@ if TYPE_CHECKING:
     from piview.model.store import NodeStore
 
 _WRITE_SLACK_MS = 1_000.0
-"""How much earlier than the entry before it a turn may start streaming: Pi writes an entry
-after its message ends, and the next turn starts streaming meanwhile (a few ms, measured)."""
+"""How much earlier than the entry before it a turn's request may start: Pi writes an entry
+after its message ends, and the next request starts meanwhile (a few ms, measured)."""
 
 MarkerKind = Literal["compaction", "model_change", "error", "idle"]
 
@@ -135,10 +137,11 @@ class Turn:
     entry: int
     """The assistant message's entry index."""
     start_ms: float
-    """When streaming started (the message's own ``timestamp``), in ms since the run's
-    start; the entry's time when the message's is missing or unusable."""
+    """When the model's request started (the message's own ``timestamp``), in ms since the
+    run's start; the entry before's time when the message's is missing or unusable."""
     model_ms: float
-    """Streaming time: the entry's time minus the message's own ``timestamp`` (measured;
+    """Model time (request to the message's end, the issue's "streaming"): the entry's time
+    minus the message's own ``timestamp`` (measured;
     inferred, from the entry before, when the message's time is missing, and clamped between
     the entry before and its own entry when after its entry or over a second before the
     entry before)."""
@@ -174,15 +177,17 @@ class Run:
     """ISO time of the prompt's entry (of the first entry of the run without a prompt)."""
     end: str | None
     """ISO time of the run's last entry (its last tool result or assistant message)."""
-    start_epoch_ms: float | None
-    """:attr:`start` in ms since the epoch (None when no entry of the run has a time)."""
+    start_epoch_ms: float
+    """:attr:`start` in ms since the epoch (0 when no entry of the file has a time); every
+    ``*_ms`` offset of the run's turns and calls is from it."""
     wall_ms: float
     """From the run's start to its end."""
     wait_ms: float
     """The gap before this prompt since the previous run ended (0 for the first run)."""
     turns: list[Turn]
     inferred: bool = False
-    """The start, end or wait rests on a missing or clamped time."""
+    """The run's start (so its wait) rests on a missing or clamped time, or it has no prompt
+    (it starts when its first turn's request did)."""
 
     def to_json(self, session: Session) -> dict[str, Any]:
         """``{entry_id, start, end, wait_ms, turns}`` of the JSON contract."""
@@ -224,7 +229,7 @@ class Totals:
     wall_ms: float = 0.0
     """From the first run's start to the last run's end (waits included)."""
     model_ms: float = 0.0
-    """Every turn's streaming time."""
+    """Every turn's model time."""
     tool_ms: float = 0.0
     """Time with at least one tool call running (parallel calls counted once)."""
     wait_ms: float = 0.0
@@ -253,9 +258,10 @@ class Marker:
     run: int
     """Index of the run it falls in (or before, for a compaction between runs)."""
     at_ms: float
-    """Ms since that run's start."""
+    """Where it is, in ms since that run's start (``idle``: where the gap begins, negative
+    for the wait before the run's prompt)."""
     duration_ms: float = 0.0
-    """``idle``: the gap's length."""
+    """``idle``: the gap's length (over :data:`IDLE_MS`)."""
     detail: str = ""
     """``model_change``: the new ``provider/model``; ``error``: the stop reason."""
 
@@ -540,6 +546,7 @@ def build_timeline(session: Session, leaf: int | None = None) -> Timeline:
         return Timeline(None, [], Totals(), [], [])
     path = tree.path(leaf)
     times, inferred = _entry_times(session, path)
+    timed = not all(inferred)  # a file without a single good time has no ISO times
     nodes = session.nodes
     ids = session.ids
     pairing = session.pairing
@@ -562,11 +569,11 @@ def build_timeline(session: Session, leaf: int | None = None) -> Timeline:
 
     def close(r: Run) -> None:
         nonlocal prev_end
-        end = r.start_epoch_ms or 0.0
+        end = r.start_epoch_ms
         for t in r.turns:
-            end = max(end, (r.start_epoch_ms or 0.0) + t.end_ms)
-        r.end = _iso(end) if r.start is not None else None
-        r.wall_ms = end - (r.start_epoch_ms or 0.0)
+            end = max(end, (r.start_epoch_ms) + t.end_ms)
+        r.end = _iso(end) if timed else None
+        r.wall_ms = end - (r.start_epoch_ms)
         prev_end = end
 
     def open_run(entry: int | None, t: float, was_inferred: bool) -> Run:
@@ -574,9 +581,11 @@ def build_timeline(session: Session, leaf: int | None = None) -> Timeline:
         if run is not None:
             close(run)
         wait = max(0.0, t - prev_end) if prev_end is not None else 0.0
-        run = Run(entry, _iso(t), None, t, 0.0, wait, [], was_inferred)
+        run = Run(entry, _iso(t) if timed else None, None, t, 0.0, wait, [], was_inferred)
         if wait > IDLE_MS:
-            markers.append(Marker("idle", entry if entry is not None else -1, len(runs), 0.0, wait))
+            markers.append(
+                Marker("idle", entry if entry is not None else -1, len(runs), -wait, wait)
+            )
         runs.append(run)
         covered = t
         return run
@@ -606,7 +615,7 @@ def build_timeline(session: Session, leaf: int | None = None) -> Timeline:
                 stream = stamp
             if r is None:
                 r = open_run(None, stream, True)
-            base_t = r.start_epoch_ms or 0.0
+            base_t = r.start_epoch_ms
             if stream - covered > IDLE_MS:
                 markers.append(Marker("idle", i, len(runs) - 1, covered - base_t, stream - covered))
             # The context Pi built for this turn: the one at its parent (pos - 1).
@@ -681,7 +690,7 @@ def build_timeline(session: Session, leaf: int | None = None) -> Timeline:
             if reported is not None:
                 last_usage = reported
         elif node is not None and etype in ("compaction", "model_change"):
-            at = t - (run.start_epoch_ms or 0.0) if run is not None else 0.0
+            at = t - (run.start_epoch_ms) if run is not None else 0.0
             kind: MarkerKind = "compaction"
             detail = ""
             if etype == "model_change":
@@ -752,7 +761,7 @@ def _totals(runs: list[Run]) -> Totals:
     busy_start = busy_end = -math.inf
     for r in runs:
         totals.wait_ms += r.wait_ms
-        base = r.start_epoch_ms or 0.0
+        base = r.start_epoch_ms
         for turn in r.turns:
             totals.model_ms += turn.model_ms
             for span in turn.tools:
@@ -777,5 +786,5 @@ def _totals(runs: list[Run]) -> Totals:
         t.p50_ms = ds[(len(ds) - 1) // 2]
         t.max_ms = ds[-1]
     first, last = runs[0], runs[-1]
-    totals.wall_ms = (last.start_epoch_ms or 0.0) + last.wall_ms - (first.start_epoch_ms or 0.0)
+    totals.wall_ms = (last.start_epoch_ms) + last.wall_ms - (first.start_epoch_ms)
     return totals

@@ -351,6 +351,9 @@ def test_generated_parallel_calls_and_compactions(tmp_path: Path) -> None:
     assert kinds.count("model_change") == 10
     assert kinds.count("error") == 5
     assert kinds.count("idle") == 3  # the pauses of runs 10, 21 and 32
+    idle = [m for m in timeline.markers if m.kind == "idle"]
+    assert [m.run for m in idle] == [10, 21, 32]
+    assert all(m.at_ms == -m.duration_ms == -timeline.runs[m.run].wait_ms for m in idle)
     # After a compaction the context holds its summary, and the runs it dropped are gone.
     after = timeline.runs[5].turns[0].context
     assert after.summaries > 0 and after.thinking > 0 and set(after.tools) == set(TOOL_NAMES)
@@ -439,6 +442,7 @@ def test_no_timestamps_at_all(tmp_path: Path) -> None:
     timeline = build_timeline(session)
     assert timeline.totals.wall_ms == 0 and len(timeline.runs) == 2
     assert all(tn.inferred for r in timeline.runs for tn in r.turns)
+    assert all(r.start is None and r.end is None for r in timeline.runs)
 
 
 def test_empty_and_promptless(tmp_path: Path) -> None:
