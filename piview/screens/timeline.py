@@ -151,10 +151,26 @@ class TimelineScreen(Screen[int | None]):
         if not self.is_attached:
             return
         self.timeline, rows, self.chart = got
-        self.query_one(TimelineView).show(self.session, self.timeline, rows)
+        self.query_one(TimelineView).show(self.session, self.timeline, rows, self._run_at())
         cursor = column_of_entry(self.chart, self.at) if self.at is not None else None
         self.query_one(ContextChart).show(self.chart, cursor)
         self._head()
+
+    def _run_at(self) -> int | None:
+        """The run the transcript's focused entry is in (None: not on the branch)."""
+        tl = self.timeline
+        if tl is None or self.at is None:
+            return None
+        position = {e: k for k, e in enumerate(tl.path)}
+        at = position.get(self.at)
+        if at is None:
+            return None
+        found = None
+        for k, run in enumerate(tl.runs):
+            start = position.get(run.entry) if run.entry is not None else 0
+            if start is not None and start <= at:
+                found = k
+        return found
 
     # ------------------------------------------------------------------ text
 

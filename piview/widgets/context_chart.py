@@ -67,8 +67,9 @@ class ContextChart(Widget, can_focus=True):
         self.cursor = 0
         self.first = 0
         """The first column on screen."""
-        self._lines: LRUCache[tuple[int, ...], list[Segment]] = LRUCache(256)
-        """The bars' lines without the cursor, by (line, height, first turn, width, cell)."""
+        self._lines: LRUCache[tuple[int, ...], tuple[Strip, frozenset[int]]] = LRUCache(256)
+        """The bars' lines without the cursor (and where they are empty), by (line, height,
+        first turn, width, cell)."""
         self._lines_for: Chart | None = None
 
     def show(self, chart: Chart, cursor: int | None = None) -> None:
@@ -121,21 +122,31 @@ class ContextChart(Widget, can_focus=True):
             else:
                 text = ""
             label = Segment(f"{text:>{SCALE_WIDTH - 1}}▕", _DIM)
-            key = (y, bars, self.first, self._cells(), self.cell)
-            base = self._lines.get(key)
-            if base is None or self._lines_for is not chart:
-                if self._lines_for is not chart:
-                    self._lines.clear()
-                    self._lines_for = chart
-                base = draw_chart_line(chart, y, bars, self.first, self._cells(), -1, self.cell)
-                self._lines[key] = base
-            body = list(base)
-            # The cursor's column: a thin line where it is empty (drawn on a copy).
-            start = (self.cursor - self.first) * self.cell
-            for k in range(start, min(len(body), start + max(1, self.cell - (self.cell >= 3)))):
-                if body[k].text == " ":
-                    body[k] = _CURSOR_LINE
+            return self._bars_line(chart, y, bars, width, label)
         return Strip([label, *body]).crop_extend(0, width, None).apply_style(self.rich_style)
+
+    def _bars_line(self, chart: Chart, y: int, bars: int, width: int, label: Segment) -> Strip:
+        """Line ``y`` of the bars: kept without the cursor, the cursor's column drawn into a
+        copy where it is empty."""
+        cell = self.cell
+        key = (y, bars, self.first, width, cell)
+        if self._lines_for is not chart:
+            self._lines.clear()
+            self._lines_for = chart
+        got = self._lines.get(key)
+        if got is None:
+            body = draw_chart_line(chart, y, bars, self.first, self._cells(), -1, cell)
+            strip = Strip(Segment.simplify([label, *body])).crop_extend(0, width, None)
+            blanks = frozenset(k for k, seg in enumerate(body) if seg.text == " ")
+            got = self._lines[key] = (strip.apply_style(self.rich_style), blanks)
+        strip, blanks = got
+        start = (self.cursor - self.first) * cell
+        cols = [k for k in range(start, start + max(1, cell - (cell >= 3))) if k in blanks]
+        if not cols:
+            return strip
+        x = SCALE_WIDTH + cols[0]
+        mark = Strip([Segment("│" * len(cols), _CURSOR_LINE.style)]).apply_style(self.rich_style)
+        return Strip.join([strip.crop(0, x), mark, strip.crop(x + len(cols), width)])
 
     def on_resize(self) -> None:
         """Keep the cursor's column on screen."""

@@ -114,14 +114,18 @@ class TimelineView(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ data
 
-    def show(self, session: Session, timeline: Timeline, rows: list[Row]) -> None:
-        """Draw ``rows`` (of ``timeline``), the cursor on the last row, every row whole."""
+    def show(
+        self, session: Session, timeline: Timeline, rows: list[Row], row: int | None = None
+    ) -> None:
+        """Draw ``rows`` (of ``timeline``), the cursor on ``row`` (default: the last),
+        every row whole."""
         self.session, self.timeline, self.rows = session, timeline, rows
         self._offsets = [0, *itertools.accumulate(r.height for r in rows)]
         self.virtual_size = Size(self.size.width, self._offsets[-1])
         self._strips.clear()
-        self.row = max(0, len(rows) - 1)
-        self.seg = max(0, len(rows[-1].segs) - 1) if rows else 0
+        last = max(0, len(rows) - 1)
+        self.row = last if row is None else max(0, min(last, row))
+        self.seg = max(0, len(rows[self.row].segs) - 1) if rows else 0
         self._scale_all = self._fit_all()
         self.scale = self._scale_all
         self.x_off = 0.0

@@ -152,3 +152,18 @@ async def test_the_palette_lists_the_timeline(session_path: Path) -> None:
         await pilot.pause()
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert any(t.startswith("Timeline") for t in titles)
+
+
+async def test_opens_on_the_run_of_the_focused_entry(session_path: Path) -> None:
+    app = make_app(load_session(session_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        t = app.screen.query_one(Transcript)
+        t.focus_item(t.index_of_entry(app.session.find("a0000003")) or 0)
+        await pilot.pause()
+        view = await _opened(pilot)
+        assert view.row == 1
+        chart = app.screen.query_one(ContextChart)
+        assert chart.chart is not None and chart.chart.columns[chart.cursor].entry == (
+            app.session.find("a0000003")
+        )
