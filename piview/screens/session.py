@@ -104,6 +104,7 @@ class SessionScreen(FirstResumeScreen):
             "w",
             "timeline",
             "Timeline",
+            show=False,  # the footer is full: ? and the palette list it
             tooltip="timeline: where the branch's time and context went",
         ),
         Binding(
