@@ -101,7 +101,9 @@ class ContextChart(Widget, can_focus=True):
             self.first = self.cursor
         elif self.cursor >= self.first + width:
             self.first = self.cursor - width + 1
-        self.first = max(0, self.first)
+        # No room left empty at the right (a chart shown while hidden measured no width).
+        n = len(self.chart.columns) if self.chart is not None else 0
+        self.first = max(0, min(self.first, n - width))
 
     def render_line(self, y: int) -> Strip:
         """A line of the bars (the last: the axis with the compactions and the cursor)."""
@@ -149,8 +151,9 @@ class ContextChart(Widget, can_focus=True):
         return Strip.join([strip.crop(0, x), mark, strip.crop(x + len(cols), width)])
 
     def on_resize(self) -> None:
-        """Keep the cursor's column on screen."""
+        """Keep the cursor's column on screen, the width filled."""
         self._into_view()
+        self.refresh()
 
     def _moved(self) -> None:
         self._into_view()
