@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from textual.app import SuspendNotSupported
 
 from piview.model.toolargs import count_lines
+from piview.model.types import ToolCall
 from piview.render.format import plural
 from piview.render.item import ItemList
 from piview.widgets.branch_panel import BranchPanel
@@ -288,12 +289,24 @@ class Views:
 
         transcript = screen.query_one(Transcript)
 
-        def jump(entry: int | None) -> None:
-            if entry is None:
+        def jump(ref: tuple[int, str] | None) -> None:
+            if ref is None:
                 return
+            entry, call_id = ref
             k = transcript.index_of_entry(entry)
-            if k is not None:
-                transcript.focus_item(k)
+            if k is None:
+                return
+            part = _call_part(screen.session, entry, call_id) if call_id else None
+            items = transcript.items
+            # An entry's blocks are together: the call's is among the first few after it.
+            for n in range(k, min(len(items), k + 64)):
+                item = items[n]
+                if item.entry != entry:
+                    break
+                if part is None or item.part == part:
+                    k = n
+                    break
+            transcript.focus_item(k)
 
         at = transcript.current_entry
         screen.app.push_screen(TimelineScreen(screen.session, screen.leaf, at), jump)
@@ -474,6 +487,15 @@ class Views:
             return
         if failure is not None:
             screen.notify(failure[0].upper() + failure[1:], severity="error", markup=False)
+
+
+def _call_part(session: Session, entry: int, call_id: str) -> int | None:
+    """The block index of tool call ``call_id`` in assistant entry ``entry``'s content."""
+    message = getattr(session.entry(entry), "message", None)
+    for k, block in enumerate(getattr(message, "content", None) or ()):
+        if isinstance(block, ToolCall) and block.id == call_id:
+            return k
+    return None
 
 
 def sum_usage(

@@ -74,8 +74,9 @@ def _kept(session: Session, leaf: int | None) -> _Built | None:
     return kept[2]
 
 
-class TimelineScreen(Screen[int | None]):
-    """The timeline and context picture of a branch. Dismisses with the entry chosen.
+class TimelineScreen(Screen[tuple[int, str] | None]):
+    """The timeline and context picture of a branch. Dismisses with ``(entry, call_id)`` of
+    the block chosen (``call_id`` empty but for a tool call's segment).
 
     Keys: :attr:`BINDINGS` and those of the view shown (``?`` lists them, and the colours).
     """
@@ -373,12 +374,12 @@ class TimelineScreen(Screen[int | None]):
 
     @on(TimelineView.Chosen)
     def _on_chosen(self, event: TimelineView.Chosen) -> None:
-        self.dismiss(event.entry)
+        self.dismiss((event.entry, event.call_id))
 
     @on(OptionList.OptionSelected, "#top")
     def _on_top(self, event: OptionList.OptionSelected) -> None:
         if 0 <= event.option_index < len(self._top):
-            self.dismiss(self._top[event.option_index].entry)
+            self.dismiss((self._top[event.option_index].entry, ""))
 
     def action_switch(self) -> None:
         """The timeline, or the context picture."""
@@ -396,7 +397,7 @@ class TimelineScreen(Screen[int | None]):
         """Enter on the context picture: open the turn's assistant message."""
         chart = self.chart
         if chart is not None and chart.columns:
-            self.dismiss(chart.columns[self.query_one(ContextChart).cursor].entry)
+            self.dismiss((chart.columns[self.query_one(ContextChart).cursor].entry, ""))
 
     def action_close(self) -> None:
         """Close without jumping."""

@@ -83,13 +83,14 @@ class TimelineView(ScrollView, can_focus=True):
             return isinstance(message, TimelineView.Moved)
 
     class Chosen(Message):
-        """Enter on a segment: open ``entry`` (a call's result, drawn with its call; else
-        the segment's assistant message or prompt) in the transcript."""
+        """Enter on a segment: open ``entry`` (the assistant message of model time and of a
+        call, whose ``call_id`` is given; the prompt of a wait) in the transcript."""
 
-        def __init__(self, view: TimelineView, entry: int) -> None:
+        def __init__(self, view: TimelineView, entry: int, call_id: str = "") -> None:
             super().__init__()
             self.view = view
             self.entry = entry
+            self.call_id = call_id
 
         @property
         def control(self) -> TimelineView:
@@ -341,6 +342,5 @@ class TimelineView(ScrollView, can_focus=True):
         seg = self.current_seg
         if seg is None:
             return
-        entry = seg.result if seg.result is not None else seg.entry
-        if entry is not None:
-            self.post_message(self.Chosen(self, entry))
+        if seg.entry is not None:
+            self.post_message(self.Chosen(self, seg.entry, seg.call_id))
