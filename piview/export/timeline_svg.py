@@ -219,8 +219,8 @@ def timeline_figures(session: Session, leaf: int | None, ids: set[str]) -> list[
         ("Timeline", f"<p>{escape(note)}</p>{legend}{timeline_svg(session, timeline, rows, ids)}"),
         (
             "Context per turn",
-            "<p>The tokens of each turn's context, as piview context estimates them (the "
-            "reported input shared by size); dashed lines are compactions.</p>"
-            + context_svg(session, chart, ids),
+            "<p>The tokens of each turn's context, by Pi's own estimate as piview context "
+            "gives it (each bar's tooltip has the turn's reported input beside it); dashed "
+            "lines are compactions.</p>" + context_svg(session, chart, ids),
         ),
     ]

@@ -14,6 +14,7 @@ from piview.model.context import (
     build_context,
     system_prompt_state,
 )
+from piview.model.estimate import entry_estimate, estimate_tokens
 from piview.model.types import (
     AssistantMessage,
     BashExecutionMessage,
@@ -49,6 +50,9 @@ class ContextMessage:
     with only tool calls, a bash execution's command, a summary's whole text."""
     tokens: float | None
     """Its approximate share of the context's tokens; None when unknown or not sent."""
+    estimate: int | None = None
+    """Pi's own estimate of its tokens (``estimateTokens``, :mod:`piview.model.estimate`);
+    None when not sent."""
 
 
 @dataclass(slots=True)
@@ -62,6 +66,11 @@ class ContextReport:
     system: SystemPromptState | None
     """The system prompt state, or None when no system message is on the path."""
     messages: list[ContextMessage]
+
+    @property
+    def estimate(self) -> int:
+        """Pi's estimate of the whole context: the sum of the sent messages' estimates."""
+        return sum(m.estimate for m in self.messages if m.estimate is not None)
 
 
 def context_input_tokens(session: Session, path: list[int]) -> float | None:
@@ -122,19 +131,21 @@ def _message_role_text(m: object) -> tuple[str, str]:
     return role, _first_text(getattr(m, "content", ""))
 
 
-def _item_role_text(session: Session, item: ContextItem) -> tuple[str, str]:
+def _item_role_text(session: Session, item: ContextItem) -> tuple[str, str, int]:
+    """``(role, first text, Pi's estimate)`` of a context item."""
     entry = session.entry(item.index)
     if item.kind == "compaction_summary" and isinstance(entry, CompactionEntry):
-        return "compactionSummary", entry.summary
+        return "compactionSummary", entry.summary, entry_estimate(entry)
     if item.kind == "retained" and isinstance(entry, CompactionEntry) and entry.retained_tail:
-        return _message_role_text(entry.retained_tail[item.tail_index or 0])
+        m = entry.retained_tail[item.tail_index or 0]
+        return (*_message_role_text(m), estimate_tokens(m))
     if isinstance(entry, BranchSummaryEntry):
-        return "branchSummary", entry.summary
+        return "branchSummary", entry.summary, entry_estimate(entry)
     if isinstance(entry, CustomMessageEntry):
-        return "custom", _first_text(entry.content)
+        return "custom", _first_text(entry.content), entry_estimate(entry)
     if isinstance(entry, MessageEntry) and entry.message is not None:
-        return _message_role_text(entry.message)
-    return item.kind, ""
+        return (*_message_role_text(entry.message), estimate_tokens(entry.message))
+    return item.kind, "", 0
 
 
 _SENT_ROLES = frozenset(
@@ -184,9 +195,18 @@ def context_report(session: Session, at: int) -> ContextReport:
             while k < len(pending) and rank[pending[k]] < rank[item.index]:
                 messages.append(_unsent(session, pending[k]))
                 k += 1
-        role, text = _item_role_text(session, item)
+        role, text, estimate = _item_role_text(session, item)
         sent = role in _SENT_ROLES
-        messages.append(ContextMessage(item.index, role, sent, text, share if sent else None))
+        messages.append(
+            ContextMessage(
+                item.index,
+                role,
+                sent,
+                text,
+                share if sent else None,
+                estimate if sent else None,
+            )
+        )
     messages.extend(_unsent(session, i) for i in pending[k:])
     sp = system_prompt_state(session, at)
     return ContextReport(
@@ -222,7 +242,8 @@ def _system_json(session: Session, sp: SystemPromptState) -> dict[str, Any]:
 
 def report_json(session: Session, report: ContextReport) -> dict[str, Any]:
     """The ``piview context --json`` object: exactly ``at``, ``thinking_level``, ``model``,
-    ``system`` and ``messages``."""
+    ``system``, ``estimate`` (Pi's estimate of the context: the sum of the messages') and
+    ``messages``."""
     ids = session.ids
     model = report.model
     return {
@@ -230,6 +251,7 @@ def report_json(session: Session, report: ContextReport) -> dict[str, Any]:
         "thinking_level": report.thinking_level,
         "model": {"provider": model[0], "modelId": model[1]} if model is not None else None,
         "system": _system_json(session, report.system) if report.system is not None else None,
+        "estimate": report.estimate,
         "messages": [
             {
                 "entry_id": ids[m.entry],
@@ -237,6 +259,7 @@ def report_json(session: Session, report: ContextReport) -> dict[str, Any]:
                 "sent": m.sent,
                 "text": m.text,
                 "tokens": round(m.tokens) if m.tokens is not None else None,
+                "estimate": m.estimate,
             }
             for m in report.messages
         ],

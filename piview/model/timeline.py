@@ -30,9 +30,18 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 
 from piview.model.context import context_kind as _is_context_entry
+from piview.model.decode import BadLineError, decode_entry
+from piview.model.estimate import entry_estimate, estimate_split
 from piview.model.store_ts import GAP_MS, TS_LEN, unpack_ts
 from piview.model.tree import parse_iso_ms
-from piview.model.types import CompactionEntry, UnknownMessage
+from piview.model.types import (
+    AssistantMessage,
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomMessageEntry,
+    MessageEntry,
+    UnknownMessage,
+)
 
 if TYPE_CHECKING:
     from piview.model.session import Session
@@ -82,32 +91,37 @@ class ToolSpan:
 class TurnContext:
     """The tokens of the context Pi built for a turn (its input), split by what they are.
 
-    The same estimate as ``piview context`` at the entry before the turn (the turn's
-    parent, :attr:`Turn.context_at`): the reported input tokens there, shared out over the
-    context's messages by their size in the file
-    (:func:`piview.model.context_report.token_shares`). The parts are rounded so that they
-    sum to the rounded total; all are 0 when no usage says the total.
+    The parts are Pi's own estimate (``estimateTokens``, :mod:`piview.model.estimate`) of
+    the messages of the context ``piview context`` gives at the entry before the turn (the
+    turn's parent, :attr:`Turn.context_at`), summed by kind: they sum exactly to that
+    context's ``estimate`` (each message's estimate is a whole number, ``ceil(chars / 4)``;
+    an assistant message's is split into :attr:`thinking`, ``floor(thinking chars / 4)``,
+    and the rest, :attr:`assistant`). :attr:`reported_input` is the measured truth beside it.
     """
 
     system: int = 0
     """System-role messages in the context (oh-my-pi), and roles ``convertToLlm`` does not
-    send: ``piview context`` lists them unsent, without tokens. 0 in Pi's own files."""
+    send: ``piview context`` lists them unsent, without an estimate, and Pi estimates them
+    at 0, so this is 0 (kept for the shape of the JSON)."""
     user: int = 0
     """User messages, custom messages (an extension's context) and ``!`` bash runs."""
     assistant: int = 0
-    """Assistant messages: text and tool calls (their share less :attr:`thinking`)."""
+    """Assistant messages: text and tool calls (their estimate less :attr:`thinking`)."""
     thinking: int = 0
-    """The thinking blocks' part of the assistant messages' share (by characters)."""
+    """The thinking blocks' part of the assistant messages' estimate: ``floor(thinking
+    chars / 4)`` of each message."""
     tools: dict[str, int] = field(default_factory=dict)
     """Tool results by tool name."""
     summaries: int = 0
-    """Compaction and branch summaries (and a compaction's retained messages)."""
+    """Compaction and branch summaries (a compaction's retained messages count by their
+    own kind)."""
     reported_input: int | None = None
     """The turn's own usage: input + cacheRead + cacheWrite, as Pi reports it (measured)."""
 
     @property
     def total(self) -> int:
-        """The sum of the parts (``piview context``'s total plus :attr:`system`)."""
+        """The sum of the parts: ``piview context --json``'s ``estimate`` at
+        :attr:`Turn.context_at`."""
         return (
             self.system
             + self.user
@@ -332,17 +346,8 @@ def _iso(ms: float) -> str:
         return ""
 
 
-class _Block(msgspec.Struct, gc=False):
-    type: str | None = None
-    text: str | None = None
-    thinking: str | None = None
-    arguments: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
-    """Kept undecoded: only its length counts."""
-
-
 class _Message(msgspec.Struct, gc=False):
     timestamp: Any = None
-    content: list[_Block] | str | None = None
 
 
 class _Line(msgspec.Struct, gc=False):
@@ -352,45 +357,16 @@ class _Line(msgspec.Struct, gc=False):
 _line_decoder = msgspec.json.Decoder(_Line)
 
 
-def _assistant_facts(session: Session, i: int) -> tuple[float | None, float]:
-    """``(message timestamp in ms, thinking's fraction of the content's characters)`` of an
-    assistant entry, read from its line without decoding the whole entry."""
+def _assistant_stamp(session: Session, i: int) -> float | None:
+    """The message timestamp in ms of an assistant entry, read from its line without
+    decoding the rest."""
     try:
         line = _line_decoder.decode(session.read_line(i))
     except (msgspec.DecodeError, RecursionError):
-        return _assistant_facts_raw(session.raw(i))
-    msg = line.message
-    if msg is None:
-        return None, 0.0
-    thinking = other = 0
-    if isinstance(msg.content, list):
-        for b in msg.content:
-            if b.type == "thinking":
-                thinking += len(b.thinking or "")
-            else:
-                other += len(b.text or "") + len(b.arguments)
-    return _stamp(msg.timestamp), thinking / (thinking + other) if thinking else 0.0
-
-
-def _assistant_facts_raw(raw: object) -> tuple[float | None, float]:
-    """:func:`_assistant_facts` of a line whose fields have unexpected types."""
-    msg = raw.get("message") if isinstance(raw, dict) else None
-    if not isinstance(msg, dict):
-        return None, 0.0
-    thinking = other = 0
-    content = msg.get("content")
-    for b in content if isinstance(content, list) else []:
-        if not isinstance(b, dict):
-            continue
-        if b.get("type") == "thinking":
-            t = b.get("thinking")
-            thinking += len(t) if isinstance(t, str) else 0
-        else:
-            t = b.get("text")
-            other += len(t) if isinstance(t, str) else 0
-            if "arguments" in b:
-                other += len(msgspec.json.encode(b["arguments"]))
-    return _stamp(msg.get("timestamp")), thinking / (thinking + other) if thinking else 0.0
+        raw = session.raw(i)
+        msg = raw.get("message") if isinstance(raw, dict) else None
+        return _stamp(msg.get("timestamp")) if isinstance(msg, dict) else None
+    return _stamp(line.message.timestamp) if line.message is not None else None
 
 
 def _stamp(value: object) -> float | None:
@@ -424,7 +400,7 @@ def _role_key(role: str | None, tool_name: str | None) -> str:
 
 
 class _Cumulative:
-    """Running sums of sizes by key along the branch, readable at any earlier position.
+    """Running sums of estimates by key along the branch, readable at any earlier position.
 
     Each key keeps the positions where it grew and its sum after each (sparse: a key grows
     only at the entries of its kind), so the sum of a span of the branch is two bisects.
@@ -434,9 +410,9 @@ class _Cumulative:
 
     def __init__(self) -> None:
         self.positions: dict[str, list[int]] = {}
-        self.sums: dict[str, list[float]] = {}
+        self.sums: dict[str, list[int]] = {}
 
-    def add(self, pos: int, key: str, size: float) -> None:
+    def add(self, pos: int, key: str, size: int) -> None:
         ps = self.positions.get(key)
         if ps is None:
             self.positions[key], self.sums[key] = [pos], [size]
@@ -448,15 +424,15 @@ class _Cumulative:
             ps.append(pos)
             ss.append(ss[-1] + size)
 
-    def before(self, key: str, pos: int) -> float:
+    def before(self, key: str, pos: int) -> int:
         """The key's sum over the positions before ``pos``."""
         ps = self.positions[key]
         k = bisect.bisect_left(ps, pos)
-        return self.sums[key][k - 1] if k else 0.0
+        return self.sums[key][k - 1] if k else 0
 
-    def span(self, lo: int, hi: int) -> dict[str, float]:
+    def span(self, lo: int, hi: int) -> dict[str, int]:
         """Sums by key over positions ``lo`` to ``hi - 1``."""
-        out: dict[str, float] = {}
+        out: dict[str, int] = {}
         for key in self.positions:
             v = self.before(key, hi) - self.before(key, lo)
             if v:
@@ -464,29 +440,14 @@ class _Cumulative:
         return out
 
 
-def _add(into: dict[str, float], key: str, size: float) -> None:
-    into[key] = into.get(key, 0.0) + size
+def _add(into: dict[str, int], key: str, size: int) -> None:
+    into[key] = into.get(key, 0) + size
 
 
-def _split(total: float | None, sizes: dict[str, float], reported: int | None) -> TurnContext:
-    """The context's tokens shared out by size (as :func:`token_shares` does per message),
-    rounded by largest remainder so the parts sum to the rounded total."""
+def _parts(sizes: dict[str, int], reported: int | None) -> TurnContext:
+    """The context's estimates by key as a :class:`TurnContext`."""
     ctx = TurnContext(reported_input=reported)
-    weight = sum(sizes.values())
-    if not total or not weight:
-        return ctx
-    scale = total / weight
-    parts: dict[str, int] = {}
-    rest: dict[str, float] = {}
-    for key, size in sizes.items():
-        v = size * scale
-        parts[key] = f = int(v)
-        rest[key] = v - f
-    short = round(total) - sum(parts.values())
-    if short > 0:
-        for key in sorted(rest, key=rest.__getitem__, reverse=True)[:short]:
-            parts[key] += 1
-    for key, n in parts.items():
+    for key, n in sizes.items():
         if key.startswith(_TOOL):
             ctx.tools[key[len(_TOOL) :]] = n
         elif key == "user":
@@ -512,20 +473,36 @@ def _usage_total(nodes: NodeStore, i: int) -> float | None:
     return float(u.input or 0) + float(u.cache_read or 0) + float(u.cache_write or 0)
 
 
-def _retained_keys(session: Session, c: int) -> list[str] | None:
-    """The keys of a compaction's retained tail (newer Pi), or None when it keeps none."""
-    entry = session.entry(c)
-    tail = entry.retained_tail if isinstance(entry, CompactionEntry) else None
-    if not session.nodes[c].has_retained_tail and not tail:
+def _message_estimates(message: object) -> list[tuple[str, int]]:
+    """The keys and Pi's estimates a context message adds (an assistant message's split
+    into its thinking and the rest, which sum to its estimate)."""
+    n, thinking = estimate_split(message)
+    if isinstance(message, AssistantMessage):
+        return [("assistant", n - thinking), ("thinking", thinking)]
+    if isinstance(message, UnknownMessage):
+        return [("system", n)]
+    role = str(message.__struct_config__.tag)  # type: ignore[attr-defined]
+    return [(_role_key(role, getattr(message, "tool_name", None)), n)]
+
+
+def _compaction_estimates(entry: object) -> tuple[int, list[tuple[str, int]] | None]:
+    """A compaction's summary estimate, and its retained tail's keys and estimates (newer
+    Pi), or None when it keeps none."""
+    if not isinstance(entry, CompactionEntry):
+        return 0, None
+    tail = entry.retained_tail
+    if not tail:
+        return entry_estimate(entry), None
+    return entry_estimate(entry), [kv for m in tail for kv in _message_estimates(m)]
+
+
+def _decoded(session: Session, i: int) -> object:
+    """Entry ``i`` decoded as :meth:`Session.entry` decodes it (without its cache: each
+    entry of the branch is read once)."""
+    try:
+        return decode_entry(session.read_line(i), legacy=session.version < 3)[0]
+    except (BadLineError, RecursionError):
         return None
-    keys: list[str] = []
-    for m in tail or []:
-        if isinstance(m, UnknownMessage):
-            keys.append("system")
-        else:
-            role = str(m.__struct_config__.tag)
-            keys.append(_role_key(role, getattr(m, "tool_name", None)))
-    return keys
 
 
 # ---- the walk ------------------------------------------------------------------------------
@@ -536,8 +513,9 @@ def build_timeline(session: Session, leaf: int | None = None) -> Timeline:
     in one walk of the branch (plus one for the times).
 
     Each turn's context is the one :func:`piview.model.context.build_context` gives at the
-    turn's parent, kept as running sums of the messages' sizes by kind (restarting at a
-    compaction or an oh-my-pi ``/clear``, as it does), so no turn rebuilds the context.
+    turn's parent, kept as running sums of its messages' estimates by kind (restarting at a
+    compaction or an oh-my-pi ``/clear``, as it does): each message is decoded and estimated
+    once, and no turn rebuilds the context.
     """
     tree = session.tree
     if leaf is None:
@@ -560,12 +538,11 @@ def build_timeline(session: Session, leaf: int | None = None) -> Timeline:
 
     # The context, as build_context would give it at the current position.
     cum = _Cumulative()
-    # Sizes by key of the context at the current position: a compaction's summary and what
-    # it kept, then the context entries after it (or after a /clear).
-    sizes: dict[str, float] = {}
+    # Estimates by key of the context at the current position: a compaction's summary and
+    # what it kept, then the context entries after it (or after a /clear).
+    sizes: dict[str, int] = {}
     lo = 0  # the first position after the last /clear
     first_pos: dict[str, int] = {}  # an id's first position on the branch
-    last_usage: float | None = None  # the last assistant's input on the branch so far
 
     def close(r: Run) -> None:
         nonlocal prev_end
@@ -596,13 +573,12 @@ def build_timeline(session: Session, leaf: int | None = None) -> Timeline:
         etype = nodes.etype(i)
         role = nodes.role(i) if etype == "message" else None
         node = nodes[i] if etype != "message" or role not in ("user", "assistant") else None
-        thinking = 0.0
 
         if role == "user":
             open_run(i, t, inferred[pos])
         elif role == "assistant":
             r = run
-            stamp, thinking = _assistant_facts(session, i)
+            stamp = _assistant_stamp(session, i)
             prev_t = times[pos - 1] if pos else t
             turn_inferred = inferred[pos]
             if stamp is None:
@@ -620,21 +596,7 @@ def build_timeline(session: Session, leaf: int | None = None) -> Timeline:
                 markers.append(Marker("idle", i, len(runs) - 1, covered - base_t, stream - covered))
             # The context Pi built for this turn: the one at its parent (pos - 1).
             reported = _usage_total(nodes, i)
-            total: float | None = None
-            if pos:
-                parent = path[pos - 1]
-                # context_input_tokens' rule: the parent's children first, then the branch.
-                for child in tree.children[parent]:
-                    total = reported if child == i else _usage_total(nodes, child)
-                    if total is not None:
-                        break
-                if total is None:
-                    total = last_usage
-                context = _split(total, sizes, _ms(reported) if reported is not None else None)
-            else:
-                context = TurnContext(
-                    reported_input=_ms(reported) if reported is not None else None
-                )
+            context = _parts(sizes, _ms(reported) if reported is not None else None)
             spans: list[ToolSpan] = []
             end = t
             for k, b in enumerate(nodes.blocks(i)):
@@ -687,8 +649,6 @@ def build_timeline(session: Session, leaf: int | None = None) -> Timeline:
             covered = max(covered, end)
             if stop in ("error", "aborted"):
                 markers.append(Marker("error", i, len(runs) - 1, t - base_t, 0.0, stop or ""))
-            if reported is not None:
-                last_usage = reported
         elif node is not None and etype in ("compaction", "model_change"):
             at = t - (run.start_epoch_ms) if run is not None else 0.0
             kind: MarkerKind = "compaction"
@@ -703,12 +663,11 @@ def build_timeline(session: Session, leaf: int | None = None) -> Timeline:
         # The context at this position, for the turns after it (build_context's rules).
         first_pos.setdefault(ids[i], pos)
         if etype == "compaction" and node is not None:
-            size = float(max(1, session.line_length(i)))
-            sizes = {"summaries": size}
-            kept = _retained_keys(session, i)
+            summary, kept = _compaction_estimates(_decoded(session, i))
+            sizes = {"summaries": summary}
             if kept is not None:
-                for key in kept:
-                    _add(sizes, key, size)
+                for key, n in kept:
+                    _add(sizes, key, n)
             else:
                 k0 = first_pos.get(node.first_kept_entry_id or "", pos)
                 if not lo <= k0 < pos:
@@ -718,37 +677,31 @@ def build_timeline(session: Session, leaf: int | None = None) -> Timeline:
         elif etype == "reset_boundary":
             lo, sizes = pos + 1, {}
         else:
-            for key, size in _context_sizes(session, i, etype, role, node, thinking):
-                cum.add(pos, key, size)
-                _add(sizes, key, size)
+            for key, n in _context_estimates(session, i, role, node):
+                cum.add(pos, key, n)
+                _add(sizes, key, n)
 
     if run is not None:
         close(run)
     return Timeline(leaf, runs, _totals(runs), markers, path)
 
 
-def _context_sizes(
-    session: Session, i: int, etype: str | None, role: str | None, node: Any, thinking: float
-) -> list[tuple[str, float]]:
-    """The keys and sizes entry ``i`` adds to the context: none when it is not a context
-    message (``build_context``'s own test, on what the loop already read); an assistant
-    message's size split by ``thinking``, the thinking blocks' fraction of its characters.
+def _context_estimates(
+    session: Session, i: int, role: str | None, node: Any
+) -> list[tuple[str, int]]:
+    """The keys and Pi's estimates entry ``i`` adds to the context: none when it is not a
+    context message (``build_context``'s own test, on what the loop already read).
     ``node`` is the skeleton, given for every entry but user and assistant messages."""
-    size = float(max(1, session.line_length(i)))
-    if role == "user":
-        return [("user", size)]
-    if role == "assistant":
-        if thinking:
-            return [("assistant", size * (1.0 - thinking)), ("thinking", size * thinking)]
-        return [("assistant", size)]
-    if node is None or _is_context_entry(node) is None:
+    if role not in ("user", "assistant") and (node is None or _is_context_entry(node) is None):
         return []
-    if etype == "custom_message":
-        return [("user", size)]
-    if etype == "branch_summary":
-        return [("summaries", size)]
-    msg = node.message
-    return [(_role_key(msg.role, msg.tool_name), size)]
+    entry = _decoded(session, i)
+    if isinstance(entry, MessageEntry):
+        return _message_estimates(entry.message) if entry.message is not None else []
+    if isinstance(entry, CustomMessageEntry):
+        return [("user", entry_estimate(entry))]
+    if isinstance(entry, BranchSummaryEntry):
+        return [("summaries", entry_estimate(entry))]
+    return []
 
 
 def _totals(runs: list[Run]) -> Totals:

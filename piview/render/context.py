@@ -28,6 +28,7 @@ def print_context(data: dict[str, Any], *, console: Console | None = None) -> No
     messages = data["messages"]
     sent = sum(1 for m in messages if m["sent"])
     head.add_row("messages", f"{len(messages)} built, {sent} sent")
+    head.add_row("estimate", f"{fmt_tokens(data['estimate'])} tokens (Pi's estimateTokens)")
     console.print(head)
     system = data["system"]
     if system is not None:
@@ -45,16 +46,19 @@ def print_context(data: dict[str, Any], *, console: Console | None = None) -> No
     table.add_column("entry", no_wrap=True)
     table.add_column("role", no_wrap=True)
     table.add_column("≈ tokens", justify="right", no_wrap=True)
+    table.add_column("estimate", justify="right", no_wrap=True)
     table.add_column("text", ratio=1, no_wrap=True, overflow="ellipsis")
     for n, m in enumerate(messages, 1):
         role = m["role"] if m["sent"] else f"{m['role']} (not sent)"
         tokens = fmt_tokens(m["tokens"]) if m["tokens"] is not None else "–"
+        estimate = fmt_tokens(m["estimate"]) if m["estimate"] is not None else "–"
         # Text, not str: a str cell would be parsed as Rich markup ("[git-context]").
         table.add_row(
             str(n),
             Text(sanitize_line(m["entry_id"])),
             Text(sanitize_line(role)),
             tokens,
+            estimate,
             Text(sanitize_line(m["text"])[:300]),
         )
     console.print(table)

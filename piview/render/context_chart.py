@@ -100,6 +100,10 @@ def build_chart(timeline: Timeline, window: int | None = None) -> Chart:
 
 _STYLES: dict[tuple[str | None, str | None], Style] = {}
 
+REPORTED_GLYPH = "╌"
+_REPORTED = Segment(REPORTED_GLYPH, Style(color="bright_white"))
+"""The turn's reported input (its usage), drawn above its bar where the estimate is lower."""
+
 
 def _style(colour: str | None, bg: str | None = None) -> Style:
     got = _STYLES.get((colour, bg))
@@ -132,16 +136,21 @@ def draw_chart_line(
     chart: Chart, y: int, height: int, first: int, width: int, cursor: int, cell: int = 1
 ) -> list[Segment]:
     """Line ``y`` (0 at the top) of a chart ``height`` lines high, columns ``first`` on,
-    ``cell`` cells each (a gap after each when 3 or more) in ``width`` cells; the window as a
-    dotted line where it is known; a line above the cursor's column."""
+    ``cell`` cells each (a gap after each when 3 or more) in ``width`` cells; each turn's
+    reported input as a dash above its bar, the window as a dotted line where it is known; a
+    line above the cursor's column."""
     lo = chart.top * (height - 1 - y) / height
     hi = chart.top * (height - y) / height
     window = chart.window
     out: list[Segment] = []
     gap = cell >= 3
     for c in range(first, min(len(chart.columns), first + max(1, width // cell))):
-        seg = _cell(chart.columns[c], chart.categories, lo, hi)
-        if seg.text == " " and window is not None and lo <= window < hi:
+        col = chart.columns[c]
+        seg = _cell(col, chart.categories, lo, hi)
+        reported = col.context.reported_input
+        if seg.text == " " and reported is not None and lo < reported <= hi:
+            seg = _REPORTED
+        elif seg.text == " " and window is not None and lo <= window < hi:
             seg = Segment("┈", _style("red"))
         elif c == cursor and seg.text == " ":
             seg = Segment("│", _style("bright_black"))

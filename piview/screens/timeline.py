@@ -304,8 +304,8 @@ class TimelineScreen(Screen[tuple[int, str] | None]):
         )
         self.query_one("#detail", Static).update(
             Text(
-                f"{'✂ compaction before this turn · ' if col.cut else ''}{window} · estimates: "
-                "piview context's (the reported input shared by size)",
+                f"{'✂ compaction before this turn · ' if col.cut else ''}{window} · estimate: "
+                "Pi's estimateTokens, as piview context; reported: the turn's usage",
                 style="bright_black",
                 no_wrap=True,
                 overflow="ellipsis",
@@ -416,6 +416,10 @@ class TimelineScreen(Screen[tuple[int, str] | None]):
             table.add_row(Text(f" {glyph}", "bold"), kind.replace("_", " ") + " in the run")
         table.add_row(Text("┆5m┆", "bright_black"), "a gap over a minute, folded, its length")
         table.add_row(Text(" ~", "bold"), INFERRED_NOTE)
+        table.add_row(
+            Text(" ╌", "bright_white"),
+            "context picture: the turn's reported input (its usage), above the estimate",
+        )
         table.add_row(
             Text("▁▄█", "cyan"),
             "context picture: tokens per turn, stacked (system, summaries, user, assistant, "

@@ -25,8 +25,8 @@ from tests.pi_reference.pi import (
     stored,
 )
 
-KEYS = {"at", "thinking_level", "model", "system", "messages"}
-MESSAGE_KEYS = {"entry_id", "role", "sent", "text", "tokens"}
+KEYS = {"at", "thinking_level", "model", "system", "estimate", "messages"}
+MESSAGE_KEYS = {"entry_id", "role", "sent", "text", "tokens", "estimate"}
 
 
 def piview_context(path: Path, at: str | None, capsys: pytest.CaptureFixture[str]) -> Any:

@@ -81,13 +81,30 @@ def session(write_session) -> Path:
 
 def test_json_has_exactly_the_contract_keys(session: Path, capsys) -> None:
     data = ctx_json(session, capsys)
-    assert list(data) == ["at", "thinking_level", "model", "system", "messages"]
+    assert list(data) == ["at", "thinking_level", "model", "system", "estimate", "messages"]
     assert data["at"] == "cccc0003"
     assert data["thinking_level"] == "high"
     assert data["model"] == {"provider": "p", "modelId": "m2"}
     assert data["system"] is None
     for m in data["messages"]:
-        assert list(m) == ["entry_id", "role", "sent", "text", "tokens"]
+        assert list(m) == ["entry_id", "role", "sent", "text", "tokens", "estimate"]
+
+
+def test_estimate_is_pis_chars_over_4(session: Path, capsys) -> None:
+    """Pi's estimateTokens per sent message (ceil of chars / 4), None for the unsent ``!!``
+    run, and the context's estimate their sum."""
+    data = ctx_json(session, capsys)
+    got = [(m["entry_id"], m["estimate"]) for m in data["messages"]]
+    assert got == [
+        ("bbbb0003", 2),  # "so far": the summary
+        ("aaaa0003", 2),  # "read" and "{}" (its arguments)
+        ("bbbb0001", None),  # !!: never sent
+        ("bbbb0002", 2),  # "pwd" and "out"
+        ("cccc0001", 1),  # "ctx"
+        ("cccc0002", 3),  # "went away"
+        ("cccc0003", 1),  # "done"
+    ]
+    assert data["estimate"] == 11
 
 
 def test_messages_in_pi_order_with_unsent_bash(session: Path, capsys) -> None:

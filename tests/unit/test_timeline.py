@@ -281,40 +281,75 @@ def _turns(data: dict[str, Any]) -> list[dict[str, Any]]:
 # ---- the context against piview context's model --------------------------------------------
 
 
-def _category(session: Session, entry: int, role: str) -> str:
-    if role in ("user", "custom", "bashExecution"):
-        return "user"
+def _js_len(text: object) -> int:
+    """JavaScript's length of a string: UTF-16 code units."""
+    return len(text.encode("utf-16-le")) // 2 if isinstance(text, str) else 0
+
+
+def _content_chars(content: object) -> int:
+    if isinstance(content, str):
+        return _js_len(content)
+    chars = 0
+    for b in content if isinstance(content, list) else []:
+        if isinstance(b, dict) and b.get("type") == "text":
+            chars += _js_len(b.get("text"))
+        elif isinstance(b, dict) and b.get("type") == "image":
+            chars += 4800
+    return chars
+
+
+def _plain_estimate(role: str, m: dict[str, Any]) -> dict[str, int]:
+    """Pi's estimateTokens of a message as written in the file, by part: ceil(chars / 4);
+    an assistant's thinking part floor(thinking chars / 4), its text and calls the rest."""
     if role == "assistant":
-        return "assistant"  # with thinking: the report has one share per message
+        chars = thinking = 0
+        for b in m.get("content") or []:
+            if b.get("type") == "text":
+                chars += _js_len(b.get("text"))
+            elif b.get("type") == "thinking":
+                thinking += _js_len(b.get("thinking"))
+            elif b.get("type") == "toolCall":
+                args = json.dumps(b.get("arguments", {}), separators=(",", ":"), ensure_ascii=False)
+                chars += _js_len(b.get("name")) + _js_len(args)
+        n = -(-(chars + thinking) // 4)
+        return {"assistant": n - thinking // 4, "thinking": thinking // 4}
+    if role in ("user", "custom"):
+        return {"user": -(-_content_chars(m.get("content")) // 4)}
     if role == "toolResult":
-        return "tool:" + (session.nodes[entry].message.tool_name or "?")  # type: ignore[union-attr]
-    if role in ("branchSummary", "compactionSummary"):
-        return "summaries"
-    return "system"
+        return {"tool:" + (m.get("toolName") or "?"): -(-_content_chars(m.get("content")) // 4)}
+    if role == "bashExecution":
+        return {"user": -(-(_js_len(m.get("command")) + _js_len(m.get("output"))) // 4)}
+    return {"summaries": -(-_js_len(m.get("summary")) // 4)}  # the summaries
 
 
 def check_context(session: Session, timeline: Timeline, step: int = 1) -> int:
-    """Each turn's parts against ``context_report`` at the turn's parent; returns how many
-    turns were checked."""
+    """Each turn's parts against Pi's estimate computed plainly from the JSON lines of the
+    messages ``context_report`` gives at the turn's parent, and their sum against its
+    ``estimate``; returns how many turns were checked."""
     turns = [tn for r in timeline.runs for tn in r.turns if tn.context_at is not None]
     for turn in turns[::step]:
         assert turn.context_at == session.tree.parents[turn.entry]
         report = context_report(session, turn.context_at)
-        want: dict[str, float] = {}
+        want: dict[str, int] = {}
+        retained: dict[int, int] = {}  # a compaction's retained messages seen so far
         for m in report.messages:
-            if m.tokens is not None:
-                key = _category(session, m.entry, m.role)
-                want[key] = want.get(key, 0.0) + m.tokens
+            if not m.sent:
+                continue
+            raw = session.raw(m.entry)
+            if raw.get("type") == "compaction" and m.role != "compactionSummary":
+                k = retained[m.entry] = retained.get(m.entry, -1) + 1
+                message = raw["retainedTail"][k]
+            else:
+                message = raw.get("message", raw)
+            for key, n in _plain_estimate(m.role, message).items():
+                want[key] = want.get(key, 0) + n
         c = turn.context
-        got = {"user": c.user, "assistant": c.assistant + c.thinking, "summaries": c.summaries}
+        got = {"user": c.user, "assistant": c.assistant, "thinking": c.thinking}
+        got.update({"summaries": c.summaries, "system": c.system})
         got.update({"tool:" + k: v for k, v in c.tools.items()})
-        for key in set(want) | set(got):
-            # Each part is rounded once (assistant and thinking twice): within 1 or 2.
-            assert abs(got.get(key, 0) - want.get(key, 0.0)) <= 2.01, (key, got, want)
-        # The parts sum to piview context's total there (system: its unsent messages).
-        sent = sum(want.values())
-        assert abs(c.total - c.system - sent) <= 1.01 + 0.5 * len(got)
-        assert c.total == round(sent + c.system) or abs(c.total - sent - c.system) <= 1
+        assert {k: v for k, v in got.items() if v} == {k: v for k, v in want.items() if v}
+        # The parts sum to piview context's estimate there.
+        assert c.total == report.estimate == sum(want.values())
     return len(turns[::step])
 
 

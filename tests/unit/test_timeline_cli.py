@@ -1,5 +1,5 @@
 """``piview timeline``: the JSON contract, ``--leaf``, the readable summary, errors, and the
-context splits against ``piview context --json`` at the same entries."""
+context splits summing to ``piview context --json``'s ``estimate`` at the same entries."""
 
 from __future__ import annotations
 
@@ -47,10 +47,11 @@ def test_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["timeline", str(tmp_path / "missing.jsonl")]) == 2
 
 
-def _context_sum(capsys: pytest.CaptureFixture[str], path: Path, at: str) -> tuple[float, int]:
+def _context_estimate(capsys: pytest.CaptureFixture[str], path: Path, at: str) -> int:
     data = run_json(capsys, "context", str(path), "--at", at, "--json")
-    tokens = [m["tokens"] for m in data["messages"] if m["tokens"] is not None]
-    return sum(tokens), len(tokens)
+    estimates = [m["estimate"] for m in data["messages"] if m["estimate"] is not None]
+    assert data["estimate"] == sum(estimates)
+    return int(data["estimate"])
 
 
 def _parents(path: Path) -> dict[str, str | None]:
@@ -69,10 +70,10 @@ def check_against_context_cli(
     for turn in turns[::every]:
         c = turn["context"]
         parts = c["user"] + c["assistant"] + c["thinking"] + sum(c["tools"].values())
-        parts += c["summaries"]
-        want, n = _context_sum(capsys, path, parents[turn["entry_id"]] or "")
-        # piview context rounds each message, the timeline each part: within half of each.
-        assert abs(parts - want) <= 0.5 * n + 1, (turn["entry_id"], parts, want)
+        parts += c["summaries"] + c["system"]
+        # Pi's estimate, exactly: each message's is a whole number, split without rounding.
+        want = _context_estimate(capsys, path, parents[turn["entry_id"]] or "")
+        assert parts == want, (turn["entry_id"], parts, want)
     return len(turns[::every])
 
 
