@@ -208,7 +208,10 @@ class PiviewApp(App[None]):
         if not isinstance(self.screen, HelpScreen):
             from piview.widgets.keymap import screen_keys
 
-            self.push_screen(HelpScreen(screen_keys(self.screen)))
+            legend = getattr(self.screen, "help_legend", None)
+            self.push_screen(
+                HelpScreen(screen_keys(self.screen), legend() if callable(legend) else None)
+            )
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """The palette: Textual's commands that work here, then every key of the screen,

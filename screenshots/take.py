@@ -61,11 +61,30 @@ async def take_comparison() -> Path:
     return Path(path)
 
 
+async def take_timeline(name: str, keys: list[str]) -> Path:
+    """The timeline screen (``w``) on the demo, once its worker built it, then ``keys``."""
+    app = make_app(load_session(demo_path()))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("w")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if keys:
+            await pilot.press(*keys)
+        await pilot.pause(0.3)  # the context picture lists its largest results once it rests
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        path = app.save_screenshot(filename=f"{name}.svg", path=str(HERE))
+    return Path(path)
+
+
 async def main() -> None:
     """Take every view."""
     for name, keys in VIEWS:
         print(await take(name, keys))
     print(await take_comparison())
+    print(await take_timeline("timeline", ["g", "right", "right"]))
+    print(await take_timeline("timeline-context", ["tab", "left", "left", "left"]))
 
 
 if __name__ == "__main__":

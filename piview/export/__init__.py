@@ -68,7 +68,10 @@ def export_branch(
         session, leaf, tools=tools, thinking=thinking, hidden=hidden, should_stop=should_stop
     )
     if fmt == "html":
-        from piview.export.html import render_html
+        from piview.export.html import page_ids, render_html
+        from piview.export.timeline_svg import timeline_figures
+
+        doc.figures = timeline_figures(session, leaf, page_ids(doc))
 
         text = render_html(doc, generator=f"piview {__version__}", should_stop=should_stop)
     else:

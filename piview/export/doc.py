@@ -138,6 +138,9 @@ class Doc:
     facts: list[tuple[str, str]]
     notes: list[str]
     sections: list[Section]
+    figures: list[tuple[str, str]] = field(default_factory=list)
+    """``(title, html)`` of pictures above the sections (the HTML export's timeline and
+    context picture, inline SVG made by :mod:`piview.export.timeline_svg`)."""
 
 
 # --------------------------------------------------------------------------- helpers

@@ -337,6 +337,30 @@ def _code_size(sections: list[Section]) -> int:
     return total
 
 
+def page_ids(doc: Doc) -> set[str]:
+    """The entry ids with an ``entry-<id>`` anchor on the page."""
+    return _page_ids(doc)
+
+
+def _figures(doc: Doc) -> str:
+    if not doc.figures:
+        return ""
+    body = "".join(
+        f'<figure class="fig"><figcaption>{escape(title)}</figcaption>{html}</figure>'
+        for title, html in doc.figures
+    )
+    return f'<section class="figures">{body}</section>\n'
+
+
+_FIG_CSS = (
+    ".figures{margin:1em 0}.fig{margin:0 0 1.5em;overflow-x:auto}"
+    ".fig figcaption{font-weight:bold;margin-bottom:.3em}.fig svg{max-width:100%;height:auto}"
+    ".fig .legend{font-size:.85em}.lg{margin-right:1em;white-space:nowrap}"
+    ".lg .sw{display:inline-block;width:.8em;height:.8em;margin-right:.3em;"
+    "vertical-align:middle}"
+)
+
+
 def _page_ids(doc: Doc) -> set[str]:
     ids: set[str] = set()
     for s in doc.sections:
@@ -405,9 +429,9 @@ def render_html(
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{escape(_CSP)}">\n'
         f'<meta name="generator" content="{escape(generator)}">\n'
-        f"<title>{escape(doc.title)}</title>\n<style>{css()}</style>\n</head>\n<body>\n"
+        f"<title>{escape(doc.title)}</title>\n<style>{css()}{_FIG_CSS}</style>\n</head>\n<body>\n"
         f'<div class="page">{_TOGGLES}\n{nav}\n<main>\n'
         f'<header class="doc"><h1>{escape(doc.title)}</h1><dl class="facts">{facts}</dl>'
-        f'<ul class="notes">{notes}</ul></header>\n{sections}\n'
+        f'<ul class="notes">{notes}</ul></header>\n{_figures(doc)}{sections}\n'
         f"<footer>Exported by {escape(generator)}</footer>\n</main>\n</div>\n</body>\n</html>\n"
     )

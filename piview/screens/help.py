@@ -3,6 +3,7 @@ bindings themselves (:mod:`piview.widgets.keymap`), so it cannot drift from what
 
 from __future__ import annotations
 
+from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -32,9 +33,11 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, groups: list[KeyGroup]) -> None:
+    def __init__(self, groups: list[KeyGroup], legend: RenderableType | None = None) -> None:
         super().__init__()
         self.groups = groups
+        self.legend = legend
+        """What the screen's colours mean, under its keys (the timeline's ``help_legend``)."""
 
     def compose(self) -> ComposeResult:
         """One table per part of the screen."""
@@ -54,6 +57,8 @@ class HelpScreen(ModalScreen[None]):
                 for k in group.keys:
                     table.add_row(" ".join(k.keys), k.what)
                 yield Static(table)
+            if self.legend is not None:
+                yield Static(self.legend)
             if plugins := REGISTRY.load():  # with the packages they came from
                 yield Static(Text("renderer plugins: " + "; ".join(plugins), style="dim"))
             yield Static(Text("escape closes this help", style="dim"))

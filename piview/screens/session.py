@@ -102,6 +102,13 @@ class SessionScreen(FirstResumeScreen):
         ),
         Binding("T", "tools", "Tools", tooltip="tools view: every tool call of the branch"),
         Binding(
+            "w",
+            "timeline",
+            "Timeline",
+            show=False,  # the footer is full: ? and the palette list it
+            tooltip="timeline: where the branch's time and context went",
+        ),
+        Binding(
             "c",
             "context",
             "Context",
@@ -532,6 +539,10 @@ class SessionScreen(FirstResumeScreen):
     def action_tools(self) -> None:
         """Open the tools view; Enter there jumps to the call."""
         self.views.tools()
+
+    def action_timeline(self) -> None:
+        """Open the timeline; Enter there shows the block in the transcript."""
+        self.views.timeline()
 
     def action_context(self) -> None:
         """Show what the model had in context at the focused entry."""

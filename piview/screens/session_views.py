@@ -1,5 +1,5 @@
-"""Provides :class:`Views`: the session screen's keys that open other views (``i T c x : y Y
-v V``), and what it makes ahead for them. Each view's module is imported on first use.
+"""Provides :class:`Views`: the session screen's keys that open other views (``i T w c x : y
+Y v V``), and what it makes ahead for them. Each view's module is imported on first use.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from textual.app import SuspendNotSupported
 
 from piview.model.toolargs import count_lines
+from piview.model.types import ToolCall
 from piview.render.format import plural
 from piview.render.item import ItemList
 from piview.widgets.branch_panel import BranchPanel
@@ -281,6 +282,35 @@ class Views:
 
         screen.app.push_screen(ToolsScreen(screen.session, transcript.path), jump)
 
+    def timeline(self) -> None:
+        """Open the timeline of the branch shown; Enter there shows the entry chosen."""
+        screen = self._screen
+        from piview.screens.timeline import TimelineScreen
+
+        transcript = screen.query_one(Transcript)
+
+        def jump(ref: tuple[int, str] | None) -> None:
+            if ref is None:
+                return
+            entry, call_id = ref
+            k = transcript.index_of_entry(entry)
+            if k is None:
+                return
+            part = _call_part(screen.session, entry, call_id) if call_id else None
+            items = transcript.items
+            # An entry's blocks are together: the call's is among the first few after it.
+            for n in range(k, min(len(items), k + 64)):
+                item = items[n]
+                if item.entry != entry:
+                    break
+                if part is None or item.part == part:
+                    k = n
+                    break
+            transcript.focus_item(k)
+
+        at = transcript.current_entry
+        screen.app.push_screen(TimelineScreen(screen.session, screen.leaf, at), jump)
+
     def context(self) -> None:
         """Show what the model had in context at the focused entry."""
         screen = self._screen
@@ -457,6 +487,15 @@ class Views:
             return
         if failure is not None:
             screen.notify(failure[0].upper() + failure[1:], severity="error", markup=False)
+
+
+def _call_part(session: Session, entry: int, call_id: str) -> int | None:
+    """The block index of tool call ``call_id`` in assistant entry ``entry``'s content."""
+    message = getattr(session.entry(entry), "message", None)
+    for k, block in enumerate(getattr(message, "content", None) or ()):
+        if isinstance(block, ToolCall) and block.id == call_id:
+            return k
+    return None
 
 
 def sum_usage(

@@ -13,6 +13,7 @@ from piview.screens.context_view import ContextScreen
 from piview.screens.entry_json import EntryJsonScreen
 from piview.screens.help import HelpScreen
 from piview.screens.inspector import ToolInspector
+from piview.screens.timeline import TimelineScreen
 from piview.screens.tools_view import ToolsScreen
 from piview.widgets.transcript import Transcript
 from tests.conftest import fixture
@@ -27,6 +28,7 @@ def _first(t: Transcript, kind: str) -> int:
     [
         (None, "T", ToolsScreen),
         (None, "c", ContextScreen),
+        (None, "w", TimelineScreen),
         ("tool", "i", ToolInspector),
         ("user", "i", EntryJsonScreen),
         (None, "question_mark", HelpScreen),

@@ -84,3 +84,32 @@ def test_event_stream(snap_compare, size: tuple[int, int]) -> None:
 
     app = make_app(load_session(STREAMS / "085" / "rpc.jsonl"))
     assert snap_compare(app, terminal_size=size, press=["g", "e"])
+
+
+async def _timeline(pilot, keys: tuple[str, ...] = ()) -> None:
+    await pilot.press("w")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    if keys:
+        await pilot.press(*keys)
+    await pilot.pause(0.3)  # the context picture lists its largest results once it rests
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def test_timeline(snap_compare, size: tuple[int, int], tmp_path: Path) -> None:
+    from tests.app.timeline_session import write_session
+
+    app = make_app(load_session(write_session(tmp_path / "timeline.jsonl")))
+    assert snap_compare(app, terminal_size=size, run_before=_timeline)
+
+
+def test_timeline_context_picture(snap_compare, size: tuple[int, int], tmp_path: Path) -> None:
+    from functools import partial
+
+    from tests.app.timeline_session import write_session
+
+    app = make_app(load_session(write_session(tmp_path / "timeline.jsonl")))
+    assert snap_compare(
+        app, terminal_size=size, run_before=partial(_timeline, keys=("tab", "left"))
+    )

@@ -1,0 +1,59 @@
+"""The timeline's rows and the context picture's columns (render/timeline_rows.py,
+render/context_chart.py): the folded axis, the lanes, cells drawn to the width."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from piview.model import load_session
+from piview.model.timeline import build_timeline
+from piview.render.context_chart import build_chart, draw_axis, draw_chart_line
+from piview.render.timeline_rows import FOLD_CELLS, build_rows, draw_lane
+from tests.app.timeline_session import write_session
+
+
+@pytest.fixture
+def rows_and_chart(tmp_path: Path):  # type: ignore[no-untyped-def]
+    session = load_session(write_session(tmp_path / "timeline.jsonl"))
+    timeline = build_timeline(session)
+    return build_rows(timeline), build_chart(timeline)
+
+
+def test_a_fold_takes_its_cells_at_any_scale(rows_and_chart) -> None:  # type: ignore[no-untyped-def]
+    rows, _chart = rows_and_chart
+    row = rows[1]  # three minutes' wait, folded, then 6 s
+    for scale in (10.0, 100.0, 1000.0):
+        assert row.x(row.t0, scale) == 0
+        assert row.x(0.0, scale) == pytest.approx(FOLD_CELLS)
+        assert row.x(-90_000.0, scale) == pytest.approx(FOLD_CELLS / 2)  # inside the fold
+        assert row.width(scale) == pytest.approx(FOLD_CELLS + 6000 / scale)
+    assert row.ms_unfolded() == pytest.approx(6000)
+
+
+def test_lanes_and_cells(rows_and_chart) -> None:  # type: ignore[no-untyped-def]
+    rows, _chart = rows_and_chart
+    row = rows[0]
+    assert row.lanes == 3 and row.calls == 3 and row.errors == 1
+    assert row.tool_ms == pytest.approx(4000)  # parallel calls counted once
+    for lane in range(row.lanes):
+        cells = draw_lane(row, lane, 100.0, 0.0, 80)
+        assert sum(len(s.text) for s in cells) == 80
+    # Panned and zoomed: still the width, the cursor's segment drawn.
+    cells = draw_lane(row, 0, 10.0, 300.0, 50, cursor=row.segs[0])
+    assert sum(len(s.text) for s in cells) == 50
+    folded = "".join(s.text for s in draw_lane(rows[1], 0, 100.0, 0.0, 40))
+    assert folded.startswith("┆3m00s┆")
+
+
+def test_chart_columns_sum_to_the_context(rows_and_chart) -> None:  # type: ignore[no-untyped-def]
+    _rows, chart = rows_and_chart
+    assert [c.cut for c in chart.columns] == [False, False, False, False, True]
+    for col in chart.columns:
+        assert col.stack[-1] == pytest.approx(col.context.total)
+    for y in range(10):
+        line = draw_chart_line(chart, y, 10, 0, 20, cursor=2, cell=4)
+        assert sum(len(s.text) for s in line) == 20
+    axis = "".join(s.text for s in draw_axis(chart, 0, 20, cursor=2, cell=4))
+    assert axis[8] == "▲" and axis[16] == "✂"
