@@ -38,6 +38,9 @@ if TYPE_CHECKING:
     from piview.screens.session import SessionScreen
     from piview.screens.session_layout import PanelWidths
 
+TIMELINE_AHEAD = 2_000
+"""Branches of this many entries and more have their timeline built ahead (``w`` takes a
+second on the 50 MB session's branch otherwise: benchmarks/bench_keys.py, ``w``)."""
 AHEAD_MAX = 100_000
 """Sessions (branches, for the tool calls) of this many entries and more have nothing made
 ahead: their keys already do that work in a worker."""
@@ -110,6 +113,7 @@ class Views:
             self._build_other_hidden,
             self.sum_usage_ahead,
             self._collect_tool_rows,
+            self._build_timeline_ahead,
             self._warm_lexers,
         ]
         generation = self._ahead_for
@@ -140,6 +144,24 @@ class Views:
             lambda _rows: then(),
             group="tool-rows-ahead",
             description="Collecting tool calls ahead",
+        )
+
+    def _build_timeline_ahead(self, then: Callable[[], None]) -> None:
+        """Build a long branch's timeline in a worker, kept for ``w``; then ``then``."""
+        screen = self._screen
+        from piview.screens.timeline import build_kept, is_kept
+
+        session, leaf = screen.session, screen.leaf
+        path = screen.query_one(Transcript).path
+        if not TIMELINE_AHEAD <= len(path) < AHEAD_MAX or is_kept(session, leaf):
+            then()
+            return
+        compute_off_thread(
+            screen,
+            partial(build_kept, session, leaf),
+            lambda _built: then(),
+            group="timeline-ahead",
+            description="Building the timeline ahead",
         )
 
     def _warm_lexers(self, then: Callable[[], None]) -> None:

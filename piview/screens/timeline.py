@@ -61,10 +61,21 @@ again on the same branch opens at once)."""
 
 def _built(session: Session, leaf: int | None) -> _Built:
     """The worker's work: the timeline, its rows and the context picture (kept)."""
+    tree = session.tree  # the tree it is built for: the file may grow meanwhile
     timeline = build_timeline(session, leaf)
     got = (timeline, build_rows(timeline), build_chart(timeline))
-    _KEPT[session] = (session.tree, leaf, got)
+    _KEPT[session] = (tree, leaf, got)
     return got
+
+
+def build_kept(session: Session, leaf: int | None) -> None:
+    """Build the branch's timeline and keep it for ``w`` (the session screen's work ahead)."""
+    _built(session, leaf)
+
+
+def is_kept(session: Session, leaf: int | None) -> bool:
+    """Whether the timeline of that branch is kept already."""
+    return _kept(session, leaf) is not None
 
 
 def _kept(session: Session, leaf: int | None) -> _Built | None:
