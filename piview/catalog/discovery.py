@@ -22,6 +22,12 @@ def sessions_dir(override: str | os.PathLike[str] | None = None) -> Path:
     return Path.home() / ".pi" / "agent" / "sessions"
 
 
+def agent_dir() -> Path:
+    """``$PI_CODING_AGENT_DIR``, else ``~/.pi/agent``: Pi's settings and ``models.json``."""
+    agent = os.environ.get("PI_CODING_AGENT_DIR")
+    return Path(agent).expanduser() if agent else Path.home() / ".pi" / "agent"
+
+
 def cache_dir() -> Path:
     """``$XDG_CACHE_HOME/piview`` (``~/.cache/piview`` by default)."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")

@@ -11,7 +11,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from piview.model.timeline import build_timeline
-from piview.render.context_chart import Chart, build_chart
+from piview.render.context_chart import Chart, branch_window, build_chart
 from piview.render.format import fmt_duration_ms, fmt_tokens, plural
 from piview.render.timeline_rows import FOLD_CELLS, Row, Seg, build_rows, seg_colour
 
@@ -204,7 +204,7 @@ def timeline_figures(session: Session, leaf: int | None, ids: set[str]) -> list[
     if not any(run.turns for run in timeline.runs):
         return []
     rows = build_rows(timeline)
-    chart = build_chart(timeline)
+    chart = build_chart(timeline, branch_window(timeline))
     t = timeline.totals
     note = (
         f"{plural(len(timeline.runs), 'run')} · wall {fmt_duration_ms(t.wall_ms)} · model "

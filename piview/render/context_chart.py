@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from rich.segment import Segment
 from rich.style import Style
 
+from piview.catalog.pi_models import window_of
 from piview.render.timeline_rows import tool_colour
 
 if TYPE_CHECKING:
@@ -62,6 +63,15 @@ def _part(ctx: TurnContext, key: str) -> float:
     if key.startswith("tool:"):
         return float(ctx.tools.get(key[5:], 0))
     return float(getattr(ctx, key))
+
+
+def branch_window(timeline: Timeline) -> int | None:
+    """The context window of the branch's latest model (the user's ``models.json``, else Pi's
+    built-in models), None when unknown."""
+    model = next(
+        (t.model for r in reversed(timeline.runs) for t in reversed(r.turns) if t.model), None
+    )
+    return window_of(model)
 
 
 def build_chart(timeline: Timeline, window: int | None = None) -> Chart:

@@ -23,7 +23,7 @@ from textual.widgets.option_list import Option
 
 from piview.model.context_top import ToolResultShare, largest_tool_results
 from piview.model.timeline import Timeline, build_timeline
-from piview.render.context_chart import Chart, build_chart, column_of_entry
+from piview.render.context_chart import Chart, branch_window, build_chart, column_of_entry
 from piview.render.format import fmt_duration_ms, fmt_tokens, plural
 from piview.render.sanitize import sanitize_line
 from piview.render.timeline_rows import (
@@ -63,7 +63,7 @@ def _built(session: Session, leaf: int | None) -> _Built:
     """The worker's work: the timeline, its rows and the context picture (kept)."""
     tree = session.tree  # the tree it is built for: the file may grow meanwhile
     timeline = build_timeline(session, leaf)
-    got = (timeline, build_rows(timeline), build_chart(timeline))
+    got = (timeline, build_rows(timeline), build_chart(timeline, branch_window(timeline)))
     _KEPT[session] = (tree, leaf, got)
     return got
 
@@ -140,6 +140,10 @@ class TimelineScreen(Screen[tuple[int, str] | None]):
         """Build the timeline in a worker once the first frame is out (a long branch takes a
         while, and the worker would share the interpreter with that frame)."""
         self.query_one(TimelineView).focus()
+        kept = _kept(self.session, self.leaf)
+        if kept is not None:  # built ahead, or for w before: shown in the first frame
+            self._ready(kept)
+            return
         self.call_after_refresh(self._build)
 
     def _build(self) -> None:
