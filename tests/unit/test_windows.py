@@ -51,7 +51,8 @@ def test_the_table_is_what_pi_085_lists() -> None:
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
-        "context_windows", Path(__file__).resolve().parents[1] / "pi_reference" / "context_windows.py"
+        "context_windows",
+        Path(__file__).resolve().parents[1] / "pi_reference" / "context_windows.py",
     )
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
