@@ -117,11 +117,11 @@ class Lineage:
             return None
         what = "subagent of" if kind == "subagent" else "forked from"
         if path is not None:
-            # Its latest session_info in the file's tail, else its file name.
+            # Its latest session_info in the file's tail, else its first prompt or file name.
             from piview.catalog.summaries import quick_summary
 
             try:
-                name = quick_summary(path).name or path.name
+                name = quick_summary(path).title or path.name  # its name, else first prompt
             except OSError:
                 name = path.name
         else:
