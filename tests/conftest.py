@@ -26,6 +26,8 @@ import textual.constants  # noqa: E402
 textual.constants.TEXTUAL_ANIMATIONS = "none"  # type: ignore[misc]
 # Never touch the user's cache: index and picker caches go to a throwaway folder.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="piview-test-cache-")
+# Nor the user's Pi models.json (a context window of theirs would change the pictures).
+os.environ["PIVIEW_MODELS_JSON"] = os.devnull
 
 # Times of day are shown in local time: pin the zone so snapshots match everywhere.
 os.environ["TZ"] = "UTC"

@@ -168,7 +168,7 @@ def context_svg(session: Session, chart: Chart, ids: set[str]) -> str:
         )
         group = f"<g><title>{escape(title)}</title>{''.join(rects)}</g>"
         out.append(_wrap(group, _link(session, col.entry, ids)))
-    if chart.window:
+    if chart.window and chart.window_drawn:
         wy = height - chart.window / top * height
         out.append(
             f'<line x1="{left}" y1="{wy:.1f}" x2="{left + len(picked) * col_w:.1f}" '

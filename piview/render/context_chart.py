@@ -57,6 +57,9 @@ class Chart:
     """Tokens at the top of the chart."""
     window: int | None = None
     """The model's context window, when known."""
+    window_drawn: bool = False
+    """Whether the window is on the chart's scale (drawn as a line): a window far above the
+    context would flatten every bar, so it is then only named."""
 
 
 def _part(ctx: TurnContext, key: str) -> float:
@@ -103,9 +106,15 @@ def build_chart(timeline: Timeline, window: int | None = None) -> Chart:
             acc += _part(col.context, key)
             col.stack.append(acc)
         top = max(top, acc, float(col.context.reported_input or 0))
-    if window:
+    drawn = bool(window) and window is not None and window <= WINDOW_SCALE * max(top, 1.0)
+    if drawn and window is not None:
         top = max(top, float(window))
-    return Chart(columns, cats, top or 1.0, window)
+    return Chart(columns, cats, top or 1.0, window, drawn)
+
+
+WINDOW_SCALE = 4
+"""A window up to this many times the largest context is drawn to scale; a larger one only
+named (the bars would be a few cells high)."""
 
 
 _STYLES: dict[tuple[str | None, str | None], Style] = {}
@@ -151,7 +160,7 @@ def draw_chart_line(
     line above the cursor's column."""
     lo = chart.top * (height - 1 - y) / height
     hi = chart.top * (height - y) / height
-    window = chart.window
+    window = chart.window if chart.window_drawn else None
     out: list[Segment] = []
     gap = cell >= 3
     for c in range(first, min(len(chart.columns), first + max(1, width // cell))):

@@ -313,7 +313,12 @@ class TimelineScreen(Screen[tuple[int, str] | None]):
         if len(lines) > 3:
             lines = lines[:3]
             lines[-1].append(" …")
-        window = f"window {fmt_tokens(chart.window)}" if chart.window else "window not in the file"
+        window = "window unknown"
+        if chart.window:
+            used = (col.context.reported_input or col.context.total) / chart.window
+            window = f"window {fmt_tokens(chart.window)} ({used:.0%} used)" + (
+                "" if chart.window_drawn else ", off the scale"
+            )
         self.query_one("#ctx-detail", Static).update(
             Text("\n", no_wrap=True, overflow="ellipsis").join(lines)
         )

@@ -57,3 +57,20 @@ def test_chart_columns_sum_to_the_context(rows_and_chart) -> None:  # type: igno
         assert sum(len(s.text) for s in line) == 20
     axis = "".join(s.text for s in draw_axis(chart, 0, 20, cursor=2, cell=4))
     assert axis[8] == "▲" and axis[16] == "✂"
+
+
+def test_a_window_far_above_the_context_is_named_not_drawn() -> None:
+    from piview.model import load_session
+    from piview.model.timeline import build_timeline
+    from piview.render.context_chart import WINDOW_SCALE, build_chart
+
+    s = load_session(
+        Path(__file__).resolve().parents[1] / "fixtures" / "sessions" / "tool_pairing.jsonl"
+    )
+    timeline = build_timeline(s)
+    bare = build_chart(timeline)
+    assert bare.window is None and not bare.window_drawn
+    near = build_chart(timeline, int(bare.top * 2))
+    assert near.window_drawn and near.top == int(bare.top * 2)
+    far = build_chart(timeline, int(bare.top * WINDOW_SCALE * 10))
+    assert far.window and not far.window_drawn and far.top == bare.top

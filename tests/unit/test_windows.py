@@ -35,6 +35,7 @@ def test_the_users_models_json_comes_first(tmp_path: Path, monkeypatch: pytest.M
     assert user_windows(doc) == {"ollama/llama3.1:8b": 128000, "google/gemini-2.5-pro": 500000}
     assert user_windows([1, 2]) == {} and user_windows(None) == {}
     (tmp_path / "models.json").write_text(json.dumps(doc))
+    monkeypatch.delenv("PIVIEW_MODELS_JSON")  # the tests' conftest points it at nothing
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path))
     assert user_context_windows()["ollama/llama3.1:8b"] == 128000
     assert window_of("google/gemini-2.5-pro") == 500000
