@@ -105,7 +105,7 @@ class SessionScreen(FirstResumeScreen):
             "w",
             "timeline",
             "Timeline",
-            show=False,  # the footer is full: ? and the palette list it
+            # In the footer after T: shown where the width leaves room (? and the palette always).
             tooltip="timeline: where the branch's time and context went",
         ),
         Binding(
