@@ -54,7 +54,7 @@ KIND_COLOURS: dict[str, str] = {
 """Colours of the segments that are not tool calls (a failed call is ``error``)."""
 
 MARK_GLYPHS: dict[str, str] = {"compaction": "✂", "model_change": "◆", "error": "✗"}
-"""The glyph of each marker on a row's summary line."""
+"""The glyph of each marker on a row's summary line and at its time on the bar."""
 
 CURSOR_COLOUR = "bright_white"
 
@@ -328,7 +328,25 @@ def draw_lane(
             out.append(Segment(LEFT_EIGHTHS[max(1, n)], _style(colour, behind)))
     if lane == 0:
         _draw_folds(row, scale, x_off, width, out)
+        _draw_marks(row, scale, x_off, width, out)
     return Segment.simplify(out) if out else out  # type: ignore[return-value]
+
+
+MARK_COLOURS = {"compaction": "bright_yellow", "model_change": "bright_cyan", "error": "bright_red"}
+"""The colour of each marker's glyph where it stands on the bar."""
+
+
+def _draw_marks(row: Row, scale: float, x_off: float, width: int, out: list[Segment]) -> None:
+    """Compactions, model changes and errors at their time on the first lane (over the bar:
+    the cell they fall in)."""
+    for m in row.marks:
+        glyph = MARK_GLYPHS.get(m.kind)
+        if glyph is None or not row.t0 <= m.at_ms <= row.t1:
+            continue
+        c = int(row.x(m.at_ms, scale) - x_off)
+        c = min(c, width - 1) if c == width else c  # a mark at the row's very end
+        if 0 <= c < width:
+            out[c] = Segment(glyph, _style(MARK_COLOURS.get(m.kind, "white")))
 
 
 def _draw_folds(row: Row, scale: float, x_off: float, width: int, out: list[Segment]) -> None:

@@ -74,3 +74,22 @@ def test_a_window_far_above_the_context_is_named_not_drawn() -> None:
     assert near.window_drawn and near.top == int(bare.top * 2)
     far = build_chart(timeline, int(bare.top * WINDOW_SCALE * 10))
     assert far.window and not far.window_drawn and far.top == bare.top
+
+
+def test_marks_stand_at_their_time_on_the_bar() -> None:
+    from piview.model import load_session
+    from piview.model.timeline import build_timeline
+    from piview.render.timeline_rows import build_rows, draw_lane
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "sessions"
+    rows = build_rows(build_timeline(load_session(fixtures / "stop_reasons.jsonl")))
+    errors = [r for r in rows if any(m.kind == "error" for m in r.marks)]
+    assert errors
+    for r in errors:
+        width = 60
+        text = "".join(seg.text for seg in draw_lane(r, 0, (r.t1 - r.t0) / width, 0, width))
+        assert len(text) == width and text.rstrip().endswith("✗")  # the failed turn's end
+    rows = build_rows(build_timeline(load_session(fixtures / "compaction_context.jsonl")))
+    first = next(r for r in rows if any(m.kind == "model_change" for m in r.marks))
+    lane = draw_lane(first, 0, (first.t1 - first.t0) / 60, 0, 60)
+    assert "".join(seg.text for seg in lane).startswith("◆")
