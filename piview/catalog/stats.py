@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from piview.catalog.lineage import Link, header_of, link_sessions, parent_ref, thread_order
-from piview.catalog.subagents import SUBAGENT_TOOLS
 from piview.model.index_cache import IndexCache
+from piview.model.names import SUBAGENT_TOOLS
 from piview.model.session import Session, SessionOpenError, load_session
 from piview.model.store import ROLE_NAMES, NodeStore
 from piview.model.types import Usage
@@ -122,6 +122,12 @@ def usage_key(store: NodeStore, i: int, usage: Usage) -> bytes:
     return encode_row(usage)  # the bytes a row of the same usage holds
 
 
+def record_key(session: Session, i: int, usage: Usage) -> Key:
+    """What a copy of entry ``i``'s usage record keeps: its id, timestamp and usage bytes."""
+    store = session.nodes
+    return (session.ids[i], store.timestamp(i) or "", usage_key(store, i, usage))
+
+
 def usage_records(session: Session) -> list[tuple[int, int, Usage]]:
     """``(entry, kind, usage)`` of every record of the file, in file order; ``kind`` is
     :data:`MAIN`, :data:`TOOL` or :data:`SUMMARY`."""
@@ -216,7 +222,6 @@ def collect_stats(
             continue
         try:
             store = session.nodes
-            ids = session.ids
             header = headers.get(path) or {}
             cwd = header.get("cwd")
             project = cwd if isinstance(cwd, str) and cwd else Path(path).parent.name
@@ -229,7 +234,7 @@ def collect_stats(
                     repeated.add(usage)  # the children's usage, counted in their files
                     continue
                 ts = store.timestamp(i)
-                key = (ids[i], ts or "", usage_key(store, i, usage))
+                key = record_key(session, i, usage)
                 if key in seen:
                     if _in_window(days(ts) if dated else None, since, until):
                         skipped.add(usage)
@@ -261,7 +266,7 @@ def collect_stats(
         finally:
             session.close()
     if by == "session":
-        _sum_subagents(groups, links)
+        _sum_subagents(groups, links, order.paths)
         total.subagents = UsageTotals()
         for g in groups.values():
             if g.link.startswith("subagent"):
@@ -292,31 +297,25 @@ def _starts_subagents(store: NodeStore, i: int) -> bool:
     return msg is not None and msg.tool_name in SUBAGENT_TOOLS
 
 
-def _sum_subagents(groups: dict[str, Group], links: dict[str, Link]) -> None:
-    """Each session row's ``subagents``: its subagent children's main usage, theirs with it."""
-    children: dict[str, list[str]] = {}
-    for p, link in links.items():
-        if link.kind == "subagent" and link.parent is not None:
-            children.setdefault(link.parent, []).append(p)
-    memo: dict[str, UsageTotals] = {}
-
-    def below(p: str, seen: frozenset[str]) -> UsageTotals:
-        if p in memo:
-            return memo[p]
-        t = UsageTotals()
-        for c in children.get(p, ()):
-            if c in seen:  # a cycle in bad headers
-                continue
-            g = groups.get(c)
-            if g is not None:
-                t += g.main
-            t += below(c, seen | {c})
-        memo[p] = t
-        return t
-
-    for key, g in groups.items():
-        if key in children:
-            g.subagents = below(key, frozenset({key}))
+def _sum_subagents(groups: dict[str, Group], links: dict[str, Link], order: list[str]) -> None:
+    """Each session row's ``subagents``: its subagent children's main usage, theirs with it.
+    ``order`` has parents before children, so read backwards each child is summed before its
+    parent (a subagent is nested in its parent's folder: no cycle)."""
+    below: dict[str, UsageTotals] = {}
+    for p in reversed(order):
+        link = links.get(p)
+        if link is None or link.kind != "subagent" or link.parent is None:
+            continue
+        acc = below.setdefault(link.parent, UsageTotals())
+        g = groups.get(p)
+        if g is not None:
+            acc += g.main
+        if p in below:
+            acc += below[p]
+    for key, t in below.items():
+        g = groups.get(key)
+        if g is not None:
+            g.subagents = t
 
 
 def _in_window(day: date | None, since: date | None, until: date | None) -> bool:

@@ -22,10 +22,10 @@ from typing import Any
 
 import msgspec
 
-from piview.model.names import SUBAGENT_TOOLS, subagent_name_parts
+from piview.model.names import SUBAGENT_TOOLS
 from piview.model.types import MessageEntry, TextContent, ToolResultMessage
 
-__all__ = ["SUBAGENT_TOOLS", "ChildRun", "CallSite", "child_runs", "locate", "name_parts"]
+__all__ = ["SUBAGENT_TOOLS", "CallSite", "ChildRun", "call_runs", "child_runs", "locate"]
 
 
 _RUN_ID = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})_")
@@ -93,7 +93,14 @@ def _task_of(result: Mapping[str, Any], args: Mapping[str, Any], single: bool) -
 def child_runs(args: Any, details: Any, is_error: bool, text: str | None) -> list[ChildRun]:
     """The children of one ``subagent`` call: one row per ``details.results`` item; for a
     failed call without details, one row from its arguments (``[]`` when it names no agent,
-    or for a status/resume/steer action)."""
+    for a status/resume/steer action, or for a shape this does not know)."""
+    try:
+        return _child_runs(args, details, is_error, text)
+    except Exception:  # noqa: BLE001 - a newer pi-subagents never breaks a card or a column
+        return []
+
+
+def _child_runs(args: Any, details: Any, is_error: bool, text: str | None) -> list[ChildRun]:
     a: Mapping[str, Any] = args if isinstance(args, Mapping) else {}
     d: Mapping[str, Any] = details if isinstance(details, Mapping) else {}
     results = d.get("results")
@@ -208,11 +215,6 @@ def locate(parent: str | os.PathLike[str], run: ChildRun) -> Path | None:
     return None
 
 
-def name_parts(name: str | None) -> tuple[str | None, str | None]:
-    """``(agent, run id)`` of a child's session name ``subagent-<agent>-<runId>-<n>``."""
-    return subagent_name_parts(name)
-
-
 def relative_key(parent: str | os.PathLike[str], child: str | os.PathLike[str]) -> str | None:
     """What a parent's result names a child by, below the parent's own folder: the child's
     first folder there (``<runId>`` or a workflow's route id), or ``forks/<name>``."""
@@ -226,7 +228,7 @@ def relative_key(parent: str | os.PathLike[str], child: str | os.PathLike[str]) 
         return None
     if parts[0] == "forks" and len(parts) > 1:
         return f"forks/{parts[1]}"
-    return parts[0] if len(parts) > 1 else parts[0]
+    return parts[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,8 +282,23 @@ def _lines(f: Any, needles: Sequence[bytes]) -> Iterator[bytes]:
         whole, rest = chunk[:cut], chunk[cut:]
         if any(n in whole for n in needles):
             yield from (line for line in whole.split(b"\n") if any(n in line for n in needles))
-    if rest:
+    if any(n in rest for n in needles):  # a last line without its newline
         yield rest
+
+
+def call_runs(session: Any, arguments: Any, results: Sequence[int]) -> list[ChildRun]:
+    """The child runs of a ``subagent`` call of ``session`` called with ``arguments`` and
+    answered by the result entries ``results`` (the first one's details, any one's error,
+    their text)."""
+    msgs = []
+    for r in results:
+        entry = session.entry(r)
+        msg = entry.message if isinstance(entry, MessageEntry) else None
+        if isinstance(msg, ToolResultMessage):
+            msgs.append(msg)
+    text = "\n".join(b.text for m in msgs for b in m.content if isinstance(b, TextContent))
+    details = msgs[0].details if msgs else None
+    return child_runs(arguments, details, any(m.is_error for m in msgs), text)
 
 
 def call_children(session: Any, name: str, arguments: Any, result: int | None) -> list[Path | None]:
@@ -289,17 +306,7 @@ def call_children(session: Any, name: str, arguments: Any, result: int | None) -
     ``result``), None for each child not on this machine; ``[]`` for other tools."""
     if name not in SUBAGENT_TOOLS or not session.path:
         return []
-    details, is_error, text = None, False, ""
-    if result is not None:
-        entry = session.entry(result)
-        msg = entry.message if isinstance(entry, MessageEntry) else None
-        if isinstance(msg, ToolResultMessage):
-            details, is_error = msg.details, bool(msg.is_error)
-            text = "\n".join(b.text for b in msg.content if isinstance(b, TextContent))
-    try:
-        runs = child_runs(arguments, details, is_error, text)
-    except Exception:  # noqa: BLE001 - a shape this does not know names no children
-        return []
+    runs = call_runs(session, arguments, [] if result is None else [result])
     return [locate(session.path, r) for r in runs]
 
 

@@ -64,10 +64,9 @@ class SessionSummary:
         pi-subagents child's generated name (``subagent-<agent>-<runId>-<n>``) gives way to
         ``<agent>: <its task>``."""
         name = self.name
-        if name and name.startswith("subagent-") and self.first_message:
-            agent = subagent_name_parts(name)[0]
-            if agent:
-                return f"{agent}: {self.first_message}"
+        agent = subagent_name_parts(name)[0]
+        if agent and self.first_message:
+            return f"{agent}: {self.first_message}"
         return name or self.host_title or self.first_message or Path(self.path).name
 
     @property

@@ -10,7 +10,6 @@ from typing import Any
 from piview.catalog.family import family_of, subagent_of
 from piview.commands.common import load
 from piview.model import session_info
-from piview.model.usage import UsageTotals
 
 
 def _family(session: Any, info: dict[str, Any], path: str) -> None:
@@ -21,11 +20,7 @@ def _family(session: Any, info: dict[str, Any], path: str) -> None:
     info["subagent_of"] = None
     if "#" in path or session.stream_source is not None or not session.path:
         return
-    own = UsageTotals()
-    for key, value in info["usage"]["all"].items():
-        attr = {"cacheRead": "cache_read", "cacheWrite": "cache_write"}.get(key, key)
-        setattr(own, "cache_write1h" if key == "cacheWrite1h" else attr, value)
-    fam = family_of(session, own)
+    fam = family_of(session)  # its own usage: the sums session_info made, kept
     info["subagents"] = [c.as_json() for c in fam.children]
     info["usage"]["with_subagents"] = fam.with_subagents.as_json()
     info["subagent_of"] = subagent_of(session.path, info.get("parent_session"))

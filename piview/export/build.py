@@ -32,6 +32,7 @@ from piview.export.doc import (
     tool_title,
 )
 from piview.model.context import build_context
+from piview.model.names import SUBAGENT_TOOLS
 from piview.model.openclaw import gateway_origin
 from piview.model.session import Session
 from piview.model.summary import split_summary
@@ -345,7 +346,7 @@ class DocBuilder:
             kids += self.result(r, m, tail=call.name == "bash", lang=lang)
         kids += [Part("note", text=loaded, status="dim")] if loaded else []
         view = lambda: ToolCallView(call, [m for _r, m in msgs])  # noqa: E731
-        if call.name == "subagent":  # pi-subagents: a line per child run first
+        if call.name in SUBAGENT_TOOLS:  # pi-subagents: a line per child run first
             rows = plain_rows(view())
             kids[:0] = [Part("note", text=row, status="dim") for row in rows]
         full = self.tools == "full"  # a built-in card is cut as the preview cuts the rest

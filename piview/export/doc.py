@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pygments.lexers import find_lexer_class_for_filename
 
 from piview.model.blobs import BLOB_PREFIX
+from piview.model.names import SUBAGENT_TOOLS
 from piview.model.toolargs import count_lines, read_range
 from piview.model.types import ImageContent, TextContent
 from piview.render.plugins import REGISTRY
@@ -329,7 +330,7 @@ def tool_title(name: str, args: object, namespace: str | None = None) -> str:
         what = {"grep": f"/{pat}/ in ", "find": f"{pat or '?'} in "}.get(name, "")
         glob = arg_str(a, "glob")
         return f"{name} {what}{path or '.'}" + (f" ({glob})" if glob else "")
-    if name == "subagent" and not namespace:
+    if name in SUBAGENT_TOOLS and not namespace:
         own = title(args)
         if own is not None:
             return own.plain

@@ -54,7 +54,7 @@ def session_title(session: Session) -> str:
     """The session's name, else oh-my-pi's title, else its first user message, else its file
     name; a pi-subagents child's generated name gives way to ``<agent>: <first message>``."""
     name = session.name
-    agent = subagent_agent(name)
+    agent = subagent_name_parts(name)[0]
     if name and agent is None:
         return name
     if session.title:
@@ -66,8 +66,3 @@ def session_title(session: Session) -> str:
                 text = text[:80] + ("…" if len(text) > 80 else "")
                 return f"{agent}: {text}" if agent else text
     return name or session.path.name
-
-
-def subagent_agent(name: str | None) -> str | None:
-    """The agent of a pi-subagents child's generated name, else None."""
-    return subagent_name_parts(name)[0]

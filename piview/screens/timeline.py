@@ -148,7 +148,7 @@ class TimelineScreen(Screen[tuple[int, str] | None]):
 
     def _build(self) -> None:
         session, leaf = self.session, self.leaf
-        kept = _kept(session, leaf)
+        kept = _kept(session, leaf)  # the work ahead may have finished since the mount
         if kept is not None:
             self._ready(kept)
             return

@@ -16,7 +16,8 @@ import pytest
 from piview.catalog.hosts import Root, discover
 from piview.catalog.lineage import link_files
 from piview.catalog.stats import collect_stats, stats_json
-from piview.catalog.subagents import child_runs, find_call_site, locate, name_parts
+from piview.catalog.subagents import child_runs, find_call_site, locate
+from piview.model.names import subagent_name_parts as name_parts
 
 CASES = ("single", "parallel", "chain", "fork", "failed", "unknown")
 CHILDREN = {"single": 1, "parallel": 2, "chain": 2, "fork": 1, "failed": 1, "unknown": 0}

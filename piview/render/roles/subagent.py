@@ -14,8 +14,8 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from piview.catalog.subagents import SUBAGENT_TOOLS, ChildRun, child_runs, locate
-from piview.model.types import AssistantMessage, MessageEntry, ToolCall, ToolResultMessage
+from piview.catalog.subagents import SUBAGENT_TOOLS, ChildRun, call_runs, child_runs, locate
+from piview.model.types import AssistantMessage, MessageEntry, ToolCall
 from piview.render.format import fmt_cost
 from piview.render.plugins import ToolCallView
 from piview.render.roles._indent import indent
@@ -24,6 +24,8 @@ from piview.render.theme import style
 
 _TASK_CHARS = 60
 """Characters of a task shown in a row."""
+_ARGS_CHARS = 80
+"""Characters of a task shown in the header."""
 _FOUND: dict[tuple[str, str | None, str | None], Path | None] = {}
 """Where each child's file was found, per parent (the card is drawn again at each width)."""
 
@@ -57,9 +59,6 @@ def title(args: object) -> Text | None:
     return t
 
 
-_ARGS_CHARS = 80
-
-
 def find_child(parent: str | None, run: ChildRun) -> Path | None:
     """The child's file (kept per parent and run: the card is drawn at every width)."""
     if not parent:
@@ -75,15 +74,16 @@ def find_child(parent: str | None, run: ChildRun) -> Path | None:
     return _FOUND[key]
 
 
+def _located(runs: list[ChildRun], parent: str | None) -> list[tuple[ChildRun, Path | None]]:
+    return [(run, find_child(parent, run)) for run in runs]
+
+
 def runs_of(view: ToolCallView) -> list[ChildRun]:
     """The child runs of a call (``[]`` for a shape this does not know)."""
-    try:
-        return child_runs(view.args, view.details, view.is_error, view.text)
-    except Exception:  # noqa: BLE001 - a newer pi-subagents never breaks the card
-        return []
+    return child_runs(view.args, view.details, view.is_error, view.text)
 
 
-def row_text(run: ChildRun, found: Path | None, parent: str | None) -> Text:
+def row_text(run: ChildRun) -> Text:
     """One child's row: ``✓ delegate · say hi   1 turn · $0.0014``."""
     mark, mark_style = _MARKS.get(run.status, ("…", "piview.dim"))
     t = Text(no_wrap=True, overflow="ellipsis")
@@ -108,7 +108,7 @@ def row_text(run: ChildRun, found: Path | None, parent: str | None) -> Text:
     return t
 
 
-def missing_line(run: ChildRun, parent: str | None) -> Text:
+def missing_line(run: ChildRun) -> Text:
     """The one line saying a child's session file is not here."""
     where = run.declared or (f"run {run.run_id}" if run.run_id else "no file named")
     name = Path(where).name if run.declared else where
@@ -117,43 +117,29 @@ def missing_line(run: ChildRun, parent: str | None) -> Text:
     return Text(f"  ⚠ child session not found: {sanitize_line(name)}", style("piview.warning"))
 
 
-def rows(view: ToolCallView, parent: str | None) -> list[RenderableType]:
-    """The rows of every child, each followed by a line when its file is missing."""
-    out: list[RenderableType] = []
-    for run in runs_of(view):
-        found = find_child(parent, run)
-        out.append(row_text(run, found, parent))
-        if found is None and (run.declared or run.run_id):
-            out.append(missing_line(run, parent))
-    return out
-
-
 def card(view: ToolCallView, builtin: Any, parent: str | None) -> RenderableType | None:
-    """The rows of the children, a hint of the key that opens them, then ``builtin``'s body
-    (the result, the details); just ``builtin``'s when the call has no runs this knows."""
-    drawn = rows(view, parent)
+    """The rows of the children (each followed by a line when its file is missing), a hint
+    of the key that opens them, then ``builtin``'s body (the result, the details); just
+    ``builtin``'s when the call has no runs this knows."""
+    located = _located(runs_of(view), parent)
     body = builtin(view)
-    if not drawn:
+    if not located:
         return body
-    n = sum(1 for r in runs_of(view) if find_child(parent, r) is not None)
-    parts: list[RenderableType] = [*drawn]
+    parts: list[RenderableType] = []
+    for run, found in located:
+        parts.append(row_text(run))
+        if found is None and (run.declared or run.run_id):
+            parts.append(missing_line(run))
+    n = sum(1 for _run, found in located if found is not None)
     if n:
         hint = "enter: open the child session" if n == 1 else f"enter: open one of {n} children"
         parts.append(Text(hint, style=style("piview.dim")))
-    parts = [indent(*parts)]
-    if body is not None:
-        parts.append(body)
-    return Group(*parts)
-
-
-def is_subagent_call(name: str | None) -> bool:
-    """Whether a tool of that name starts subagents."""
-    return name in SUBAGENT_TOOLS
+    return Group(indent(*parts), *([body] if body is not None else []))
 
 
 def plain_rows(view: ToolCallView) -> Sequence[str]:
     """The rows as plain text (search, copy)."""
-    return [row_text(r, None, None).plain for r in runs_of(view)]
+    return [row_text(r).plain for r in runs_of(view)]
 
 
 def call_rows(session: Any, entry: int, part: int) -> list[tuple[Text, Path | None]] | None:
@@ -166,16 +152,7 @@ def call_rows(session: Any, entry: int, part: int) -> list[tuple[Text, Path | No
     call = msg.content[part]
     if not isinstance(call, ToolCall) or call.name not in SUBAGENT_TOOLS:
         return None
-    results = []
-    for r in session.pairing.call_results.get((entry, part), []):
-        re_ = session.entry(r)
-        m = re_.message if isinstance(re_, MessageEntry) else None
-        if isinstance(m, ToolResultMessage):
-            results.append(m)
-    view = ToolCallView(call, results)
+    results = session.pairing.call_results.get((entry, part), [])
     parent = str(session.path) if session.path else None
-    out = []
-    for run in runs_of(view):
-        found = find_child(parent, run)
-        out.append((row_text(run, found, parent), found))
-    return out
+    runs = call_runs(session, call.arguments, results)
+    return [(row_text(run), found) for run, found in _located(runs, parent)]

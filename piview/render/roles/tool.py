@@ -17,7 +17,7 @@ from rich.console import RenderableType
 from rich.style import Style
 from rich.text import Text
 
-from piview.catalog.subagents import SUBAGENT_TOOLS
+from piview.model.names import SUBAGENT_TOOLS
 from piview.model.toolargs import read_range
 from piview.model.types import (
     AssistantMessage,
@@ -549,8 +549,7 @@ for _name in ("read", "bash", "edit", "write", "grep", "find", "ls"):
 
 def _subagent(c: ToolCallView) -> RenderableType | None:
     """pi-subagents' call: a row per child run, then the generic body."""
-    ctx = c.own[0] if c.own else None
-    parent = ctx.session.path if ctx is not None else None
+    parent = c.own.ctx.session.path if c.own else None
     return card(c, _builtin, str(parent) if parent else None)
 
 
