@@ -80,18 +80,21 @@ def _total_line(label: str, tokens: float, cost: float, style: str = _MUTED) -> 
     )
 
 
+def _total_head(title: str) -> Content:
+    """The heading of a block of :func:`_total_line` rows: its title, tokens, cost."""
+    return Content.assemble(
+        (title.ljust(_TOTAL_LABEL), _HEAD),
+        ("tokens".rjust(_TOTAL_TOKENS), _HEAD),
+        ("cost".rjust(_COL), _HEAD),
+    )
+
+
 def _total_block(report: UsageReport) -> Content:
     """The whole file's total as Pi's ``/session`` counts it, with its lines per
     ``provider/model`` when there are several."""
     from piview.model.usage import pi_breakdown  # the model is imported with the report
 
-    lines = [
-        Content.assemble(
-            ("Session total".ljust(_TOTAL_LABEL), _HEAD),
-            ("tokens".rjust(_TOTAL_TOKENS), _HEAD),
-            ("cost".rjust(_COL), _HEAD),
-        )
-    ]
+    lines = [_total_head("Session total")]
     parts = [
         (" model calls", report.all),
         (" tool results", report.tools_all),
@@ -119,11 +122,7 @@ def _family_block(own: UsageTotals, children: UsageTotals, files: int) -> Conten
     kids = f" {files} subagent{'s' if files != 1 else ''}"
     return Content("\n").join(
         [
-            Content.assemble(
-                ("With subagents".ljust(_TOTAL_LABEL), _HEAD),
-                ("tokens".rjust(_TOTAL_TOKENS), _HEAD),
-                ("cost".rjust(_COL), _HEAD),
-            ),
+            _total_head("With subagents"),
             _total_line(" this session", own.tokens, own.cost),
             _total_line(kids, children.tokens, children.cost),
             _total_line(" total", both.tokens, both.cost, "bold"),
